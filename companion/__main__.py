@@ -1,0 +1,56 @@
+"""The ``oanquan`` command: one entry point, each subcommand loaded lazily.
+
+Subcommands live in their own modules and take their own argument list, so a
+command that needs OpenCV does not slow down ``oanquan rules replay``, and a
+missing optional backend breaks only the command that uses it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+#: command words -> "module:function"; the function takes argv and returns an exit status.
+COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
+    ("rules", "replay"): ("companion.replay:main", "replay games given as JSON Lines"),
+    ("play",): ("companion.terminal:main", "play a game in the terminal"),
+    ("analyze",): ("companion.analyze:analyze_main", "read board images and print the counts"),
+    ("calibrate",): ("companion.analyze:calibrate_main", "give the board corners by hand"),
+    ("track",): ("companion.track:main", "referee a folder of frames"),
+    ("ai", "serve"): ("companion.ai_serve:main", "answer move requests as JSON Lines"),
+    ("screens",): ("companion.gallery:main", "write every OLED screen as PNG"),
+    ("selftest",): ("companion.selftest:main", "check display, buttons and camera"),
+    ("run",): ("companion.app:run_main", "run the appliance on the configured hardware"),
+    ("demo",): ("companion.app:demo_main", "run the whole companion on emulated hardware"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: oanquan COMMAND [ARGS...]", "", "commands:"]
+    for words, (_, text) in COMMANDS.items():
+        lines.append(f"  {' '.join(words):<14} {text}")
+    return "\n".join(lines)
+
+
+def _resolve(target: str) -> Callable[[list[str]], int]:
+    module_name, func_name = target.split(":")
+    module = importlib.import_module(module_name)
+    func: Callable[[list[str]], int] = getattr(module, func_name)
+    return func
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(_usage())
+        return 0
+    for words, (target, _) in sorted(COMMANDS.items(), key=lambda item: -len(item[0])):
+        if tuple(args[: len(words)]) == words:
+            return _resolve(target)(args[len(words) :])
+    print(f"oanquan: unknown command {' '.join(args[:2])!r}; try 'oanquan --help'", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

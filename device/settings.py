@@ -1,0 +1,188 @@
+"""Plain values the hardware factory takes; companion's config builds these.
+
+They validate themselves with ``ValueError`` so a bad value fails where it is
+built, whoever builds it (config file, test, selftest CLI).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Literal
+
+ButtonLayout = Literal["buttons", "encoder"]
+DisplayDriver = Literal["ssd1306", "sh1106"]
+CameraKind = Literal["picamera2", "opencv", "replay", "generated"]
+
+#: BCM numbers the app must never claim: I2C1 (OLED) and the UART.
+RESERVED_PINS: Mapping[int, str] = MappingProxyType(
+    {2: "I2C1 SDA (OLED)", 3: "I2C1 SCL (OLED)", 14: "UART TX", 15: "UART RX"}
+)
+
+DEFAULT_BUTTON_PINS: Mapping[str, int] = MappingProxyType(
+    {"left": 5, "right": 6, "ok": 13, "back": 19}
+)
+
+
+def _check_pin(what: str, pin: int) -> None:
+    if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= 27:
+        raise ValueError(f"{what}: expected a BCM GPIO number 0..27, got {pin!r}")
+    if pin in RESERVED_PINS:
+        raise ValueError(f"{what}: GPIO{pin} is reserved for {RESERVED_PINS[pin]}")
+
+
+@dataclass(frozen=True)
+class EncoderPins:
+    """A quadrature encoder: A/B pins, optional push switch; CW steps report as ``right``."""
+
+    a: int = 20
+    b: int = 21
+    switch: int | None = 26
+
+    def __post_init__(self) -> None:
+        _check_pin("encoder.a", self.a)
+        _check_pin("encoder.b", self.b)
+        if self.switch is not None:
+            _check_pin("encoder.switch", self.switch)
+
+
+@dataclass(frozen=True)
+class ButtonSettings:
+    """Which GPIOs are buttons. ``layout="encoder"`` adds an encoder (left/right + ok).
+
+    With the encoder layout, ``pins`` holds the extra plain buttons (e.g. ``back``).
+    Buttons are wired to GND and use the internal pull-up.
+    """
+
+    layout: ButtonLayout = "buttons"
+    pins: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_BUTTON_PINS))
+    encoder: EncoderPins = field(default_factory=EncoderPins)
+    pull_up: bool = True
+    #: Hardware glitch filter handed to gpiozero (lgpio debounce); None = off.
+    bounce_s: float | None = 0.01
+    #: gpiochip for lgpio; None lets gpiozero pick (Pi 5 aware since 2.0.1.post3).
+    chip: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.layout not in ("buttons", "encoder"):
+            raise ValueError(f"layout: expected 'buttons' or 'encoder', got {self.layout!r}")
+        object.__setattr__(self, "pins", MappingProxyType(dict(self.pins)))
+        for name, pin in self.pins.items():
+            _check_pin(f"pins.{name}", pin)
+        if self.bounce_s is not None and not 0 <= self.bounce_s <= 1:
+            raise ValueError(f"bounce_s: expected 0..1 seconds, got {self.bounce_s!r}")
+        if self.layout == "encoder":
+            taken = {"left", "right"} | ({"ok"} if self.encoder.switch is not None else set())
+            clash = sorted(taken & set(self.pins))
+            if clash:
+                raise ValueError(f"pins.{clash[0]}: already provided by the encoder")
+        used = self.pin_numbers()
+        dupes = sorted({p for p in used if used.count(p) > 1})
+        if dupes:
+            raise ValueError(f"pins: GPIO{dupes[0]} is used twice")
+
+    def pin_numbers(self) -> list[int]:
+        """Every BCM pin this layout claims, in claim order."""
+        pins = list(self.pins.values())
+        if self.layout == "encoder":
+            enc = self.encoder
+            pins += [enc.a, enc.b] + ([enc.switch] if enc.switch is not None else [])
+        return pins
+
+    def names(self) -> tuple[str, ...]:
+        """Logical names the buttons report."""
+        names = list(self.pins)
+        if self.layout == "encoder":
+            names += ["left", "right"] + (["ok"] if self.encoder.switch is not None else [])
+        return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class DisplaySettings:
+    """An SSD1306/SH1106 panel on I2C; see hardware notes for offsets and addresses."""
+
+    driver: DisplayDriver = "ssd1306"
+    i2c_port: int = 1
+    i2c_address: int = 0x3C
+    #: Quarter turns clockwise; 2 for an upside-down mount.
+    rotate: int = 0
+    #: SH1106 RAM is 132 columns wide: usually 2, some modules need 0.
+    sh1106_column_offset: int = 2
+    contrast: int = 0xCF
+    #: False: a missing panel becomes a NullDisplay (logged once) and the app runs on.
+    required: bool = False
+
+    def __post_init__(self) -> None:
+        if self.driver not in ("ssd1306", "sh1106"):
+            raise ValueError(f"driver: expected 'ssd1306' or 'sh1106', got {self.driver!r}")
+        if not 0 <= self.i2c_port <= 31:
+            raise ValueError(f"i2c_port: expected 0..31, got {self.i2c_port!r}")
+        if not 0x03 <= self.i2c_address <= 0x77:
+            raise ValueError(f"i2c_address: expected 0x03..0x77, got {self.i2c_address!r}")
+        if self.rotate not in (0, 1, 2, 3):
+            raise ValueError(f"rotate: expected 0, 1, 2 or 3, got {self.rotate!r}")
+        if not 0 <= self.sh1106_column_offset <= 4:
+            raise ValueError(f"sh1106_column_offset: expected 0..4, got {self.sh1106_column_offset!r}")
+        if not 0 <= self.contrast <= 255:
+            raise ValueError(f"contrast: expected 0..255, got {self.contrast!r}")
+
+    @property
+    def bus_path(self) -> str:
+        return f"/dev/i2c-{self.i2c_port}"
+
+
+@dataclass(frozen=True)
+class CameraSettings:
+    """Where frames come from and how a live camera is locked.
+
+    ``exposure_us``/``analogue_gain``/``colour_gains`` None means: let AE/AWB settle
+    for ``settle_frames`` frames, then lock whatever they chose.
+    """
+
+    kind: CameraKind = "picamera2"
+    #: OpenCV source: device path ("/dev/v4l/by-id/...") or index.
+    device: str | int = 0
+    width: int = 2028
+    height: int = 1520
+    settle_frames: int = 30
+    #: A grab waiting longer than this raises CameraStoppedError.
+    timeout_s: float = 5.0
+    exposure_us: int | None = None
+    analogue_gain: float | None = None
+    colour_gains: tuple[float, float] | None = None
+    #: Folder of images for kind="replay" (sorted by file name).
+    replay_dir: Path | None = None
+    loop: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("picamera2", "opencv", "replay", "generated"):
+            raise ValueError(
+                f"kind: expected picamera2, opencv, replay or generated, got {self.kind!r}"
+            )
+        if not (16 <= self.width <= 8192 and 16 <= self.height <= 8192):
+            raise ValueError(f"size: expected 16..8192 pixels, got {self.width}x{self.height}")
+        if self.settle_frames < 0:
+            raise ValueError(f"settle_frames: expected >= 0, got {self.settle_frames!r}")
+        if not self.timeout_s > 0:
+            raise ValueError(f"timeout_s: expected > 0, got {self.timeout_s!r}")
+        if self.exposure_us is not None and self.exposure_us <= 0:
+            raise ValueError(f"exposure_us: expected > 0, got {self.exposure_us!r}")
+        if self.analogue_gain is not None and self.analogue_gain < 1.0:
+            raise ValueError(f"analogue_gain: expected >= 1.0, got {self.analogue_gain!r}")
+        if self.colour_gains is not None and (
+            len(self.colour_gains) != 2 or min(self.colour_gains) <= 0
+        ):
+            raise ValueError(f"colour_gains: expected two positive numbers, got {self.colour_gains!r}")
+        if self.kind == "replay" and self.replay_dir is None:
+            raise ValueError("replay_dir: required when kind is 'replay'")
+
+
+@dataclass(frozen=True)
+class HardwareSettings:
+    """Everything :func:`device.factory.make_hardware` needs."""
+
+    buttons: ButtonSettings = field(default_factory=ButtonSettings)
+    display: DisplaySettings = field(default_factory=DisplaySettings)
+    camera: CameraSettings = field(default_factory=CameraSettings)

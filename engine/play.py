@@ -1,0 +1,216 @@
+"""Checked moves with the full list of events, for the referee and the screens.
+
+Search calls :mod:`engine.core` directly; this module wraps the same kernel in
+values: legality is checked with a message a player understands, and every
+pick-up, dropped pebble, capture, refill and the reason the turn stopped come
+back in order, so the companion can guide players and explain disputes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import core
+from engine.board import ROWS
+from engine.errors import IllegalMoveError
+from engine.move import Move
+from engine.position import Position
+from engine.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class PickUp:
+    """All pebbles lifted from a square (the chosen one, a relay, or one taken from a mandarin)."""
+
+    square: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """One pebble dropped into a square while sowing."""
+
+    square: int
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    square: int
+    pebbles: int
+    big: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnd:
+    """Why the sowing stopped: chain_end, mandarin, double_empty, quan_non or loop."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refill:
+    """One pebble on each empty square: ``own`` from the store, ``borrowed`` as a debt."""
+
+    player: int
+    own: int
+    borrowed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """A player who cannot refill passes (``no_refill=pass``)."""
+
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    reason: str
+
+
+Event = PickUp | Drop | Capture | TurnEnd | Refill | Pass | GameEnd
+
+
+@dataclass(frozen=True, slots=True)
+class Captured:
+    """What a move captured: small pebbles, big stones and their worth in points."""
+
+    n: int = 0
+    big: int = 0
+    points: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {"n": self.n, "big": self.big, "points": self.points}
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """A position, the move played from it, and everything that happened."""
+
+    before: Position
+    move: Move | None
+    position: Position
+    events: tuple[Event, ...]
+    captured: Captured
+    stop: str | None
+
+    @property
+    def picks(self) -> list[tuple[int, int]]:
+        return [(e.square, e.count) for e in self.events if isinstance(e, PickUp)]
+
+    @property
+    def sown(self) -> list[int]:
+        return [e.square for e in self.events if isinstance(e, Drop)]
+
+    @property
+    def captures(self) -> list[tuple[int, int, int]]:
+        return [(e.square, e.pebbles, e.big) for e in self.events if isinstance(e, Capture)]
+
+    @property
+    def refills(self) -> list[tuple[int, int, int]]:
+        return [(e.player, e.own, e.borrowed) for e in self.events if isinstance(e, Refill)]
+
+
+_CONFIGS: dict[Rules, core.Config] = {}
+
+
+def config(rules: Rules) -> core.Config:
+    """The kernel's flattened rules, cached because rules are few and immutable."""
+    cfg = _CONFIGS.get(rules)
+    if cfg is None:
+        cfg = _CONFIGS[rules] = core.Config(rules)
+    return cfg
+
+
+def _events(trace: list[core.TraceEntry]) -> tuple[Event, ...]:
+    out: list[Event] = []
+    for entry in trace:
+        kind = entry[0]
+        if kind == core.T_SOW:
+            _, start, count, direction = entry
+            sq = int(start)  # type: ignore[call-overload]
+            for _ in range(int(count)):  # type: ignore[call-overload]
+                sq = (sq + int(direction)) % 12  # type: ignore[call-overload]
+                out.append(Drop(sq))
+        elif kind == core.T_PICK:
+            out.append(PickUp(int(entry[1]), int(entry[2])))  # type: ignore[call-overload]
+        elif kind == core.T_CAPTURE:
+            out.append(Capture(*(int(x) for x in entry[1:])))  # type: ignore[call-overload]
+        elif kind == core.T_STOP:
+            out.append(TurnEnd(str(entry[1])))
+        elif kind == core.T_REFILL:
+            out.append(Refill(*(int(x) for x in entry[1:])))  # type: ignore[call-overload]
+        elif kind == core.T_PASS:
+            out.append(Pass(int(entry[1])))  # type: ignore[call-overload]
+        elif kind == core.T_END:
+            out.append(GameEnd(str(entry[1])))
+    return tuple(out)
+
+
+def start_turn(position: Position, rules: Rules | None = None) -> Transition:
+    """Start-of-turn processing alone: the refill, a pass, or the end (R11, R12)."""
+    rules = rules or Rules()
+    st = position.to_state()
+    trace: list[core.TraceEntry] = []
+    if st.outcome is None:
+        core.start_turn(st, config(rules), trace)
+    return Transition(position, None, Position.from_state(st), _events(trace), Captured(), None)
+
+
+def legal_moves(position: Position, rules: Rules | None = None) -> list[Move]:
+    """Every legal move of the side to move, after its compulsory refill."""
+    rules = rules or Rules()
+    cfg = config(rules)
+    st = position.to_state()
+    if st.outcome is None:
+        core.start_turn(st, cfg)
+    return [Move.from_code(code) for code in core.legal_codes(st, cfg)]
+
+
+def illegal_reason(position: Position, move: Move, rules: Rules | None = None) -> str | None:
+    """Why ``move`` is illegal here, in words a player understands; None if it is legal."""
+    rules = rules or Rules()
+    st = position.to_state()
+    if st.outcome is None:
+        core.start_turn(st, config(rules))
+    if st.outcome is not None:
+        return "the game is over"
+    player = st.to_move
+    if move.square not in ROWS[player]:
+        row = ROWS[player]
+        return f"square {move.square} is not P{player}'s (P{player} owns {row[0]}-{row[-1]})"
+    if st.b[move.square] == 0:
+        return f"square {move.square} is empty"
+    if move.direction < 0 and rules.direction == "ccw_only":
+        return "only '+' moves are allowed (direction=ccw_only)"
+    return None
+
+
+def play(position: Position, move: Move | str, rules: Rules | None = None) -> Transition:
+    """Play a move after checking it; raises :class:`IllegalMoveError` with the reason."""
+    rules = rules or Rules()
+    if isinstance(move, str):
+        move = Move.parse(move)
+    reason = illegal_reason(position, move, rules)
+    if reason is not None:
+        raise IllegalMoveError(f"illegal move {str(move)!r}: {reason} in {position.to_text()}")
+    cfg = config(rules)
+    st = position.to_state()
+    trace: list[core.TraceEntry] = []
+    core.start_turn(st, cfg, trace)
+    cap, mask, stop = core.play(st, move.code, cfg, trace)
+    nbig = bin(mask).count("1")
+    captured = Captured(cap, nbig, cap + nbig * rules.mandarin_value)
+    return Transition(
+        position, move, Position.from_state(st), _events(trace), captured, core.STOPS[stop]
+    )
+
+
+def end_now(position: Position, reason: str, rules: Rules | None = None) -> Transition:
+    """End the game here with the R12 settlement (repetition, ply limit, agreed stop)."""
+    rules = rules or Rules()
+    st = position.to_state()
+    trace: list[core.TraceEntry] = []
+    if st.outcome is None:
+        core.settle(st, config(rules), reason, None, trace)
+    return Transition(position, None, Position.from_state(st), _events(trace), Captured(), None)

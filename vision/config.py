@@ -1,0 +1,155 @@
+"""Frozen configuration for each vision stage, loadable from a TOML table.
+
+Every stage reads only its own section, so a stage can be tested and tuned in
+isolation; unknown keys are errors because a typo silently ignored is a
+mis-tuned referee.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vision.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class LocateConfig:
+    """Board localisation (chalk-template fit)."""
+
+    work_width: int = 640  # px; localisation runs on a downscaled copy
+    ridge_sigmas: tuple[float, ...] = (1.5, 2.5)  # px at work scale
+    ridge_threshold: float = 4.0  # binarisation of the ridge map, in noise units
+    hough_threshold_frac: float = 0.06  # min Hough votes as a fraction of work width
+    max_lines: int = 28
+    max_long_lines: int = 7
+    max_short_lines: int = 12
+    min_board_frac: float = 0.18  # board length / image width, lower bound
+    max_aspect: float = 2.2  # allowed image aspect of a square (foreshortening)
+    arc_depth: float = 0.95  # semicircle depth in square sides
+    refine_candidates: int = 6
+    refine_rounds: int = 40
+    min_quality: float = 0.30  # below this the board is reported as not found
+    verify_drop: float = 0.6  # Locator re-locates when quality falls under drop*initial
+    manual_corners: tuple[tuple[float, float], ...] | None = None  # SW, SE, NE, NW px
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class CountConfig:
+    """Per-square pebble counting."""
+
+    px_per_square: int = 96  # rectified size of one square side
+    max_count: int = 40  # probabilities are given for counts 0..max_count
+    line_margin: float = 0.06  # chalk band masked on each side, in square sides
+    fg_threshold: float = 3.2  # foreground distance in robust noise units
+    min_blob_frac: float = 0.25  # blobs smaller than this fraction of a pebble are noise
+    pebble_area: float | None = None  # unit area (px at rectified scale); None = estimate
+    big_area_ratio: float = 3.0  # a blob this many pebbles large in a mandarin is the big stone
+    sigma_base: float = 0.35  # count likelihood spread: sqrt(base^2 + (rel*n)^2)
+    sigma_rel: float = 0.09
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """Frame gating: is this frame fit to count?"""
+
+    work_width: int = 320
+    motion_threshold: float = 7.0  # mean abs grey difference to the previous frame
+    dark_mean: float = 35.0
+    bright_mean: float = 225.0
+    clipped_frac: float = 0.25  # share of pixels at 0/255 that makes exposure bad
+    skin_frac: float = 0.04  # share of the board area that is skin-like
+    empty_std: float = 2.0  # a frame with less grey spread than this is empty
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    """All vision settings, one frozen section per stage."""
+
+    locate: LocateConfig = field(default_factory=LocateConfig)
+    count: CountConfig = field(default_factory=CountConfig)
+    gate: GateConfig = field(default_factory=GateConfig)
+
+
+_SECTIONS: dict[str, type[Any]] = {
+    "locate": LocateConfig,
+    "count": CountConfig,
+    "gate": GateConfig,
+}
+
+
+def _coerce(section: str, key: str, default: Any, value: Any) -> Any:
+    """Convert a TOML value to the type of the default, or fail naming the key."""
+    where = f"vision config: [{section}] {key}"
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where} must be true or false, got {value!r}")
+        return value
+    if isinstance(default, int) and not isinstance(value, bool) and isinstance(value, int):
+        return value
+    if isinstance(default, float) or (default is None and isinstance(value, int | float)):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"{where} must be a number, got {value!r}")
+        return float(value)
+    if isinstance(default, tuple) and isinstance(value, list):
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+            return tuple(float(v) for v in value)
+        raise ConfigError(f"{where} must be a list of numbers, got {value!r}")
+    if key == "manual_corners":
+        return _corners(where, value)
+    raise ConfigError(f"{where} has the wrong type: {value!r}")
+
+
+def _corners(where: str, value: Any) -> tuple[tuple[float, float], ...]:
+    ok = isinstance(value, list) and len(value) == 4
+    ok = ok and all(
+        isinstance(p, list)
+        and len(p) == 2
+        and all(isinstance(c, int | float) and not isinstance(c, bool) for c in p)
+        for p in value
+    )
+    if not ok:
+        raise ConfigError(f"{where} must be four [x, y] pairs (SW, SE, NE, NW), got {value!r}")
+    return tuple((float(p[0]), float(p[1])) for p in value)
+
+
+def config_from_dict(data: dict[str, Any]) -> VisionConfig:
+    """Build a config from a TOML-like dict ``{"locate": {...}, ...}``.
+
+    A top-level ``vision`` table is accepted too, so the project's single TOML
+    file can be passed as it is.
+    """
+    if set(data) == {"vision"} and isinstance(data["vision"], dict):
+        data = data["vision"]
+    sections: dict[str, Any] = {}
+    for name, body in data.items():
+        if name not in _SECTIONS:
+            raise ConfigError(f"vision config: unknown section [{name}]")
+        if not isinstance(body, dict):
+            raise ConfigError(f"vision config: [{name}] must be a table")
+        cls = _SECTIONS[name]
+        defaults = cls()
+        known = {f.name for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in body.items():
+            if key not in known:
+                raise ConfigError(f"vision config: unknown key [{name}] {key}")
+            values[key] = _coerce(name, key, getattr(defaults, key), value)
+        sections[name] = cls(**values)
+    return VisionConfig(**sections)
+
+
+def load_config(path: str | Path) -> VisionConfig:
+    """Read a TOML file; ``manual_corners`` may also come from a calibrate file."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"vision config: cannot read {path}: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"vision config: {path} is not valid TOML: {exc}") from exc
+    return config_from_dict(data)

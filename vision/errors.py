@@ -1,0 +1,31 @@
+"""One small error tree for the vision package.
+
+Each leaf also inherits the builtin a caller would naturally catch, so code that
+knows nothing of ``vision`` still handles these errors sensibly.
+"""
+
+from __future__ import annotations
+
+
+class VisionError(Exception):
+    """Root of every error raised on purpose by ``vision``."""
+
+
+class BoardNotFoundError(VisionError, LookupError):
+    """No chalk board could be located; ``reason`` says why in a few words."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ImageQualityError(VisionError, ValueError):
+    """The frame is unfit to count (motion, a hand, bad exposure, empty frame)."""
+
+
+class ImageReadError(VisionError, OSError):
+    """An image file could not be read or decoded."""
+
+
+class ConfigError(VisionError, ValueError):
+    """A configuration key or value is invalid; the message names the key."""

@@ -1,0 +1,137 @@
+"""Board template in board units and the maps between board and image.
+
+Board units: one citizen square is 1 x 1; the 2x5 rectangle spans x in [0, 5]
+(west to east) and y in [0, 2] (south to north). Square indices follow
+``engine.board``: 0 west semicircle, 1..5 south row west->east, 6 east
+semicircle, 7..11 north row east->west.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.board import NUM_SQUARES
+
+FloatArray = NDArray[np.float64]
+
+#: Rectangle corners in board units, order SW, SE, NE, NW.
+BOARD_CORNERS: FloatArray = np.array([[0.0, 0.0], [5.0, 0.0], [5.0, 2.0], [0.0, 2.0]])
+
+
+def arc_points(depth: float, east: bool, n: int = 15) -> FloatArray:
+    """Semi-ellipse from the north corner round to the south corner of one end."""
+    t = np.linspace(0.0, np.pi, n + 1)
+    x = depth * np.sin(t)
+    y = 1.0 + np.cos(t)  # 2 -> 0, north to south
+    if east:
+        return np.stack([5.0 + x, y], axis=1)
+    return np.stack([-x, y], axis=1)
+
+
+def region_polygons_board(depth: float) -> list[FloatArray]:
+    """The 12 region outlines in board units, indexed by ring square."""
+    polys: list[FloatArray] = [np.zeros((0, 2))] * NUM_SQUARES
+    polys[0] = arc_points(depth, east=False)
+    polys[6] = arc_points(depth, east=True)[::-1]
+    for k in range(1, 6):
+        x0 = float(k - 1)
+        polys[k] = np.array([[x0, 0.0], [x0 + 1, 0.0], [x0 + 1, 1.0], [x0, 1.0]])
+        polys[12 - k] = np.array([[x0, 1.0], [x0 + 1, 1.0], [x0 + 1, 2.0], [x0, 2.0]])
+    return polys
+
+
+def template_points(step: float, depth: float) -> FloatArray:
+    """Points sampled along every chalk line of the template."""
+    pts: list[FloatArray] = []
+    xs = np.arange(0.0, 5.0 + 1e-9, step)
+    ys = np.arange(0.0, 2.0 + 1e-9, step)
+    for y in (0.0, 1.0, 2.0):
+        pts.append(np.stack([xs, np.full_like(xs, y)], axis=1))
+    for x in range(6):
+        pts.append(np.stack([np.full_like(ys, float(x)), ys], axis=1))
+    n_arc = max(4, int(np.pi * 1.5 / step))
+    pts.append(arc_points(depth, east=False, n=n_arc)[1:-1])
+    pts.append(arc_points(depth, east=True, n=n_arc)[1:-1])
+    return np.concatenate(pts, axis=0)
+
+
+def offgrid_points(step: float) -> FloatArray:
+    """Points half a square away from every line: a true fit has no chalk here."""
+    pts: list[FloatArray] = []
+    xs = np.arange(0.5, 5.0, step)
+    for y in (0.5, 1.5):
+        pts.append(np.stack([xs, np.full_like(xs, y)], axis=1))
+    ys = np.arange(0.25, 2.0, step)
+    for x in (0.5, 1.5, 2.5, 3.5, 4.5):
+        pts.append(np.stack([np.full_like(ys, x), ys], axis=1))
+    return np.concatenate(pts, axis=0)
+
+
+def project(h: FloatArray, pts: FloatArray) -> FloatArray:
+    """Apply a 3x3 homography to Nx2 points."""
+    p = np.concatenate([pts, np.ones((len(pts), 1))], axis=1) @ h.T
+    w = p[:, 2:3]
+    w = np.where(np.abs(w) < 1e-12, 1e-12, w)
+    return p[:, :2] / w
+
+
+def homography_from_corners(corners_img: FloatArray) -> FloatArray:
+    """Board-to-image homography from the 4 image corners (SW, SE, NE, NW)."""
+    return np.asarray(
+        _dlt4(BOARD_CORNERS[None], np.asarray(corners_img, dtype=np.float64)[None])[0]
+    )
+
+
+def _dlt4(src: FloatArray, dst: FloatArray) -> FloatArray:
+    """Batched exact homographies from 4 point pairs: src, dst are (K, 4, 2)."""
+    k = src.shape[0]
+    a = np.zeros((k, 8, 8))
+    b = np.zeros((k, 8))
+    x, y = src[..., 0], src[..., 1]
+    u, v = dst[..., 0], dst[..., 1]
+    for i in range(4):
+        a[:, 2 * i, 0] = x[:, i]
+        a[:, 2 * i, 1] = y[:, i]
+        a[:, 2 * i, 2] = 1.0
+        a[:, 2 * i, 6] = -x[:, i] * u[:, i]
+        a[:, 2 * i, 7] = -y[:, i] * u[:, i]
+        a[:, 2 * i + 1, 3] = x[:, i]
+        a[:, 2 * i + 1, 4] = y[:, i]
+        a[:, 2 * i + 1, 5] = 1.0
+        a[:, 2 * i + 1, 6] = -x[:, i] * v[:, i]
+        a[:, 2 * i + 1, 7] = -y[:, i] * v[:, i]
+        b[:, 2 * i] = u[:, i]
+        b[:, 2 * i + 1] = v[:, i]
+    det = np.linalg.det(a)
+    ok = np.abs(det) > 1e-12
+    sol = np.zeros((k, 8))
+    if ok.any():
+        sol[ok] = np.linalg.solve(a[ok], b[ok][..., None])[..., 0]
+    h = np.concatenate([sol, np.ones((k, 1))], axis=1).reshape(k, 3, 3)
+    h[~ok] = np.nan
+    return h
+
+
+def batch_homographies(src: FloatArray, dst: FloatArray) -> FloatArray:
+    """Public wrapper of the batched 4-point solver (NaN where degenerate)."""
+    return _dlt4(src, dst)
+
+
+def canonical_corners(corners_img: FloatArray) -> FloatArray:
+    """Reorder rectangle corners to SW, SE, NE, NW by the image-based convention.
+
+    The input is the image of the board corners in template order for some
+    symmetry of the template; south is the long side nearer the image bottom and
+    west is the left end of the south side (as seen in the image).
+    """
+    c = np.asarray(corners_img, dtype=np.float64)
+    # long sides are (0,1) and (3,2) in template order
+    south_first = (c[0, 1] + c[1, 1]) >= (c[3, 1] + c[2, 1])
+    south = (c[0], c[1]) if south_first else (c[3], c[2])
+    north = (c[3], c[2]) if south_first else (c[0], c[1])
+    if south[0][0] <= south[1][0]:
+        sw, se, nw, ne = south[0], south[1], north[0], north[1]
+    else:
+        sw, se, nw, ne = south[1], south[0], north[1], north[0]
+    return np.array([sw, se, ne, nw])

@@ -30,6 +30,10 @@ _PLUS: Final = tuple((i + 1) % 12 for i in range(12))
 _MINUS: Final = tuple((i - 1) % 12 for i in range(12))
 #: NEXT[d] for d in (+1, -1): index 1 and index -1 of this tuple.
 NEXT: Final = (_PLUS, _PLUS, _MINUS)
+#: RUNS[d][p]: the 12 squares a sowing from p in direction d drops into, in order.
+RUNS: Final = tuple(
+    tuple(tuple((p + d * k) % 12 for k in range(1, 13)) for p in range(12)) for d in (1, 1, -1)
+)
 ROW_SQUARES: Final = ((1, 2, 3, 4, 5), (7, 8, 9, 10, 11))
 
 END_REASONS: Final = ("mandarins_taken", "no_refill", "repetition", "ply_limit")
@@ -46,6 +50,7 @@ class Config:
         "both_dirs",
         "chain",
         "leftover",
+        "legal_table",
         "max_plies",
         "no_refill",
         "quan_non_min",
@@ -70,6 +75,15 @@ class Config:
         self.sweep_split = rules.sweep == "split"
         self.value = rules.mandarin_value
         self.max_plies = rules.max_plies
+        table: list[tuple[int, ...]] = []
+        for player in (0, 1):
+            for m in range(32):
+                squares = [6 * player + 1 + i for i in range(5) if m >> i & 1]
+                if self.both_dirs:
+                    table.append(tuple(c for sq in squares for c in (sq, -sq)))
+                else:
+                    table.append(tuple(squares))
+        self.legal_table = tuple(table)
 
 
 def sow(
@@ -83,9 +97,11 @@ def sow(
     """Play the sowing and capture phase of one move (R4-R9) in place.
 
     Returns (captured pebbles, captured-stone mask, stop code); bit 0 of the
-    mask is the stone of square 0, bit 1 that of square 6.
+    mask is the stone of square 0, bit 1 that of square 6. The stop reason
+    is traced by the caller.
     """
     nxt = NEXT[d]
+    runs = RUNS[d]
     stop_mode = cfg.stop_mode
     h = b[start]
     b[start] = 0
@@ -100,18 +116,22 @@ def sow(
             laps, h = divmod(h, 12)
             for i in range(12):
                 b[i] += laps
-        while h:
-            p = nxt[p]
-            b[p] += 1
-            h -= 1
+            if not h:
+                h = 12  # the last pebble of a whole lap lands back on p itself
+                for i in range(12):
+                    b[i] -= 1
+        run = runs[p]
+        for i in run[:h]:
+            b[i] += 1
+        p = run[h - 1]
         n = nxt[p]
         if n == 0 or n == 6:
             k = n // 6
             if stop_mode == 0:
                 if b[n] or big[k]:
-                    return _stop(0, 0, MANDARIN, trace)
+                    return 0, 0, MANDARIN
             elif stop_mode == 1:
-                return _stop(0, 0, MANDARIN, trace)
+                return 0, 0, MANDARIN
             else:
                 if b[n]:
                     # take_one: no termination proof exists, so guard against a loop.
@@ -119,7 +139,7 @@ def sow(
                         seen = set()
                     key = (tuple(b), n)
                     if key in seen:
-                        return _stop(0, 0, LOOP, trace)
+                        return 0, 0, LOOP
                     seen.add(key)
                     b[n] -= 1
                     h = 1
@@ -128,7 +148,7 @@ def sow(
                         trace.append((T_PICK, n, 1))
                     continue
                 if big[k]:
-                    return _stop(0, 0, MANDARIN, trace)
+                    return 0, 0, MANDARIN
             break
         h = b[n]
         if not h:
@@ -138,7 +158,6 @@ def sow(
         if trace is not None:
             trace.append((T_PICK, n, h))
     # Capture phase: n is an empty square.
-    qn = cfg.quan_non_min
     cap = 0
     mask = 0
     gap = n
@@ -149,35 +168,29 @@ def sow(
             k = c // 6
             bc = big[k]
             if not (pc or bc):
-                return _stop(cap, mask, CHAIN_END if (cap or mask) else DOUBLE_EMPTY, trace)
-            if bc and pc < qn:
-                return _stop(cap, mask, QUAN_NON, trace)
+                return cap, mask, CHAIN_END if (cap or mask) else DOUBLE_EMPTY
+            if bc and pc < cfg.quan_non_min:
+                return cap, mask, QUAN_NON
             b[c] = 0
             if bc:
                 big[k] = 0
                 mask |= 1 << k
         else:
             if not pc:
-                return _stop(cap, mask, CHAIN_END if (cap or mask) else DOUBLE_EMPTY, trace)
+                return cap, mask, CHAIN_END if cap else DOUBLE_EMPTY
             b[c] = 0
             bc = 0
         cap += pc
         if trace is not None:
             trace.append((T_CAPTURE, c, pc, bc))
         if not cfg.chain:
-            return _stop(cap, mask, CHAIN_END, trace)
+            return cap, mask, CHAIN_END
         gap = nxt[c]
         if gap == 0 or gap == 6:
             if b[gap] or big[gap // 6] or stop_mode == 1:
-                return _stop(cap, mask, CHAIN_END, trace)
+                return cap, mask, CHAIN_END
         elif b[gap]:
-            return _stop(cap, mask, CHAIN_END, trace)
-
-
-def _stop(cap: int, mask: int, code: int, trace: list[TraceEntry] | None) -> tuple[int, int, int]:
-    if trace is not None:
-        trace.append((T_STOP, STOPS[code]))
-    return cap, mask, code
+            return cap, mask, CHAIN_END
 
 
 class State:
@@ -247,20 +260,20 @@ class State:
         )
 
 
-def legal_codes(st: State, cfg: Config) -> list[int]:
-    """Signed move codes of the side to move; empty when the game is over."""
+def legal_codes(st: State, cfg: Config) -> tuple[int, ...]:
+    """Signed move codes of the side to move; empty when the game is over.
+
+    A table indexed by which of the five squares hold pebbles: this runs at
+    every node of a search, so it avoids building a list square by square.
+    """
     if st.outcome is not None:
-        return []
+        return ()
     b = st.b
-    base = 6 * st.to_move
-    if cfg.both_dirs:
-        out = []
-        for sq in range(base + 1, base + 6):
-            if b[sq]:
-                out.append(sq)
-                out.append(-sq)
-        return out
-    return [sq for sq in range(base + 1, base + 6) if b[sq]]
+    if st.to_move:
+        mask = (b[7] > 0) | (b[8] > 0) << 1 | (b[9] > 0) << 2 | (b[10] > 0) << 3 | (b[11] > 0) << 4
+        return cfg.legal_table[32 + mask]
+    mask = (b[1] > 0) | (b[2] > 0) << 1 | (b[3] > 0) << 2 | (b[4] > 0) << 3 | (b[5] > 0) << 4
+    return cfg.legal_table[mask]
 
 
 def play(
@@ -272,11 +285,16 @@ def play(
     next player's refill is done, or the game is over.
     """
     p = st.to_move
+    b = st.b
+    big = st.big
     if code > 0:
-        cap, mask, stop = sow(st.b, st.big, code, 1, cfg, trace)
+        cap, mask, stop = sow(b, big, code, 1, cfg, trace)
     else:
-        cap, mask, stop = sow(st.b, st.big, -code, -1, cfg, trace)
-    st.store[p] += cap
+        cap, mask, stop = sow(b, big, -code, -1, cfg, trace)
+    if trace is not None:
+        trace.append((T_STOP, STOPS[stop]))
+    if cap:
+        st.store[p] += cap
     if mask:
         if mask & 1:
             st.bigs[p] += 1
@@ -285,20 +303,22 @@ def play(
             st.bigs[p] += 1
             st.taker[1] = p
     st.ply += 1
-    b = st.b
-    big = st.big
-    stones_left = big[0] or big[1]
-    if not stones_left if cfg.big_end else not (stones_left or b[0] or b[6]):
-        st.to_move = 1 - p
+    q = 1 - p
+    if not (big[0] or big[1]) and (cfg.big_end or not (b[0] or b[6])):
+        st.to_move = q
         settle(st, cfg, "mandarins_taken", None, trace)
         return cap, mask, stop
     if cfg.any_time:
         row = ROW_SQUARES[p]
         if not (b[row[0]] or b[row[1]] or b[row[2]] or b[row[3]] or b[row[4]]):
             refill(st, cfg, p, trace)
-    st.to_move = 1 - p
-    start_turn(st, cfg, trace)
-    if cfg.max_plies and st.outcome is None and st.ply >= cfg.max_plies:
+    st.to_move = q
+    if q:
+        if not (b[7] or b[8] or b[9] or b[10] or b[11]):
+            start_turn(st, cfg, trace)
+    elif not (b[1] or b[2] or b[3] or b[4] or b[5]):
+        start_turn(st, cfg, trace)
+    if cfg.max_plies and st.ply >= cfg.max_plies and st.outcome is None:
         settle(st, cfg, "ply_limit", None, trace)
     return cap, mask, stop
 

@@ -1,0 +1,583 @@
+"""Game-tree search for the AI opponent, the hint button and ``oanquan ai serve``.
+
+Negamax alpha-beta with iterative deepening over the fast kernel
+(:mod:`engine.core`). Why each piece is there:
+
+* **Iterative deepening + a deadline.** The kiosk and the serve contract give
+  a time budget, not a depth. Each iteration is a complete answer, so when
+  the clock runs out the best move of the last completed depth is played (or
+  a better one the interrupted iteration already proved). The clock is a
+  function the caller injects, checked every few dozen nodes, so the tests
+  drive it with a fake clock instead of sleeping.
+* **Transposition table** keyed by the flat tuple of everything the future
+  depends on (board, stones, stores, debts, side to move); Python hashes a
+  tuple of small ints in C, which is faster than maintaining Zobrist keys
+  over a kernel that mutates in place without telling us what changed.
+* **Move ordering.** Every child is played once when a node is expanded
+  (the kernel has no undo, so a child is a copied and played state anyway);
+  that also tells us each move's capture, so the order is: the table's move,
+  then bigger captures, then killers, then the history heuristic.
+* **Repetition.** The default rules have real cycles (rules.md R16, V30) and
+  no repetition rule. A position repeated on the search path (or in the game
+  history the caller passes) is scored as the R12 settlement, the same count
+  the device offers as "agree to stop", so the search neither loops nor
+  chases a cycle it cannot win.
+* **Exact endgames.** A subtree whose every leaf was a finished game (or a
+  repetition) is marked exact; when the whole root is exact the search stops
+  early, so positions with few pebbles are solved to the end.
+* **Randomness** comes only from the injected ``rng`` (root move shuffling
+  before a stable sort, i.e. tie-breaking among equally ordered moves, and
+  the random moves of the easy level), so a seed reproduces a game.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from engine import core
+from engine.core import State
+from engine.errors import EngineError
+from engine.evaluate import DEFAULT_WEIGHTS, EvalWeights, evaluate, settlement_diff
+from engine.move import Move
+from engine.play import Captured, config
+from engine.play import play as checked_play
+from engine.position import Position
+from engine.rules import Rules
+
+Clock = Callable[[], float]
+
+#: Added to the final margin of a finished game so any win beats any heuristic value.
+WIN = 1000.0
+_INF = 1e9
+#: Null-window width for the principal-variation re-searches (values are floats).
+_EPS = 1e-6
+#: The clock is read once per this many nodes (a node costs ~20 µs here).
+CHECK_EVERY = 64
+#: Fraction of the time budget the search itself may use; the rest covers set-up,
+#: the answer and a loaded machine.
+TIME_SAFETY = 0.8
+#: Do not start a new iteration after this fraction of the search budget.
+_NEW_ITERATION = 0.55
+MAX_DEPTH = 64
+_TT_LIMIT = 2_000_000
+
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+
+
+class GameOverError(EngineError, ValueError):
+    """The position is finished (or ends at the start of the turn): there is no move."""
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The chosen move and what the search knows about it.
+
+    ``score`` is in points for the side to move: the expected final margin
+    when ``exact`` (a solved game), otherwise the evaluation of the
+    principal variation's end.
+    """
+
+    move: Move
+    score: float
+    depth: int
+    nodes: int
+    pv: tuple[Move, ...]
+    exact: bool = False
+    elapsed: float = 0.0
+
+
+def _reported(value: float) -> float:
+    """Strip the win bonus so the score reads as a margin in points."""
+    if value >= WIN / 2:
+        value -= WIN
+    elif value <= -WIN / 2:
+        value += WIN
+    return round(value, 2)
+
+
+def _terminal_value(st: State) -> float:
+    outcome = st.outcome
+    assert outcome is not None
+    _, final, winner, _, _ = outcome
+    p = st.to_move
+    margin = final[p] - final[1 - p]
+    if winner is None:
+        return float(margin)
+    return margin + (WIN if winner == p else -WIN)
+
+
+def state_key(st: State, with_taker: bool = False) -> tuple[int | None, ...]:
+    """Everything the rest of the game depends on, as one flat hashable tuple."""
+    big, s, q, d = st.big, st.store, st.bigs, st.debt
+    key: tuple[int | None, ...] = (
+        *st.b,
+        big[0],
+        big[1],
+        s[0],
+        s[1],
+        q[0],
+        q[1],
+        d[0],
+        d[1],
+        st.to_move,
+    )
+    if with_taker:
+        key += (st.taker[0], st.taker[1])
+    return key
+
+
+class Searcher:
+    """One search: its table, counters and deadline. Build a new one per move."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        *,
+        weights: EvalWeights = DEFAULT_WEIGHTS,
+        clock: Clock = time.monotonic,
+        deadline: float | None = None,
+        history: Iterable[tuple[int | None, ...]] = (),
+    ) -> None:
+        self.rules = rules
+        self.cfg = config(rules)
+        self.value = rules.mandarin_value
+        self.weights = weights
+        self.clock = clock
+        self.deadline = deadline
+        self.with_taker = rules.leftover == "taker"
+        #: repetitions end the game for real when the rules say so
+        self.rep_is_end = rules.repetition > 0
+        self.tt: dict[tuple[int | None, ...], tuple[int, float, int, int, bool]] = {}
+        self.history_table = [0] * 25
+        self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_DEPTH + 2)]
+        self.game_history = frozenset(history)
+        self.path: set[tuple[int | None, ...]] = set()
+        self.nodes = 0
+        #: leaves cut by the depth limit so far (0 change over a subtree = exact subtree)
+        self.cuts = 0
+
+    # -- leaves ---------------------------------------------------------------
+
+    def _repetition_value(self, st: State) -> float:
+        v = float(settlement_diff(st, self.value))
+        if self.rep_is_end and v:
+            v += WIN if v > 0 else -WIN
+        return v
+
+    # -- the recursive search -------------------------------------------------
+
+    def _expand(
+        self, st: State, tt_move: int, ply: int
+    ) -> list[tuple[float, int, int, State]]:
+        """Play every legal move once; return (order score, code, gain, child) best first."""
+        cfg = self.cfg
+        value = self.value
+        killers = self.killers[ply]
+        hist = self.history_table
+        out = []
+        for code in core.legal_codes(st, cfg):
+            child = st.copy()
+            cap, mask, _ = core.play(child, code, cfg)
+            gain = cap + (value * ((mask & 1) + (mask >> 1)) if mask else 0)
+            if code == tt_move:
+                order = 1e12
+            else:
+                order = gain * 1e7 + min(hist[code + 12], 4_000_000)
+                if code == killers[0]:
+                    order += 5e6
+                elif code == killers[1]:
+                    order += 4.5e6
+            out.append((order, code, gain, child))
+        out.sort(key=_first, reverse=True)
+        return out
+
+    def _node(self, st: State, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """Negamax value of ``st`` for its side to move, within (alpha, beta)."""
+        self.nodes += 1
+        if (
+            not self.nodes % CHECK_EVERY
+            and self.deadline is not None
+            and self.clock() >= self.deadline
+        ):
+            raise _OutOfTime
+        if st.outcome is not None:
+            return _terminal_value(st)
+        key = state_key(st, self.with_taker)
+        if key in self.path or key in self.game_history:
+            return self._repetition_value(st)
+        tt = self.tt
+        entry = tt.get(key)
+        tt_move = 0
+        if entry is not None:
+            e_depth, e_value, e_flag, e_move, e_exact = entry
+            if e_depth >= depth or e_exact:
+                if e_flag == _EXACT:
+                    if not e_exact:
+                        self.cuts += 1
+                    return e_value
+                if e_flag == _LOWER:
+                    if e_value >= beta:
+                        if not e_exact:
+                            self.cuts += 1
+                        return e_value
+                elif e_value <= alpha:
+                    if not e_exact:
+                        self.cuts += 1
+                    return e_value
+            tt_move = e_move
+        if depth <= 0:
+            self.cuts += 1
+            return evaluate(st, self.weights, self.value)
+        cuts_before = self.cuts
+        alpha0 = alpha
+        p = st.to_move
+        children = self._expand(st, tt_move, ply)
+        path = self.path
+        path.add(key)
+        best = -_INF
+        best_move = 0
+        first = True
+        for _, code, _, child in children:
+            same = child.to_move == p and child.outcome is None
+            if first:
+                if same:
+                    v = self._node(child, depth - 1, alpha, beta, ply + 1)
+                else:
+                    v = -self._node(child, depth - 1, -beta, -alpha, ply + 1)
+                first = False
+            else:
+                if same:
+                    v = self._node(child, depth - 1, alpha, alpha + _EPS, ply + 1)
+                    if alpha < v < beta:
+                        v = self._node(child, depth - 1, v, beta, ply + 1)
+                else:
+                    v = -self._node(child, depth - 1, -alpha - _EPS, -alpha, ply + 1)
+                    if alpha < v < beta:
+                        v = -self._node(child, depth - 1, -beta, -v, ply + 1)
+            if v > best:
+                best = v
+                best_move = code
+                if v > alpha:
+                    alpha = v
+                    if v >= beta:
+                        killers = self.killers[ply]
+                        if killers[0] != code:
+                            killers[1] = killers[0]
+                            killers[0] = code
+                        self.history_table[code + 12] += depth * depth
+                        break
+        path.discard(key)
+        if best <= alpha0:
+            flag = _UPPER
+        elif best >= beta:
+            flag = _LOWER
+        else:
+            flag = _EXACT
+        if len(tt) > _TT_LIMIT:
+            tt.clear()
+        tt[key] = (depth, best, flag, best_move, self.cuts == cuts_before)
+        return best
+
+    # -- the root -------------------------------------------------------------
+
+    def search(
+        self,
+        st: State,
+        max_depth: int,
+        rng: random.Random,
+        start: float,
+    ) -> SearchResult:
+        """Iterative deepening from a normalized, unfinished state."""
+        cfg = self.cfg
+        p = st.to_move
+        codes = list(core.legal_codes(st, cfg))
+        rng.shuffle(codes)
+        root: list[tuple[int, State, int]] = []
+        for code in codes:
+            child = st.copy()
+            cap, mask, _ = core.play(child, code, cfg)
+            gain = cap + (self.value * ((mask & 1) + (mask >> 1)) if mask else 0)
+            root.append((code, child, gain))
+        # Captures first; the stable sort keeps the random order among equals.
+        root.sort(key=_third, reverse=True)
+        root_key = state_key(st, self.with_taker)
+        best_code = root[0][0]
+        best_value = -_INF
+        done_depth = 0
+        exact = False
+        scores: dict[int, float] = {}
+        budget = None if self.deadline is None else self.deadline - start
+        for depth in range(1, max_depth + 1):
+            if (
+                budget is not None
+                and depth > 1
+                and self.clock() - start > _NEW_ITERATION * budget
+            ):
+                break
+            cuts_before = self.cuts
+            alpha = -_INF
+            iter_best = -_INF
+            iter_code = 0
+            self.path = {root_key}
+            try:
+                for i, (code, child, _) in enumerate(root):
+                    same = child.to_move == p and child.outcome is None
+                    if i == 0:
+                        if same:
+                            v = self._node(child, depth - 1, alpha, _INF, 1)
+                        else:
+                            v = -self._node(child, depth - 1, -_INF, -alpha, 1)
+                    elif same:
+                        v = self._node(child, depth - 1, alpha, alpha + _EPS, 1)
+                        if v > alpha:
+                            v = self._node(child, depth - 1, v, _INF, 1)
+                    else:
+                        v = -self._node(child, depth - 1, -alpha - _EPS, -alpha, 1)
+                        if v > alpha:
+                            v = -self._node(child, depth - 1, -_INF, -v, 1)
+                    scores[code] = v
+                    if v > iter_best:
+                        iter_best = v
+                        iter_code = code
+                        alpha = max(alpha, v)
+                        # A move fully searched at this depth that beats the previous
+                        # best is trusted even if the iteration does not finish.
+                        best_code, best_value = iter_code, iter_best
+            except _OutOfTime:
+                break
+            done_depth = depth
+            best_code, best_value = iter_code, iter_best
+            # Next iteration: best first, the others by this iteration's bounds.
+            root.sort(key=lambda r: (r[0] == best_code, scores.get(r[0], -_INF)), reverse=True)
+            if self.cuts == cuts_before:
+                # Every leaf was a finished game or a repetition: the value is exact.
+                exact = True
+                break
+        pv = self._pv(st, best_code, done_depth)
+        return SearchResult(
+            Move.from_code(best_code),
+            _reported(best_value) if best_value > -_INF else 0.0,
+            done_depth,
+            self.nodes,
+            pv,
+            exact,
+            self.clock() - start,
+        )
+
+    def _pv(self, st: State, first: int, depth: int) -> tuple[Move, ...]:
+        """Follow the table's best moves from the root (stops at a repetition)."""
+        moves = [Move.from_code(first)]
+        cur = st.copy()
+        core.play(cur, first, self.cfg)
+        seen = {state_key(st, self.with_taker)}
+        for _ in range(max(depth - 1, 0)):
+            if cur.outcome is not None:
+                break
+            key = state_key(cur, self.with_taker)
+            if key in seen:
+                break
+            seen.add(key)
+            entry = self.tt.get(key)
+            if entry is None or entry[3] == 0:
+                break
+            code = entry[3]
+            if code not in core.legal_codes(cur, self.cfg):
+                break
+            moves.append(Move.from_code(code))
+            core.play(cur, code, self.cfg)
+        return tuple(moves)
+
+
+def _first(item: tuple[float, int, int, State]) -> float:
+    return item[0]
+
+
+def _third(item: tuple[int, State, int]) -> int:
+    return item[2]
+
+
+def _start_state(position: Position, rules: Rules) -> State:
+    """The kernel state after start-of-turn processing; raises if there is no move."""
+    st = position.to_state()
+    if st.outcome is None:
+        core.start_turn(st, config(rules))
+    if st.outcome is not None:
+        raise GameOverError("the game is over: there is no move to choose")
+    return st
+
+
+def choose_move(
+    position: Position,
+    rules: Rules,
+    *,
+    time_ms: int | None = None,
+    depth: int | None = None,
+    rng: random.Random | None = None,
+    clock: Clock = time.monotonic,
+    weights: EvalWeights = DEFAULT_WEIGHTS,
+    history: Iterable[Position] = (),
+) -> SearchResult:
+    """The best move found within ``time_ms`` and/or ``depth`` plies.
+
+    With neither given, the budget is 500 ms. ``history`` lists earlier
+    positions of the game so repetitions across real moves count too.
+    Raises :class:`GameOverError` when the game is over.
+    """
+    start = clock()
+    if time_ms is None and depth is None:
+        time_ms = 500
+    rng = rng if rng is not None else random.Random()
+    st = _start_state(position, rules)
+    deadline = None if time_ms is None else start + max(time_ms, 0) * TIME_SAFETY / 1000.0
+    with_taker = rules.leftover == "taker"
+    keys = []
+    for earlier in history:
+        est = earlier.to_state()
+        if est.outcome is None:
+            keys.append(state_key(est, with_taker))
+    searcher = Searcher(rules, weights=weights, clock=clock, deadline=deadline, history=keys)
+    max_depth = MAX_DEPTH if depth is None else max(1, min(depth, MAX_DEPTH))
+    return searcher.search(st, max_depth, rng, start)
+
+
+# -- hints ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Threat:
+    """An opponent's capture: the move and the points it would take."""
+
+    move: Move
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What the hint button shows.
+
+    * ``move``: the suggested move;
+    * ``swing``: expected change of the point difference (for the player to
+      move) over the search horizon if both sides play well from here;
+    * ``captured``: what the move takes at once (from :func:`engine.play.play`);
+    * ``prevents``: the opponent's best capture in the position as it stands
+      (as if they could move now) when the suggested move removes or reduces
+      it, with ``threat_after`` their best capture once the move is played.
+    """
+
+    move: Move
+    swing: float
+    captured: Captured
+    prevents: Threat | None
+    threat_after: int
+    result: SearchResult
+
+
+def best_capture(position: Position, rules: Rules) -> Threat | None:
+    """The biggest immediate capture of the side to move (None if nothing captures)."""
+    st = position.to_state()
+    cfg = config(rules)
+    if st.outcome is None:
+        core.start_turn(st, cfg)
+    best: Threat | None = None
+    for code in core.legal_codes(st, cfg):
+        child = st.copy()
+        cap, mask, _ = core.play(child, code, cfg)
+        points = cap + rules.mandarin_value * bin(mask).count("1")
+        if points and (best is None or points > best.points):
+            best = Threat(Move.from_code(code), points)
+    return best
+
+
+def _opponent_to_move(position: Position) -> Position:
+    return Position(
+        position.board,
+        position.big,
+        position.store,
+        position.bigs,
+        position.debt,
+        1 - position.to_move,
+        position.ply,
+        position.big_taker,
+        position.field_owner,
+    )
+
+
+def hint(
+    position: Position,
+    rules: Rules,
+    time_ms: int = 500,
+    *,
+    rng: random.Random | None = None,
+    clock: Clock = time.monotonic,
+) -> Hint:
+    """Suggest a move and explain it in points (the companion's hint screen)."""
+    result = choose_move(position, rules, time_ms=time_ms, rng=rng, clock=clock)
+    transition = checked_play(position, result.move, rules)
+    p = _start_state(position, rules).to_move
+    now = position.points(rules)
+    swing = result.score - (now[p] - now[1 - p])
+    threat_now = None
+    if transition.before.outcome is None:
+        threat_now = best_capture(_opponent_to_move(position), rules)
+    after = transition.position
+    threat_after = 0
+    if after.outcome is None and after.to_move != p:
+        t = best_capture(after, rules)
+        threat_after = 0 if t is None else t.points
+    prevents = threat_now if threat_now is not None and threat_after < threat_now.points else None
+    return Hint(result.move, round(swing, 2), transition.captured, prevents, threat_after, result)
+
+
+# -- difficulty levels ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A kiosk difficulty: depth cap, time per move and a chance of a random move."""
+
+    depth: int | None
+    time_ms: int
+    random_move: float
+
+
+LEVELS: dict[str, Level] = {
+    # Sees its own captures and the reply, and blunders now and then.
+    "easy": Level(depth=2, time_ms=200, random_move=0.25),
+    # A few plies ahead: catches most tactics, still beatable by planning.
+    "medium": Level(depth=4, time_ms=400, random_move=0.0),
+    # Everything the time allows (about 1 s per move on a Raspberry Pi).
+    "hard": Level(depth=None, time_ms=1000, random_move=0.0),
+}
+
+
+def level_move(
+    position: Position,
+    rules: Rules,
+    level: str | Level,
+    *,
+    rng: random.Random | None = None,
+    clock: Clock = time.monotonic,
+    history: Iterable[Position] = (),
+) -> Move:
+    """The move a kiosk opponent of this level plays."""
+    spec = LEVELS[level] if isinstance(level, str) else level
+    rng = rng if rng is not None else random.Random()
+    st = _start_state(position, rules)
+    if spec.random_move and rng.random() < spec.random_move:
+        return Move.from_code(rng.choice(core.legal_codes(st, config(rules))))
+    return choose_move(
+        position,
+        rules,
+        time_ms=spec.time_ms,
+        depth=spec.depth,
+        rng=rng,
+        clock=clock,
+        history=history,
+    ).move

@@ -1,0 +1,31 @@
+"""`oanquan play`: the terminal game shows moves, previews and the final score."""
+
+from __future__ import annotations
+
+import io
+
+from companion import terminal
+from engine import Game
+
+
+def test_scripted_full_game_reaches_the_final_count() -> None:
+    out = io.StringIO()
+    status = terminal.run(
+        Game(), io.StringIO(), out, ["5-", "9-", "4+", "9+", "5-", "9-", "5-", "7+", "5-"]
+    )
+    assert status == 0
+    assert "final score 52 - 18: P0 wins" in out.getvalue()
+
+
+def test_interactive_preview_undo_and_illegal_move() -> None:
+    out = io.StringIO()
+    terminal.run(Game(), io.StringIO("?\n2+\nundo\n8+\nquit\n"), out)
+    text = out.getvalue()
+    assert "captures 3:6 = 6 points" in text  # preview of 2+
+    assert "not P0's" in text  # 8+ refused with the reason
+    assert text.count("P0 to move;") == 2 and "P1 to move;" in text  # start, 2+, undo
+
+
+def test_rule_flags_reach_the_engine(capsys: object) -> None:
+    assert terminal.main(["--quan-non-min", "0", "--moves", "1-"]) == 0
+    assert terminal.main(["--direction", "sideways"]) == 2

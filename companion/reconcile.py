@@ -1,0 +1,417 @@
+"""Which legal move explains what the camera sees.
+
+A camera cannot count a pile of 14 pebbles exactly, but after a move only the
+results of at most ten legal moves can be on the board. So instead of
+trusting the counts, every candidate board is scored by how likely the
+reading makes it: no change yet, each legal move's result (with or without
+the next player's refill), states in the middle of a move, and the usual
+mistakes (a pebble in the wrong square, a missed relay, captured pebbles left
+on the board, a quan non captured anyway, a refill on the wrong row). The
+best candidate is accepted only with a clear margin and a good absolute fit;
+otherwise the players are asked to choose, or the referee objects and names
+the squares.
+
+Candidates that lead to the same position (two moves that leave the same
+board and score) are merged: the referee cannot and need not tell them apart.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from engine import (
+    Capture,
+    Drop,
+    Move,
+    PickUp,
+    Position,
+    Refill,
+    Rules,
+    Transition,
+    TurnEnd,
+    legal_moves,
+    play,
+)
+
+Board = tuple[tuple[int, ...], tuple[int, int]]  # (12 counts, big stones on 0 / 6)
+
+
+class SquareEvidence(Protocol):
+    """What vision says about one square: P(count = n) for n = 0.. and P(big stone)."""
+
+    @property
+    def probs(self) -> Sequence[float]: ...
+
+    @property
+    def big_prob(self) -> float: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A plain :class:`SquareEvidence`, for tests, manual input and replays."""
+
+    probs: tuple[float, ...]
+    big_prob: float = 0.0
+
+    @classmethod
+    def exact(cls, count: int, big: int = 0, sure: float = 0.98) -> Evidence:
+        """A confident reading of ``count`` (the rest spread on the neighbours)."""
+        probs = [0.0] * (count + 3)
+        probs[count] = sure
+        rest = 1.0 - sure
+        if count > 0:
+            probs[count - 1] = rest / 2
+            probs[count + 1] = rest / 2
+        else:
+            probs[1] = rest
+        return cls(tuple(probs), sure if big else 1.0 - sure)
+
+
+@dataclass(frozen=True, slots=True)
+class ReconcileConfig:
+    """Decision thresholds; log-likelihoods are natural logs summed over 12 squares."""
+
+    floor: float = 1e-4  # smallest probability a reading gives any count
+    accept: float = 0.995  # posterior needed to accept a move without asking
+    ask: float = 0.95  # posterior the top choices must share to ask between them
+    min_fit: float = -18.0  # worst total log-likelihood still called a good fit
+    min_square: float = 0.005  # a candidate whose count in any square is this unlikely does not fit
+    prior_mistake: float = 0.02
+    prior_moving: float = 0.05
+    max_choices: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One board the reading might show, and what it would mean."""
+
+    kind: str  # unchanged | move | moving | mistake | refill
+    board: Board
+    move: Move | None = None
+    refilled: bool = False
+    mistake: str | None = None
+    loglik: float = 0.0
+    worst: float = 0.0  # the least likely square's log-probability
+
+
+@dataclass(frozen=True, slots=True)
+class SquareDiff:
+    square: int
+    expected: int
+    seen: int
+    expected_big: int = 0
+    seen_big: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The decision for one settled reading.
+
+    kind: ``unchanged``, ``accept``, ``refill_done``, ``moving``, ``ambiguous``
+    or ``dispute``. ``transition`` is set for ``accept``; ``choices`` lists
+    the candidate moves to confirm between; ``diffs`` names the squares where
+    the board disagrees with the closest legal result.
+    """
+
+    kind: str
+    confidence: float = 0.0
+    move: Move | None = None
+    transition: Transition | None = None
+    refilled: bool = False
+    choices: tuple[Move, ...] = ()
+    mistake: str | None = None
+    diffs: tuple[SquareDiff, ...] = ()
+    seen: Board | None = None
+    ranked: tuple[Candidate, ...] = field(default=(), repr=False)
+
+    @property
+    def detail(self) -> str:
+        """One line for logs and ``oanquan track``."""
+        if self.kind == "accept":
+            return f"{self.move} ({self.confidence:.3f})"
+        if self.kind == "ambiguous":
+            return "confirm one of " + ", ".join(str(m) for m in self.choices)
+        if self.kind == "dispute":
+            squares = "; ".join(
+                f"square {d.square}: expected {d.expected}{'+quan' if d.expected_big else ''}, "
+                f"seen {d.seen}{'+quan' if d.seen_big else ''}"
+                for d in self.diffs
+            )
+            what = self.mistake or "no legal move fits"
+            about = f" after {self.move}" if self.move else ""
+            return f"{what}{about}: {squares}"
+        return self.kind
+
+
+def board_of(position: Position) -> Board:
+    return (position.board, position.big)
+
+
+def map_board(reading: Sequence[SquareEvidence]) -> Board:
+    """The most likely count in every square, read on its own."""
+    counts = tuple(
+        max(range(len(e.probs)), key=lambda n: e.probs[n]) if e.probs else 0 for e in reading
+    )
+    big = (int(reading[0].big_prob >= 0.5), int(reading[6].big_prob >= 0.5))
+    return counts, big
+
+
+class _Scorer:
+    """Log-likelihood tables so scoring a candidate is 14 lookups."""
+
+    def __init__(self, reading: Sequence[SquareEvidence], floor: float) -> None:
+        if len(reading) != 12:
+            raise ValueError(f"a reading needs 12 squares, got {len(reading)}")
+        self.floor = math.log(floor)
+        self.tables = [tuple(math.log(max(p, floor)) for p in e.probs) for e in reading]
+        self.big = [
+            (math.log(max(1.0 - e.big_prob, floor)), math.log(max(e.big_prob, floor)))
+            for e in (reading[0], reading[6])
+        ]
+
+    def __call__(self, board: Board) -> tuple[float, float]:
+        """(total log-likelihood, log-probability of the least likely square)."""
+        counts, big = board
+        a, b = self.big[0][big[0]], self.big[1][big[1]]
+        total = a + b
+        worst = min(a, b)
+        floor = self.floor
+        for table, n in zip(self.tables, counts, strict=True):
+            v = table[n] if 0 <= n < len(table) else floor
+            total += v
+            if v < worst:
+                worst = v
+        return total, worst
+
+
+def _walk(transition: Transition) -> list[tuple[Board, bool]]:
+    """Board after every step of a move, flagged when the hand is about to relay."""
+    counts = list(transition.before.board)
+    big = list(transition.before.big)
+    states: list[tuple[Board, bool]] = []
+    picks = 0
+    for event in transition.events:
+        if isinstance(event, Refill) and picks == 0:
+            for sq in range(6 * event.player + 1, 6 * event.player + 6):
+                counts[sq] += 1
+        elif isinstance(event, PickUp):
+            if picks and states:
+                states[-1] = (states[-1][0], True)  # the last drop before a relay
+            picks += 1
+            counts[event.square] -= event.count
+        elif isinstance(event, Drop):
+            counts[event.square] += 1
+            states.append(((tuple(counts), (big[0], big[1])), False))
+        elif isinstance(event, Capture):
+            counts[event.square] = 0
+            if event.big:
+                big[event.square // 6] = 0
+            states.append(((tuple(counts), (big[0], big[1])), False))
+        elif isinstance(event, TurnEnd):
+            break
+    return states
+
+
+def after_sowing(transition: Transition) -> Board:
+    """The board right after the sowing and captures, before any refill that follows."""
+    states = _walk(transition)
+    return states[-1][0] if states else board_of(transition.before)
+
+
+def refills_after(transition: Transition) -> list[Refill]:
+    """Refills owed once the move is over (not the mover's own start-of-turn refill)."""
+    out: list[Refill] = []
+    ended = False
+    for event in transition.events:
+        if isinstance(event, TurnEnd):
+            ended = True
+        elif ended and isinstance(event, Refill):
+            out.append(event)
+    return out
+
+
+def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
+    """Boards players often leave by mistake while making this move."""
+    out: list[tuple[str, Board]] = []
+    counts, big = after_sowing(transition)
+    # A pebble dropped one square too far or too short along the path.
+    for sq in sorted(set(transition.sown)):
+        if counts[sq] == 0:
+            continue
+        for nb in ((sq + 1) % 12, (sq - 1) % 12):
+            shifted = list(counts)
+            shifted[sq] -= 1
+            shifted[nb] += 1
+            out.append(("pebble in the wrong square", (tuple(shifted), big)))
+    # Captured pebbles not taken off the board (all of them, or the later ones of a chain).
+    captures = transition.captures
+    for first in range(len(captures)):
+        left = list(counts)
+        left_big = list(big)
+        for sq, n, stone in captures[first:]:
+            left[sq] += n
+            if stone:
+                left_big[sq // 6] = 1
+        out.append(
+            ("captured pebbles left on the board", (tuple(left), (left_big[0], left_big[1])))
+        )
+    # A quan non captured although the rules forbid it.
+    if transition.stop == "quan_non" and transition.move is not None:
+        loose = replace(rules, quan_non_min=0)
+        greedy = play(transition.before, transition.move, loose)
+        out.append(("quan non captured", after_sowing(greedy)))
+    return out
+
+
+def candidates(
+    position: Position, rules: Rules, current: Board | None = None
+) -> list[tuple[Candidate, Transition | None]]:
+    """Every board that may be on the ground next, with the move that makes it."""
+    current = current or board_of(position)
+    out: list[tuple[Candidate, Transition | None]] = [(Candidate("unchanged", current), None)]
+    if current != board_of(position):
+        out.append((Candidate("refill", board_of(position), refilled=True), None))
+    if position.over:
+        return out
+    pauses: list[tuple[Candidate, Transition]] = []
+    for move in legal_moves(position, rules):
+        t = play(position, move, rules)
+        walk = _walk(t)
+        sown = walk[-1][0] if walk else current
+        out.append((Candidate("move", sown, move), t))
+        normalized = board_of(t.position)
+        if normalized != sown:
+            out.append((Candidate("move", normalized, move, refilled=True), t))
+        for text, board in _mistakes(t, rules):
+            out.append((Candidate("mistake", board, move, mistake=text), t))
+        for board, at_relay in walk[:-1]:
+            if at_relay:
+                out.append((Candidate("mistake", board, move, mistake="missed relay"), t))
+            else:
+                pauses.append((Candidate("moving", board, move), t))
+    # A board that is a named mistake of any move is not called a pause of another.
+    named = {c.board for c, _ in out if c.kind == "mistake"}
+    out.extend(item for item in pauses if item[0].board not in named)
+    return out
+
+
+def reconcile(
+    position: Position,
+    reading: Sequence[SquareEvidence],
+    rules: Rules | None = None,
+    *,
+    current: Board | None = None,
+    config: ReconcileConfig | None = None,
+) -> Verdict:
+    """Decide what a settled reading means for the trusted ``position``.
+
+    ``current`` is what should be on the ground now when it differs from the
+    position's board (a refill the players still owe).
+    """
+    rules = rules or Rules()
+    cfg = config or ReconcileConfig()
+    score = _Scorer(reading, cfg.floor)
+    seen = map_board(reading)
+    priors = {
+        "unchanged": 0.0,
+        "refill": 0.0,
+        "move": 0.0,
+        "moving": math.log(cfg.prior_moving),
+        "mistake": math.log(cfg.prior_mistake),
+    }
+    scored: list[tuple[float, Candidate, Transition | None]] = []
+    pool = candidates(position, rules, current)
+    lawful = {c.board for c, _ in pool if c.kind in ("unchanged", "refill", "move")}
+    for cand, t in pool:
+        # A board reachable legally is never called a mistake or a pause.
+        if cand.kind in ("moving", "mistake") and cand.board in lawful:
+            continue
+        ll, worst = score(cand.board)
+        scored.append((ll + priors[cand.kind], replace(cand, loglik=ll, worst=worst), t))
+    # Merge candidates that end in the same position (same board, same score).
+    groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
+    for item in scored:
+        _, cand, t = item
+        if cand.kind == "move" and t is not None:
+            key: object = ("move", t.position)
+        else:
+            key = (cand.kind, cand.board, cand.mistake, cand.move)
+        groups.setdefault(key, []).append(item)
+    top = max(v for v, _, _ in scored)
+    weights = {key: sum(math.exp(v - top) for v, _, _ in items) for key, items in groups.items()}
+    total = sum(weights.values())
+    ranked_keys = sorted(weights, key=lambda k: -weights[k])
+    ranked = tuple(max(groups[k], key=lambda item: item[0])[1] for k in ranked_keys)
+    best_key = ranked_keys[0]
+    _, best, best_t = max(groups[best_key], key=lambda item: item[0])
+    confidence = weights[best_key] / total
+    min_square = math.log(cfg.min_square)
+
+    def fits(c: Candidate) -> bool:
+        return c.loglik >= cfg.min_fit and c.worst >= min_square
+
+    fit_ok = fits(best)
+
+    def diffs_against(board: Board) -> tuple[SquareDiff, ...]:
+        out = []
+        for sq in range(12):
+            eb = board[1][sq // 6] if sq % 6 == 0 else 0
+            sb = seen[1][sq // 6] if sq % 6 == 0 else 0
+            if board[0][sq] != seen[0][sq] or eb != sb:
+                out.append(SquareDiff(sq, board[0][sq], seen[0][sq], eb, sb))
+        return tuple(out)
+
+    if fit_ok and best.kind in ("unchanged", "refill", "move", "moving"):
+        if confidence >= cfg.accept or best.kind in ("unchanged", "moving"):
+            if best.kind == "move" and best_t is not None:
+                return Verdict(
+                    "accept", confidence, best.move, best_t, best.refilled, seen=seen, ranked=ranked
+                )
+            kind = "refill_done" if best.kind == "refill" else best.kind
+            return Verdict(kind, confidence, seen=seen, ranked=ranked)
+        shared = 0.0
+        choices: list[Move] = []
+        for key in ranked_keys[: cfg.max_choices]:
+            _, cand, _t = max(groups[key], key=lambda item: item[0])
+            if cand.kind != "move" or cand.move is None or not fits(cand):
+                break
+            shared += weights[key] / total
+            if cand.move not in choices:
+                choices.append(cand.move)
+        if choices and shared >= cfg.ask:
+            return Verdict(
+                "ambiguous", confidence, choices=tuple(choices), seen=seen, ranked=ranked
+            )
+    # A dispute: name the mistake if one fits, and compare with the closest legal result.
+    legal = [
+        (v, c, t) for v, c, t in scored if c.kind == "move" and t is not None and not c.refilled
+    ]
+    if legal:
+        _, closest, closest_t = max(legal, key=lambda item: item[1].loglik)
+        expected = closest.board
+        move = closest.move
+    else:
+        expected, move, closest_t = board_of(position), None, None
+    mistake = best.mistake if best.kind == "mistake" and fit_ok else None
+    diffs = diffs_against(expected)
+    if not diffs and mistake is None and move is not None:
+        # The counts agree with a legal result but the reading is too unsure to say so.
+        return Verdict("ambiguous", confidence, choices=(move,), seen=seen, ranked=ranked)
+    if best.kind == "mistake" and best.move is not None:
+        move = best.move
+        for _, c, _t in legal:
+            if c.move == best.move:
+                expected = c.board
+    return Verdict(
+        "dispute",
+        confidence,
+        move,
+        closest_t if mistake is None else None,
+        mistake=mistake,
+        diffs=diffs,
+        seen=seen,
+        ranked=ranked,
+    )

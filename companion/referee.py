@@ -1,0 +1,338 @@
+"""The referee's state machine for one game on a real board.
+
+Camera mode: every settled reading is reconciled with the trusted position;
+a move is applied only when one legal result explains the board clearly, and
+it is journaled (fsynced) before anyone is told. Otherwise the players are
+asked to choose between the likely moves, or the referee objects and names
+the squares. Manual mode: moves come from the buttons and the engine still
+referees and scores.
+
+States (as ``oanquan track`` reports them): ``waiting`` for a move,
+``moving`` while a move is in progress, ``settled`` when a move or refill was
+just accepted or the game is over, ``ambiguous`` while waiting for the
+players to pick a move, ``dispute`` while the board disagrees with the rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from companion.reconcile import (
+    Board,
+    ReconcileConfig,
+    SquareEvidence,
+    Verdict,
+    after_sowing,
+    board_of,
+    map_board,
+    reconcile,
+    refills_after,
+)
+from engine import Game, IllegalMoveError, Move, Position, Rules, Transition, illegal_reason
+
+STATES = ("waiting", "moving", "settled", "ambiguous", "dispute")
+
+
+class JournalLike(Protocol):
+    """Where confirmed moves and decisions go before the screen says they are done."""
+
+    def append(self, kind: str, data: dict[str, Any]) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeConfig:
+    settle_frames: int = 3  # identical readings in a live stream before objecting
+    reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    move: Move
+    ply: int
+    confidence: float
+    how: str  # camera | confirmed | buttons
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The referee's verdict for one frame or one button action."""
+
+    state: str
+    detail: str
+    accepted: tuple[Accepted, ...] = ()
+    verdict: Verdict | None = None
+
+
+def _refill_text(transition: Transition) -> str:
+    parts = []
+    for refill in refills_after(transition):
+        p = refill.player
+        text = f"P{p} puts 1 pebble on each of squares {6 * p + 1}-{6 * p + 5}"
+        if refill.borrowed:
+            text += f" ({refill.own} own, {refill.borrowed} borrowed from P{1 - p})"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+class Referee:
+    """One game refereed from camera readings and button answers."""
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        start: Position | None = None,
+        journal: JournalLike | None = None,
+        clock: Callable[[], float] | None = None,
+        config: RefereeConfig | None = None,
+        mode: str = "camera",
+    ) -> None:
+        self.rules = rules or Rules()
+        self.config = config or RefereeConfig()
+        self.journal = journal
+        self.clock = clock
+        self.mode = mode
+        self.game = Game(self.rules, start)
+        self.owed: Board | None = None  # physical board while a refill is still owed
+        self.pending: Verdict | None = None
+        self.state = "waiting"
+        self.setup_checked = self.game.position.ply > 0
+        self._last_seen: Board | None = None
+        self._stable = 0
+        self.counters = {"moves": 0, "disputes": 0, "confirmations": 0}
+
+    # -- bookkeeping ------------------------------------------------------
+
+    @property
+    def position(self) -> Position:
+        return self.game.position
+
+    def _log(self, kind: str, data: dict[str, Any]) -> None:
+        if self.journal is not None:
+            if self.clock is not None:
+                data = {**data, "time": self.clock()}
+            self.journal.append(kind, data)
+
+    def _apply(self, move: Move, how: str, confidence: float, frame: str | None) -> Accepted:
+        transition = self.game.preview(move)
+        # Journal first: a power cut after this line still knows the move.
+        self._log(
+            "move",
+            {
+                "move": str(move),
+                "ply": transition.position.ply,
+                "how": how,
+                "confidence": round(confidence, 4),
+                "frame": frame,
+            },
+        )
+        self.game.play(move)
+        self.counters["moves"] += 1
+        self.pending = None
+        return Accepted(move, self.position.ply, confidence, how)
+
+    def _after_move_report(
+        self, accepted: Accepted, refilled: bool, verdict: Verdict | None
+    ) -> Report:
+        transition = self.game.transitions[-1]
+        if self.position.over and self.position.outcome is not None:
+            o = self.position.outcome
+            who = "draw" if o.winner is None else f"P{o.winner} wins"
+            self._log("end", {"final": list(o.final), "winner": o.winner, "reason": o.reason})
+            self.state = "settled"
+            return Report(
+                "settled",
+                f"{accepted.move} ends the game: {o.final[0]}-{o.final[1]}, {who}",
+                (accepted,),
+                verdict,
+            )
+        detail = f"{accepted.move} accepted"
+        sown = after_sowing(transition)
+        if refills_after(transition) and not refilled and sown != board_of(self.position):
+            self.owed = sown
+            detail += "; refill: " + _refill_text(transition)
+        else:
+            self.owed = None
+        self.state = "settled"
+        return Report("settled", detail, (accepted,), verdict)
+
+    # -- camera -----------------------------------------------------------
+
+    def observe(
+        self,
+        reading: Sequence[SquareEvidence] | None,
+        *,
+        frame: str | None = None,
+        fit: bool = True,
+        reason: str | None = None,
+        still: bool = False,
+    ) -> Report:
+        """One camera frame: ``fit`` False (motion, hand, exposure) means do not count it.
+
+        ``still`` marks a scene known to be settled (a photo with no motion
+        evidence); otherwise disputes wait for identical readings in a row.
+        """
+        if self.position.over:
+            return Report("settled", "game over")
+        if not fit or reading is None:
+            self._stable = 0
+            if self.state in ("ambiguous", "dispute"):
+                return Report(
+                    self.state, f"{self._pending_detail()} ({reason or 'frame not usable'})"
+                )
+            return Report(
+                "moving" if self.state != "waiting" or reason else "waiting",
+                reason or "frame not usable",
+            )
+        seen = map_board(reading)
+        self._stable = self._stable + 1 if seen == self._last_seen else 1
+        self._last_seen = seen
+        settled = still or self._stable >= self.config.settle_frames
+        verdict = reconcile(
+            self.position, reading, self.rules, current=self.owed, config=self.config.reconcile
+        )
+        if not self.setup_checked:
+            return self._check_setup(verdict, settled)
+        if verdict.kind == "accept" and verdict.move is not None:
+            accepted = self._apply(verdict.move, "camera", verdict.confidence, frame)
+            return self._after_move_report(accepted, verdict.refilled, verdict)
+        if verdict.kind == "refill_done":
+            self.owed = None
+            self.pending = None
+            self._log("refill_done", {"ply": self.position.ply})
+            self.state = "waiting"
+            return Report("waiting", "refill done", verdict=verdict)
+        if verdict.kind == "unchanged":
+            if self.state in ("ambiguous", "dispute"):
+                self._log("resolve", {"how": "board restored"})
+            self.pending = None
+            self.state = "waiting"
+            return Report(
+                "waiting", "refill owed" if self.owed else "waiting for a move", verdict=verdict
+            )
+        if verdict.kind == "moving" or not settled:
+            return Report("moving", "move in progress", verdict=verdict)
+        if verdict.kind == "ambiguous":
+            if (
+                self.state != "ambiguous"
+                or self.pending is None
+                or self.pending.choices != verdict.choices
+            ):
+                self._log(
+                    "dispute", {"kind": "ambiguous", "choices": [str(m) for m in verdict.choices]}
+                )
+                self.counters["confirmations"] += 1
+            self.pending = verdict
+            self.state = "ambiguous"
+            return Report("ambiguous", verdict.detail, verdict=verdict)
+        if self.state != "dispute" or self.pending is None or self.pending.detail != verdict.detail:
+            self._log(
+                "dispute",
+                {
+                    "kind": verdict.mistake or "no legal move fits",
+                    "move": None if verdict.move is None else str(verdict.move),
+                    "squares": [[d.square, d.expected, d.seen] for d in verdict.diffs],
+                },
+            )
+            self.counters["disputes"] += 1
+        self.pending = verdict
+        self.state = "dispute"
+        return Report("dispute", verdict.detail, verdict=verdict)
+
+    def _check_setup(self, verdict: Verdict, settled: bool) -> Report:
+        """The opening must be right before the first move is refereed."""
+        if verdict.kind == "unchanged":
+            self.setup_checked = True
+            self.state = "waiting"
+            return Report("waiting", "setup ok: waiting for the first move", verdict=verdict)
+        if verdict.kind == "accept" and verdict.move is not None:
+            # The first move was made before the camera saw the opening: fine if it is legal.
+            self.setup_checked = True
+            accepted = self._apply(verdict.move, "camera", verdict.confidence, None)
+            return self._after_move_report(accepted, verdict.refilled, verdict)
+        wrong = [
+            f"{sq}:{verdict.seen[0][sq] if verdict.seen else '?'}"
+            for sq in range(12)
+            if verdict.seen and verdict.seen[0][sq] != self.position.board[sq]
+        ]
+        state = "dispute" if settled else "moving"
+        return Report(
+            state, "setup: fix squares " + (", ".join(wrong) or "(unclear)"), verdict=verdict
+        )
+
+    def _pending_detail(self) -> str:
+        return self.pending.detail if self.pending is not None else self.state
+
+    # -- buttons ----------------------------------------------------------
+
+    def confirm(self, move: Move | str) -> Report:
+        """The players say which move was made (ambiguous) or overrule a dispute."""
+        move = Move.parse(move) if isinstance(move, str) else move
+        reason = illegal_reason(self.position, move, self.rules)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move {str(move)!r}: {reason}")
+        how = "confirmed" if self.state == "ambiguous" else "override"
+        if self.state == "dispute":
+            self._log("resolve", {"how": "override", "move": str(move)})
+        accepted = self._apply(move, how, 1.0, None)
+        return self._after_move_report(accepted, refilled=False, verdict=None)
+
+    def play_manual(self, move: Move | str) -> Report:
+        """Manual mode: a move entered with the buttons."""
+        move = Move.parse(move) if isinstance(move, str) else move
+        reason = illegal_reason(self.position, move, self.rules)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move {str(move)!r}: {reason}")
+        accepted = self._apply(move, "buttons", 1.0, None)
+        report = self._after_move_report(accepted, refilled=True, verdict=None)
+        self.owed = None
+        return report
+
+    def undo(self) -> Report:
+        if not self.game.transitions:
+            return Report(self.state, "nothing to undo")
+        move = self.game.undo()
+        self._log("undo", {"move": None if move is None else str(move), "ply": self.position.ply})
+        self.owed = None
+        self.pending = None
+        self.state = "waiting"
+        return Report("waiting", f"undid {move}")
+
+    def restore(self, game: Game, pending: Verdict | None = None) -> None:
+        """Resume from the journal: the game so far, and an open dispute if any."""
+        self.game = game
+        self.setup_checked = True
+        self.pending = pending
+        self.state = "waiting" if pending is None else pending.kind
+
+
+def tally(reading: Sequence[SquareEvidence], squares: Sequence[int]) -> tuple[int, int, int]:
+    """Players spread a pile over chosen squares: (best total, low, high) at 90%.
+
+    The distributions of the chosen squares are convolved, so the interval is
+    honest about how sure the camera is, which is what a dispute needs.
+    """
+    total = [1.0]
+    for sq in squares:
+        probs = list(reading[sq].probs) or [1.0]
+        out = [0.0] * (len(total) + len(probs) - 1)
+        for i, a in enumerate(total):
+            if a:
+                for j, b in enumerate(probs):
+                    out[i + j] += a * b
+        total = out
+    mass = sum(total) or 1.0
+    dist = [p / mass for p in total]
+    best = max(range(len(dist)), key=lambda n: dist[n])
+    cumulative = 0.0
+    low = high = best
+    for n, p in enumerate(dist):
+        cumulative += p
+        if cumulative >= 0.05 and low == best and n < best:
+            low = n
+        if cumulative >= 0.95:
+            high = max(n, best)
+            break
+    return best, min(low, best), high

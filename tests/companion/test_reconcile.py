@@ -1,0 +1,94 @@
+"""Reconciling camera readings with the engine: accept, wait, ask, object."""
+
+from __future__ import annotations
+
+from companion.reconcile import Evidence, reconcile
+from engine import Move, Position, Rules, legal_moves, play
+
+
+def exact(board: tuple[int, ...], big: tuple[int, int], sure: float = 0.98) -> list[Evidence]:
+    return [
+        Evidence.exact(n, big[sq // 6] if sq % 6 == 0 else 0, sure) for sq, n in enumerate(board)
+    ]
+
+
+def test_every_legal_result_is_accepted_from_a_clean_reading() -> None:
+    start = Position.initial()
+    for move in legal_moves(start):
+        after = play(start, move).position
+        verdict = reconcile(start, exact(after.board, after.big))
+        assert verdict.kind == "accept", (move, verdict.detail)
+        assert verdict.transition is not None
+        assert verdict.transition.position == after
+
+
+def test_unchanged_board_means_waiting() -> None:
+    start = Position.initial()
+    assert reconcile(start, exact(start.board, start.big)).kind == "unchanged"
+
+
+def test_board_before_the_refill_is_the_move_and_the_refill_is_owed() -> None:
+    start = Position.from_text("0B|1,0,13,0,0|0B|0,0,0,0,0 P0 s20/16 q0/0 d0/0 n0")
+    t = play(start, "3+")  # V11: P1 must refill afterwards
+    before_refill = list(t.position.board)
+    for sq in range(7, 12):
+        before_refill[sq] -= 1
+    verdict = reconcile(start, exact(tuple(before_refill), t.position.big))
+    assert verdict.kind == "accept" and not verdict.refilled
+    done = reconcile(start, exact(t.position.board, t.position.big))
+    assert done.kind == "accept" and done.refilled
+
+
+def test_pebble_in_the_wrong_square_is_a_dispute_naming_the_squares() -> None:
+    start = Position.initial()
+    after = list(play(start, "2+").position.board)  # 1 6 0 0 6 6 | 1 | 6 0 6 6 6
+    after[4] -= 1
+    after[5] += 1
+    verdict = reconcile(start, exact(tuple(after), (1, 1)))
+    assert verdict.kind == "dispute"
+    assert verdict.mistake == "pebble in the wrong square"
+    assert verdict.move == Move.parse("2+")
+    assert {d.square for d in verdict.diffs} == {4, 5}
+
+
+def test_captured_pebbles_left_on_the_board_are_named() -> None:
+    start = Position.initial()
+    t = play(start, "2+")
+    board = list(t.position.board)
+    board[3] = 6  # the capture of square 3 was not taken off
+    verdict = reconcile(start, exact(tuple(board), (1, 1)))
+    assert verdict.kind == "dispute"
+    assert verdict.mistake == "captured pebbles left on the board"
+
+
+def test_forbidden_quan_non_capture_is_named() -> None:
+    start = Position.initial()
+    loose = play(start, "1-", Rules(quan_non_min=0)).position
+    verdict = reconcile(start, exact(loose.board, loose.big))
+    assert verdict.kind == "dispute" and verdict.mistake == "quan non captured"
+
+
+def test_vague_reading_between_two_moves_asks_the_players() -> None:
+    start = Position.initial()
+    a = play(start, "2+").position.board
+    b = play(start, "4-").position.board
+    reading = []
+    for sq in range(12):
+        if a[sq] == b[sq]:
+            reading.append(Evidence.exact(a[sq], 1 if sq % 6 == 0 else 0))
+        else:
+            probs = [0.0] * 10
+            probs[a[sq]] += 0.5
+            probs[b[sq]] += 0.5
+            reading.append(Evidence(tuple(probs), 0.98 if sq % 6 == 0 else 0.02))
+    verdict = reconcile(start, reading)
+    assert a != b
+    assert verdict.kind == "ambiguous"
+    assert set(verdict.choices) >= {Move.parse("2+"), Move.parse("4-")}
+
+
+def test_nothing_fits_is_a_dispute_against_the_closest_legal_result() -> None:
+    start = Position.initial()
+    verdict = reconcile(start, exact((0, 9, 9, 0, 0, 0, 0, 9, 9, 0, 0, 0), (0, 0)))
+    assert verdict.kind == "dispute" and verdict.mistake is None
+    assert verdict.diffs

@@ -1,0 +1,128 @@
+"""The referee state machine on synthetic readings (no camera, no vision)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from companion.reconcile import Evidence
+from companion.referee import Referee, tally
+from engine import Game, IllegalMoveError, Position, Rules, play
+
+
+class ListJournal:
+    def __init__(self) -> None:
+        self.records: list[tuple[str, dict[str, Any]]] = []
+
+    def append(self, kind: str, data: dict[str, Any]) -> None:
+        self.records.append((kind, data))
+
+
+def reading(board: tuple[int, ...], big: tuple[int, int]) -> list[Evidence]:
+    return [Evidence.exact(n, big[sq // 6] if sq % 6 == 0 else 0) for sq, n in enumerate(board)]
+
+
+def test_a_whole_random_game_is_refereed_from_stills() -> None:
+    rng = random.Random(3)
+    truth = Game()
+    journal = ListJournal()
+    ref = Referee(journal=journal, clock=lambda: 0.0)
+    assert ref.observe(reading(truth.position.board, truth.position.big), still=True).state == "waiting"
+    while not truth.is_over:
+        t = truth.play(rng.choice(truth.legal_moves()))
+        report = ref.observe(reading(t.position.board, t.position.big), still=True, frame=f"{t.position.ply}")
+        assert report.state == "settled", report.detail
+        assert [a.move for a in report.accepted] == [t.move]
+    assert ref.position == truth.position
+    moves = [d["move"] for kind, d in journal.records if kind == "move"]
+    assert moves == [str(m) for m in truth.moves]
+    assert journal.records[-1][0] == "end"
+
+
+def test_refill_is_owed_until_the_board_shows_it() -> None:
+    start = Position.from_text("0B|1,0,13,0,0|0B|0,0,0,0,0 P0 s20/16 q0/0 d0/0 n0")
+    ref = Referee(start=start)
+    ref.setup_checked = True
+    t = play(start, "3+")
+    owed = list(t.position.board)
+    for sq in range(7, 12):
+        owed[sq] -= 1
+    report = ref.observe(reading(tuple(owed), t.position.big), still=True)
+    assert report.state == "settled" and "refill: P1 puts 1 pebble" in report.detail
+    assert ref.observe(reading(tuple(owed), t.position.big), still=True).detail == "refill owed"
+    assert ref.observe(reading(t.position.board, t.position.big), still=True).detail == "refill done"
+
+
+def test_a_wrong_board_is_disputed_then_fixed_by_the_players() -> None:
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    wrong = list(play(start, "2+").position.board)
+    wrong[4] -= 1
+    wrong[5] += 1
+    report = ref.observe(reading(tuple(wrong), (1, 1)), still=True)
+    assert report.state == "dispute"
+    assert "square 4: expected 6, seen 5" in report.detail
+    fixed = play(start, "2+").position
+    assert ref.observe(reading(fixed.board, fixed.big), still=True).state == "settled"
+    assert ref.position == fixed
+
+
+def test_live_stream_waits_for_a_stable_board_before_objecting() -> None:
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    odd = (0, 9, 9, 0, 0, 0, 0, 9, 9, 0, 0, 0)
+    states = [ref.observe(reading(odd, (0, 0))).state for _ in range(3)]
+    assert states == ["moving", "moving", "dispute"]
+
+
+def test_ambiguous_reading_is_settled_by_the_players_choice() -> None:
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    a, b = play(start, "2+").position.board, play(start, "4-").position.board
+    evidence = []
+    for sq in range(12):
+        probs = [0.0] * 10
+        probs[a[sq]] += 0.5
+        probs[b[sq]] += 0.5
+        evidence.append(Evidence(tuple(probs), 0.98 if sq % 6 == 0 else 0.02))
+    report = ref.observe(evidence, still=True)
+    assert report.state == "ambiguous"
+    with pytest.raises(IllegalMoveError):
+        ref.confirm("8+")
+    assert ref.confirm("4-").accepted[0].how == "confirmed"
+    assert ref.position == play(start, "4-").position
+
+
+def test_manual_mode_and_undo() -> None:
+    journal = ListJournal()
+    ref = Referee(mode="manual", journal=journal)
+    ref.play_manual("5-")
+    ref.play_manual("9-")
+    assert ref.position.ply == 2
+    ref.undo()
+    assert ref.position == play(Position.initial(), "5-").position
+    assert [k for k, _ in journal.records] == ["move", "move", "undo"]
+    with pytest.raises(IllegalMoveError):
+        ref.play_manual("3+")  # P1 to move
+
+
+def test_setup_check_names_the_squares_to_fix() -> None:
+    ref = Referee()
+    board = list(Position.initial().board)
+    board[3] = 2
+    report = ref.observe(reading(tuple(board), (1, 1)), still=True)
+    assert report.state == "dispute" and "3:2" in report.detail
+
+
+def test_tally_gives_an_honest_interval() -> None:
+    sure = [Evidence.exact(4), Evidence.exact(6)]
+    assert tally(sure, [0, 1]) == (10, 10, 10)
+    vague = [Evidence((0.0, 0.0, 0.0, 0.3, 0.4, 0.3)), Evidence.exact(6)]
+    best, low, high = tally(vague, [0, 1])
+    assert (best, low, high) == (10, 9, 11)
+    assert Rules()  # rules untouched by tallies

@@ -81,6 +81,7 @@ class ReconcileConfig:
     min_square: float = 0.005  # a candidate whose count in any square is this unlikely does not fit
     prior_mistake: float = 0.02
     prior_moving: float = 0.05
+    prior_two_moves: float = 0.05
     max_choices: int = 3
 
 
@@ -93,6 +94,7 @@ class Candidate:
     move: Move | None = None
     refilled: bool = False
     mistake: str | None = None
+    follow: Move | None = None  # a second move, when a frame between the two was missed
     loglik: float = 0.0
     worst: float = 0.0  # the least likely square's log-probability
 
@@ -121,6 +123,7 @@ class Verdict:
     move: Move | None = None
     transition: Transition | None = None
     refilled: bool = False
+    follow: Transition | None = None
     choices: tuple[Move, ...] = ()
     mistake: str | None = None
     diffs: tuple[SquareDiff, ...] = ()
@@ -267,9 +270,13 @@ def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
 
 
 def candidates(
-    position: Position, rules: Rules, current: Board | None = None
+    position: Position, rules: Rules, current: Board | None = None, plies: int = 1
 ) -> list[tuple[Candidate, Transition | None]]:
-    """Every board that may be on the ground next, with the move that makes it."""
+    """Every board that may be on the ground next, with the move that makes it.
+
+    With ``plies=2`` the results of two moves in a row are added too, for when
+    the frame between them was unusable (a hand over the board).
+    """
     current = current or board_of(position)
     out: list[tuple[Candidate, Transition | None]] = [(Candidate("unchanged", current), None)]
     if current != board_of(position):
@@ -292,6 +299,14 @@ def candidates(
                 out.append((Candidate("mistake", board, move, mistake="missed relay"), t))
             else:
                 pauses.append((Candidate("moving", board, move), t))
+        if plies >= 2 and not t.position.over:
+            for second in legal_moves(t.position, rules):
+                t2 = play(t.position, second, rules)
+                out.append((Candidate("move", after_sowing(t2), move, follow=second), t2))
+                if board_of(t2.position) != after_sowing(t2):
+                    out.append(
+                        (Candidate("move", board_of(t2.position), move, True, follow=second), t2)
+                    )
     # A board that is a named mistake of any move is not called a pause of another.
     named = {c.board for c, _ in out if c.kind == "mistake"}
     out.extend(item for item in pauses if item[0].board not in named)
@@ -305,6 +320,7 @@ def reconcile(
     *,
     current: Board | None = None,
     config: ReconcileConfig | None = None,
+    plies: int = 1,
 ) -> Verdict:
     """Decide what a settled reading means for the trusted ``position``.
 
@@ -319,18 +335,20 @@ def reconcile(
         "unchanged": 0.0,
         "refill": 0.0,
         "move": 0.0,
+        "move2": math.log(cfg.prior_two_moves),
         "moving": math.log(cfg.prior_moving),
         "mistake": math.log(cfg.prior_mistake),
     }
     scored: list[tuple[float, Candidate, Transition | None]] = []
-    pool = candidates(position, rules, current)
+    pool = candidates(position, rules, current, plies)
     lawful = {c.board for c, _ in pool if c.kind in ("unchanged", "refill", "move")}
     for cand, t in pool:
         # A board reachable legally is never called a mistake or a pause.
         if cand.kind in ("moving", "mistake") and cand.board in lawful:
             continue
         ll, worst = score(cand.board)
-        scored.append((ll + priors[cand.kind], replace(cand, loglik=ll, worst=worst), t))
+        prior = priors["move2" if cand.follow is not None else cand.kind]
+        scored.append((ll + prior, replace(cand, loglik=ll, worst=worst), t))
     # Merge candidates that end in the same position (same board, same score).
     groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
     for item in scored:
@@ -366,7 +384,19 @@ def reconcile(
 
     if fit_ok and best.kind in ("unchanged", "refill", "move", "moving"):
         if confidence >= cfg.accept or best.kind in ("unchanged", "moving"):
-            if best.kind == "move" and best_t is not None:
+            if best.kind == "move" and best_t is not None and best.move is not None:
+                if best.follow is not None:
+                    first = play(position, best.move, rules)
+                    return Verdict(
+                        "accept",
+                        confidence,
+                        best.move,
+                        first,
+                        best.refilled,
+                        best_t,
+                        seen=seen,
+                        ranked=ranked,
+                    )
                 return Verdict(
                     "accept", confidence, best.move, best_t, best.refilled, seen=seen, ranked=ranked
                 )
@@ -387,7 +417,9 @@ def reconcile(
             )
     # A dispute: name the mistake if one fits, and compare with the closest legal result.
     legal = [
-        (v, c, t) for v, c, t in scored if c.kind == "move" and t is not None and not c.refilled
+        (v, c, t)
+        for v, c, t in scored
+        if c.kind == "move" and t is not None and not c.refilled and c.follow is None
     ]
     if legal:
         _, closest, closest_t = max(legal, key=lambda item: item[1].loglik)

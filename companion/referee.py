@@ -101,6 +101,7 @@ class Referee:
         self.setup_checked = self.game.position.ply > 0
         self._last_seen: Board | None = None
         self._stable = 0
+        self._decided = True
         self.counters = {"moves": 0, "disputes": 0, "confirmations": 0}
 
     # -- bookkeeping ------------------------------------------------------
@@ -178,6 +179,7 @@ class Referee:
             return Report("settled", "game over")
         if not fit or reading is None:
             self._stable = 0
+            self._decided = False
             if self.state in ("ambiguous", "dispute"):
                 return Report(
                     self.state, f"{self._pending_detail()} ({reason or 'frame not usable'})"
@@ -190,13 +192,25 @@ class Referee:
         self._stable = self._stable + 1 if seen == self._last_seen else 1
         self._last_seen = seen
         settled = still or self._stable >= self.config.settle_frames
+        # After a frame that decided nothing, two moves may have been made since.
+        plies = 1 if self._decided else 2
         verdict = reconcile(
-            self.position, reading, self.rules, current=self.owed, config=self.config.reconcile
+            self.position,
+            reading,
+            self.rules,
+            current=self.owed,
+            config=self.config.reconcile,
+            plies=plies,
         )
+        self._decided = verdict.kind in ("accept", "unchanged", "refill_done")
         if not self.setup_checked:
             return self._check_setup(verdict, settled)
         if verdict.kind == "accept" and verdict.move is not None:
             accepted = self._apply(verdict.move, "camera", verdict.confidence, frame)
+            if verdict.follow is not None and verdict.follow.move is not None:
+                second = self._apply(verdict.follow.move, "camera", verdict.confidence, frame)
+                report = self._after_move_report(second, verdict.refilled, verdict)
+                return Report(report.state, report.detail, (accepted, second), verdict)
             return self._after_move_report(accepted, verdict.refilled, verdict)
         if verdict.kind == "refill_done":
             self.owed = None

@@ -126,3 +126,16 @@ def test_tally_gives_an_honest_interval() -> None:
     best, low, high = tally(vague, [0, 1])
     assert (best, low, high) == (10, 9, 11)
     assert Rules()  # rules untouched by tallies
+
+
+def test_two_moves_are_recognised_after_a_frame_with_a_hand() -> None:
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    game = Game()
+    game.play("2+")
+    game.play("9-")
+    assert ref.observe(None, fit=False, reason="hand over the board").state == "moving"
+    report = ref.observe(reading(game.position.board, game.position.big), still=True)
+    assert [str(a.move) for a in report.accepted] == ["2+", "9-"]
+    assert ref.position == game.position

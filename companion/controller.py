@@ -1,0 +1,347 @@
+"""What the OLED shows and what the buttons do, as a pure state machine.
+
+The controller turns button gestures and referee reports into actions on the
+referee and a screen value to draw. It owns no hardware and reads no clock
+of its own: the app loop feeds it events with their times, which is what
+makes every interaction testable without a Pi.
+
+Buttons (four-button layout): ◀ ▶ browse legal moves with a preview of each;
+OK plays the move in manual mode, or confirms a choice; BACK returns to the
+board; a long OK opens the menu; a long BACK undoes the last move; the
+operator gesture (a long hold of BACK+OK) opens the operator menu.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from companion.input import Chord, Held, InputEvent, LongPress, Repeat, ShortPress
+from companion.referee import Referee, Report
+from companion.screens import (
+    MAIN_MENU,
+    AttractScreen,
+    BoardScreen,
+    ConfirmScreen,
+    Dispute,
+    DisputeScreen,
+    ErrorScreen,
+    GameOverScreen,
+    IdleScreen,
+    MenuItem,
+    MenuScreen,
+    MoveScreen,
+    RefillScreen,
+    RulesScreen,
+    ScoresScreen,
+    Screen,
+    board_view,
+    game_over_view,
+    move_preview,
+    refill_view,
+)
+from engine import EngineError, Move
+
+RULES_PAGES = 3
+
+
+@dataclass
+class KioskTimers:
+    """Unattended behaviour; 0 disables a timer."""
+
+    attract_after_s: float = 60.0
+    reset_after_s: float = 300.0
+    countdown_s: float = 30.0
+
+
+@dataclass
+class Controller:
+    """UI state over a referee; ``screen()`` is what the OLED shows now."""
+
+    referee: Referee
+    lang: str = "vi"
+    hints: bool = True
+    kiosk: KioskTimers | None = None
+    ai_move: Callable[[], Move] | None = None  # the companion's own move, when it plays a side
+    ai_side: int | None = None
+    on_new_game: Callable[[], None] | None = None
+    on_shutdown: Callable[[], None] | None = None
+    view: str = "board"  # board | cursor | scores | menu | rules | confirm | dispute | refill | over | error | attract | hint | ai
+    cursor: int = 0
+    menu_index: int = 0
+    confirm_index: int = 0
+    rules_page: int = 1
+    error: str | None = None
+    last_activity: float = 0.0
+    now: float = 0.0
+    attract_frame: int = 0
+    message: str = ""
+    counters: dict[str, int] = field(default_factory=lambda: {"games": 0})
+    _suggested: Move | None = None
+
+    # -- inputs -----------------------------------------------------------
+
+    def tick(self, now: float) -> None:
+        """Time passes: attract loop, idle countdown and the automatic reset."""
+        self.now = now
+        if self.kiosk is None:
+            return
+        idle = now - self.last_activity
+        k = self.kiosk
+        if k.reset_after_s and idle >= k.reset_after_s and self.referee.position.ply > 0:
+            self.new_game()
+            self.last_activity = now
+            self.view = "attract"
+            return
+        if k.attract_after_s and idle >= k.attract_after_s and self.view in ("board", "over"):
+            self.view = "attract"
+        if self.view == "attract":
+            self.attract_frame = int(now * 4)
+
+    def on_input(self, event: InputEvent) -> None:
+        self.last_activity = self.now = max(self.now, event.t)
+        if self.view == "attract":
+            self.view = "board"
+            return
+        if isinstance(event, Held | Chord):
+            buttons = event.buttons
+            if (
+                buttons == frozenset({"back", "ok"})
+                and isinstance(event, Held)
+                and event.seconds >= 5
+            ):
+                self.view, self.menu_index = "menu", 0
+            elif buttons == frozenset({"left", "right"}):
+                self.view = "scores"
+            return
+        if isinstance(event, LongPress):
+            if event.button == "ok":
+                self.view, self.menu_index = "menu", 0
+            elif event.button == "back":
+                self.message = self.referee.undo().detail
+                self.view = "board"
+            return
+        if isinstance(event, ShortPress | Repeat):
+            self._press(event.button)
+
+    def _press(self, button: str) -> None:
+        handler = getattr(self, f"_press_{self.view}", None)
+        if handler is not None:
+            handler(button)
+
+    def _press_board(self, button: str) -> None:
+        if button in ("left", "right") and self._legal():
+            self.view = "cursor"
+            self.cursor = 0 if button == "right" else len(self._legal()) - 1
+        elif (
+            button == "ok"
+            and self.hints
+            and self.ai_move is not None
+            and not self.referee.position.over
+        ):
+            self._suggested = self.ai_move()
+            self.view = "hint"
+        elif button == "back":
+            self.view = "scores"
+
+    def _press_cursor(self, button: str) -> None:
+        legal = self._legal()
+        if not legal:
+            self.view = "board"
+            return
+        if button in ("left", "right"):
+            self.cursor = (self.cursor + (1 if button == "right" else -1)) % len(legal)
+        elif button == "ok" and self.referee.mode == "manual":
+            self.on_report(self.referee.play_manual(legal[self.cursor % len(legal)]))
+        elif button == "back":
+            self.view = "board"
+
+    def _press_hint(self, button: str) -> None:
+        if button == "ok" and self.referee.mode == "manual" and self._suggested is not None:
+            self.on_report(self.referee.play_manual(self._suggested))
+        else:
+            self.view = "board"
+
+    _press_ai = _press_hint
+
+    def _press_scores(self, button: str) -> None:
+        self.view = "board"
+
+    def _press_rules(self, button: str) -> None:
+        if button == "right" and self.rules_page < RULES_PAGES:
+            self.rules_page += 1
+        elif button == "left" and self.rules_page > 1:
+            self.rules_page -= 1
+        elif button in ("back", "ok"):
+            self.view = "menu"
+
+    def _menu_items(self) -> tuple[MenuItem, ...]:
+        items = []
+        for item in MAIN_MENU:
+            if item.key == "menu.language":
+                item = MenuItem(item.key, f"value.{self.lang}")
+            elif item.key == "menu.hints":
+                item = MenuItem(item.key, "value.on" if self.hints else "value.off")
+            items.append(item)
+        return tuple(items)
+
+    def _press_menu(self, button: str) -> None:
+        items = self._menu_items()
+        if button in ("left", "right"):
+            self.menu_index = (self.menu_index + (1 if button == "right" else -1)) % len(items)
+        elif button == "back":
+            self.view = "board"
+        elif button == "ok":
+            key = items[self.menu_index].key
+            if key == "menu.new_game":
+                self.new_game()
+            elif key == "menu.rules":
+                self.view, self.rules_page = "rules", 1
+            elif key == "menu.language":
+                self.lang = "en" if self.lang == "vi" else "vi"
+            elif key == "menu.hints":
+                self.hints = not self.hints
+            elif key == "menu.shutdown" and self.on_shutdown is not None:
+                self.on_shutdown()
+            elif key == "menu.back":
+                self.view = "board"
+
+    def _press_confirm(self, button: str) -> None:
+        choices = self._choices()
+        if not choices:
+            self.view = "board"
+            return
+        if button in ("left", "right"):
+            self.confirm_index = (self.confirm_index + (1 if button == "right" else -1)) % len(
+                choices
+            )
+        elif button == "ok":
+            self.on_report(self.referee.confirm(choices[self.confirm_index % len(choices)]))
+        elif button == "back":
+            self.view = "board"
+
+    def _press_dispute(self, button: str) -> None:
+        pending = self.referee.pending
+        if button == "ok" and pending is not None and pending.move is not None:
+            try:
+                self.on_report(self.referee.confirm(pending.move))
+            except EngineError as exc:
+                self.message = str(exc)
+        elif button == "back":
+            self.view = "board"  # the players put the board right; the camera will see it
+
+    def _press_refill(self, button: str) -> None:
+        if button in ("ok", "back"):
+            self.view = "board"
+
+    def _press_over(self, button: str) -> None:
+        if button == "ok":
+            self.new_game()
+
+    def _press_error(self, button: str) -> None:
+        if button in ("ok", "back"):
+            self.error = None
+            self.view = "board"
+
+    # -- referee ------------------------------------------------------------
+
+    def on_report(self, report: Report) -> None:
+        """Follow what the referee decided: accepted moves, refills, questions, disputes."""
+        self.message = report.detail
+        position = self.referee.position
+        if position.over:
+            self.view = "over"
+            return
+        if report.state == "ambiguous":
+            if self.view != "confirm":
+                self.confirm_index = 0
+            self.view = "confirm"
+        elif report.state == "dispute":
+            self.view = "dispute"
+        elif report.accepted:
+            self.cursor = 0
+            self.view = "refill" if self.referee.owed is not None else self._turn_view()
+        elif self.view in ("confirm", "dispute", "refill") and report.state == "waiting":
+            self.view = self._turn_view()
+
+    def on_error(self, kind: str) -> None:
+        self.error = kind
+        self.view = "error"
+
+    def _turn_view(self) -> str:
+        if (
+            self.ai_side is not None
+            and self.referee.position.to_move == self.ai_side
+            and self.ai_move
+        ):
+            self._suggested = self.ai_move()
+            return "ai"
+        return "board"
+
+    def new_game(self) -> None:
+        self.counters["games"] += 1
+        if self.on_new_game is not None:
+            self.on_new_game()
+        self.view, self.cursor, self.message = "board", 0, ""
+
+    # -- output ---------------------------------------------------------------
+
+    def _legal(self) -> list[Move]:
+        return self.referee.game.legal_moves()
+
+    def _choices(self) -> tuple[Move, ...]:
+        pending = self.referee.pending
+        return pending.choices if pending is not None else ()
+
+    def screen(self) -> Screen:
+        """The screen value for the current state (rendered by ``render_screen``)."""
+        game = self.referee.game
+        view = board_view(game.position)
+        countdown = self._countdown()
+        if countdown is not None and self.view in ("board", "attract", "cursor", "scores"):
+            return IdleScreen(countdown)
+        if self.view == "attract":
+            shift = (self.attract_frame // 8) % 4
+            return AttractScreen(self.attract_frame, (shift % 2, shift // 2))
+        if self.view == "error":
+            return ErrorScreen("camera_lost" if self.error == "camera_lost" else "board_not_found")
+        if self.view == "over":
+            result = game_over_view(game.position)
+            if result is not None:
+                return GameOverScreen(result)
+        if self.view == "menu":
+            items = self._menu_items()
+            return MenuScreen(items, self.menu_index % len(items))
+        if self.view == "rules":
+            return RulesScreen(self.rules_page)
+        if self.view == "scores":
+            return ScoresScreen(view)
+        if self.view == "confirm" and self._choices():
+            choices = self._choices()[:3]
+            previews = tuple(move_preview(game.preview(m)) for m in choices)
+            return ConfirmScreen(previews, self.confirm_index % len(previews))
+        if self.view == "dispute" and self.referee.pending is not None:
+            diffs = self.referee.pending.diffs
+            if diffs:
+                d = diffs[0]
+                return DisputeScreen(view, Dispute(d.square, d.expected, d.seen))
+        if self.view == "refill" and game.transitions:
+            refill = refill_view(game.transitions[-1])
+            if refill is not None:
+                return RefillScreen(view, refill)
+        if self.view in ("hint", "ai") and self._suggested is not None:
+            return MoveScreen(view, move_preview(game.preview(self._suggested)), 0, 1)
+        if self.view == "cursor":
+            legal = self._legal()
+            if legal:
+                i = self.cursor % len(legal)
+                return MoveScreen(view, move_preview(game.preview(legal[i])), i, len(legal))
+        return BoardScreen(view)
+
+    def _countdown(self) -> int | None:
+        """Seconds before the automatic reset, once it is close enough to warn."""
+        k = self.kiosk
+        if k is None or not k.reset_after_s or self.referee.position.ply == 0:
+            return None
+        left = k.reset_after_s - (self.now - self.last_activity)
+        return int(left + 0.999) if 0 < left <= k.countdown_s else None

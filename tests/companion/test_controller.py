@@ -1,0 +1,139 @@
+"""Buttons and referee reports drive the screens (no hardware, time given by hand)."""
+
+from __future__ import annotations
+
+from companion.controller import Controller, KioskTimers
+from companion.input import Held, LongPress, ShortPress
+from companion.reconcile import Evidence
+from companion.referee import Referee
+from companion.screens import (
+    AttractScreen,
+    BoardScreen,
+    ConfirmScreen,
+    DisputeScreen,
+    GameOverScreen,
+    IdleScreen,
+    MenuScreen,
+    MoveScreen,
+    render_screen,
+)
+from engine import Game, Position, play
+
+
+def press(c: Controller, *buttons: str, t: float = 0.0) -> None:
+    for b in buttons:
+        c.on_input(ShortPress(b, t))
+
+
+def test_manual_game_played_entirely_with_buttons() -> None:
+    ref = Referee(mode="manual")
+    c = Controller(ref)
+    # V40's moves; each is found by walking the cursor to it.
+    for text in ["5-", "9-", "4+", "9+", "5-", "9-", "5-", "7+", "5-"]:
+        press(c, "right")
+        assert isinstance(c.screen(), MoveScreen)
+        legal = [str(m) for m in ref.game.legal_moves()]
+        for _ in range(legal.index(text)):
+            press(c, "right")
+        press(c, "ok")
+    assert isinstance(c.screen(), GameOverScreen)
+    assert ref.position.outcome is not None and ref.position.outcome.final == (52, 18)
+    press(c, "ok")  # new game
+    assert c.counters["games"] == 1
+
+
+def test_every_screen_the_controller_builds_renders() -> None:
+    ref = Referee(mode="manual")
+    c = Controller(ref, ai_move=lambda: ref.game.legal_moves()[0])
+    for buttons in (["right"], ["back"], ["ok"], ["back", "back"]):
+        press(c, *buttons)
+        image = render_screen(c.screen(), "vi")
+        assert image.size == (128, 64) and image.mode == "1"
+
+
+def test_menu_toggles_language_and_hints() -> None:
+    c = Controller(Referee(mode="manual"))
+    c.on_input(LongPress("ok", 1.0))
+    assert isinstance(c.screen(), MenuScreen)
+    press(c, "right", "right", "ok")  # language
+    assert c.lang == "en"
+    press(c, "right", "ok")  # hints
+    assert c.hints is False
+    press(c, "back")
+    assert isinstance(c.screen(), BoardScreen)
+
+
+def test_long_back_undoes_the_last_move() -> None:
+    ref = Referee(mode="manual")
+    c = Controller(ref)
+    ref.play_manual("2+")
+    c.on_input(LongPress("back", 2.0))
+    assert ref.position == Position.initial()
+
+
+def exact(p: Position) -> list[Evidence]:
+    return [Evidence.exact(n, p.big[sq // 6] if sq % 6 == 0 else 0) for sq, n in enumerate(p.board)]
+
+
+def test_ambiguous_reading_opens_the_confirm_screen_and_ok_settles_it() -> None:
+    ref = Referee()
+    c = Controller(ref)
+    start = Position.initial()
+    c.on_report(ref.observe(exact(start), still=True))
+    a, b = play(start, "2+").position.board, play(start, "4-").position.board
+    evidence = []
+    for sq in range(12):
+        probs = [0.0] * 10
+        probs[a[sq]] += 0.5
+        probs[b[sq]] += 0.5
+        evidence.append(Evidence(tuple(probs), 0.98 if sq % 6 == 0 else 0.02))
+    c.on_report(ref.observe(evidence, still=True))
+    screen = c.screen()
+    assert isinstance(screen, ConfirmScreen)
+    chosen = screen.candidates[0]
+    press(c, "ok")
+    assert ref.position.ply == 1
+    assert ref.game.moves[0].square == chosen.square
+
+
+def test_dispute_screen_names_a_square_and_ok_overrules() -> None:
+    ref = Referee()
+    c = Controller(ref)
+    start = Position.initial()
+    c.on_report(ref.observe(exact(start), still=True))
+    wrong = list(play(start, "2+").position.board)
+    wrong[4] -= 1
+    wrong[5] += 1
+    c.on_report(
+        ref.observe(
+            [Evidence.exact(n, 1 if sq % 6 == 0 else 0) for sq, n in enumerate(wrong)], still=True
+        )
+    )
+    screen = c.screen()
+    assert isinstance(screen, DisputeScreen) and screen.dispute.square in (4, 5)
+    press(c, "ok")
+    assert [str(m) for m in ref.game.moves] == ["2+"]
+
+
+def test_kiosk_attracts_when_idle_counts_down_and_resets() -> None:
+    ref = Referee(mode="manual")
+    games: list[int] = []
+    c = Controller(ref, kiosk=KioskTimers(60, 300, 30), on_new_game=lambda: games.append(1))
+    c.tick(0.0)
+    ref.play_manual("2+")
+    press(c, "right", t=1.0)
+    press(c, "back", t=2.0)
+    c.tick(100.0)
+    assert isinstance(c.screen(), AttractScreen)
+    press(c, "left", t=280.0)  # wakes the screen, activity at 280
+    c.tick(560.0)
+    assert isinstance(c.screen(), IdleScreen)
+    c.tick(581.0)
+    assert games == [1] and isinstance(c.screen(), AttractScreen)
+
+
+def test_operator_hold_opens_the_menu() -> None:
+    c = Controller(Referee(mode="manual"))
+    c.on_input(Held(frozenset({"back", "ok"}), 5.0, 5.0))
+    assert isinstance(c.screen(), MenuScreen)
+    assert Game()  # the engine is untouched by the gesture

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-untyped,import-not-found"
 """gpiozero buttons (and an optional rotary encoder) that only queue raw edges.
 
 gpiozero calls back on its own thread (synchronously inside ``drive_low()`` on
@@ -67,7 +68,9 @@ def lgpio_factory(chip: int | None = None) -> Factory:
     except OSError as exc:
         raise from_oserror(exc, "GPIO chip", f"/dev/gpiochip{chip or 0}") from exc
     except Exception as exc:  # lgpio.error is not an OSError
-        raise DeviceError(f"cannot open GPIO chip {chip if chip is not None else 'auto'}: {exc}") from exc
+        raise DeviceError(
+            f"cannot open GPIO chip {chip if chip is not None else 'auto'}: {exc}"
+        ) from exc
 
 
 def mock_factory() -> MockFactory:
@@ -118,12 +121,20 @@ class GpioButtons:
         except OSError as exc:
             self.close()
             raise from_oserror(exc, "buttons") from exc
+        except Exception as exc:  # lgpio.error ("GPIO busy" from another process), PinError
+            self.close()
+            if "busy" in str(exc).lower():
+                raise DeviceBusyError(f"buttons: {exc}") from exc
+            raise DeviceError(f"buttons: cannot claim the GPIO pins: {exc}") from exc
 
     def _make_button(self, cls: type[Button], name: str, pin: int) -> Button:
         button = cls(
             pin,
             pull_up=self.settings.pull_up,
             bounce_time=self.settings.bounce_s or None,
+            # We never use when_held; a short hold_time keeps close() from waiting
+            # up to a second on gpiozero's hold thread while a button is down.
+            hold_time=0.05,
             pin_factory=self.pin_factory,
         )
         button.when_pressed = self._callback(name, Edge.PRESS)
@@ -166,6 +177,12 @@ class GpioButtons:
         devices: list[Any] = [*self._buttons.values()]
         if self._encoder is not None:
             devices.append(self._encoder)
+        for dev in devices:
+            # Each Button's hold thread polls every 0.1 s; ask them all to stop first so
+            # their joins overlap instead of adding up (gpiozero GPIOThread.stopping).
+            stopping = getattr(getattr(dev, "_hold_thread", None), "stopping", None)
+            if stopping is not None:
+                stopping.set()
         for dev in devices:
             try:
                 dev.close()

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-untyped,import-not-found"
 """The OLED: luma ssd1306/sh1106 on I2C, luma's ``dummy`` for tests, a null panel.
 
 A missing or flaky panel must never stop the referee: :class:`NullDisplay`
@@ -7,6 +8,7 @@ faults into a logged, retried degraded state instead of an exception.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 from collections.abc import Callable
@@ -57,21 +59,20 @@ def check_image(image: Image.Image, size: tuple[int, int] = DISPLAY_SIZE) -> Non
 def _translate(exc: BaseException, settings: DisplaySettings) -> DeviceError:
     """Map luma's and the OS's errors to ours, naming the bus and address."""
     where = f"{settings.bus_path} address 0x{settings.i2c_address:02X}"
-    try:
-        import luma.core.error as luma_error
-    except ImportError:  # pragma: no cover - luma is a dependency
-        luma_error = None  # type: ignore[assignment]
-    if luma_error is not None:
-        if isinstance(exc, luma_error.DevicePermissionError):
-            return DevicePermissionError(f"display: permission denied on {where}", settings.bus_path)
-        if isinstance(exc, luma_error.DeviceNotFoundError):
-            return DeviceNotFoundError(
-                f"display: no {settings.driver} on {where} (check wiring, i2cdetect -y "
-                f"{settings.i2c_port})",
-                settings.bus_path,
-            )
-        if isinstance(exc, luma_error.Error):
-            return DeviceError(f"display: {exc} ({where})")
+    import luma.core.error as luma_error
+
+    if isinstance(exc, luma_error.DevicePermissionError):
+        return DevicePermissionError(
+            f"display: {exc} ({where}); is the user in the i2c group?", settings.bus_path
+        )
+    if isinstance(exc, luma_error.DeviceNotFoundError):
+        return DeviceNotFoundError(
+            f"display: {exc} ({settings.driver} on {where}); check the wiring, that I2C is "
+            f"enabled and `i2cdetect -y {settings.i2c_port}`",
+            settings.bus_path,
+        )
+    if isinstance(exc, luma_error.Error):
+        return DeviceError(f"display: {exc} ({where})")
     if isinstance(exc, OSError):
         return from_oserror(exc, f"display on {where}", settings.bus_path)
     return DeviceError(f"display: {exc} ({where})")
@@ -101,7 +102,9 @@ def open_luma_oled(settings: DisplaySettings, *, bus: Any = None) -> LumaDevice:
                 page_address_offset=settings.sh1106_column_offset,
             )
         else:
-            oled = ssd1306(serial, width=DISPLAY_SIZE[0], height=DISPLAY_SIZE[1], rotate=settings.rotate)
+            oled = ssd1306(
+                serial, width=DISPLAY_SIZE[0], height=DISPLAY_SIZE[1], rotate=settings.rotate
+            )
         oled.contrast(settings.contrast)
     except ImportError as exc:  # smbus2, imported inside luma's i2c()
         raise BackendUnavailableError(f"smbus2 is not installed: {exc}") from exc
@@ -118,6 +121,16 @@ def open_dummy_luma(settings: DisplaySettings | None = None) -> LumaDevice:
     rotate = settings.rotate if settings is not None else 0
     oled: LumaDevice = dummy(width=DISPLAY_SIZE[0], height=DISPLAY_SIZE[1], rotate=rotate, mode="1")
     return oled
+
+
+def _io_errors() -> tuple[type[BaseException], ...]:
+    """What a flaky panel raises: luma maps EIO/EREMOTEIO to its own errors, else OSError.
+
+    Anything else (a TypeError, say) is a bug and must surface, not count as a fault.
+    """
+    import luma.core.error as luma_error
+
+    return (OSError, luma_error.Error)
 
 
 class OledDisplay:
@@ -170,13 +183,21 @@ class OledDisplay:
                 return
         try:
             action(oled)
-        except Exception as exc:
+        except _io_errors() as exc:
             self._fault(exc)
 
     def _fault(self, exc: BaseException) -> None:
         self.faults += 1
+        if self._oled is not None and self._reopen is not None:
+            # The next attempt builds a new device: release this one's bus handle (luma
+            # closes only buses it opened itself; an injected bus stays the caller's).
+            serial = getattr(self._oled, "_serial_interface", None)
+            with contextlib.suppress(Exception):
+                serial.cleanup()  # type: ignore[union-attr]
         if self._oled is not None:
-            log.warning("display %s failed (%s); retrying every %.0f s", self.name, exc, self._retry_s)
+            log.warning(
+                "display %s failed (%s); retrying every %.0f s", self.name, exc, self._retry_s
+            )
         self._oled = None
         self._next_retry = self._clock() + self._retry_s
 

@@ -124,7 +124,9 @@ class DisplaySettings:
         if self.rotate not in (0, 1, 2, 3):
             raise ValueError(f"rotate: expected 0, 1, 2 or 3, got {self.rotate!r}")
         if not 0 <= self.sh1106_column_offset <= 4:
-            raise ValueError(f"sh1106_column_offset: expected 0..4, got {self.sh1106_column_offset!r}")
+            raise ValueError(
+                f"sh1106_column_offset: expected 0..4, got {self.sh1106_column_offset!r}"
+            )
         if not 0 <= self.contrast <= 255:
             raise ValueError(f"contrast: expected 0..255, got {self.contrast!r}")
 
@@ -152,6 +154,9 @@ class CameraSettings:
     exposure_us: int | None = None
     analogue_gain: float | None = None
     colour_gains: tuple[float, float] | None = None
+    #: Settled exposures are rounded to whole periods of mains flicker (50 Hz mains:
+    #: 10000 us); None = off.
+    flicker_period_us: int | None = 10000
     #: Folder of images for kind="replay" (sorted by file name).
     replay_dir: Path | None = None
     loop: bool = False
@@ -174,7 +179,13 @@ class CameraSettings:
         if self.colour_gains is not None and (
             len(self.colour_gains) != 2 or min(self.colour_gains) <= 0
         ):
-            raise ValueError(f"colour_gains: expected two positive numbers, got {self.colour_gains!r}")
+            raise ValueError(
+                f"colour_gains: expected two positive numbers, got {self.colour_gains!r}"
+            )
+        if self.flicker_period_us is not None and not 1000 <= self.flicker_period_us <= 100000:
+            raise ValueError(
+                f"flicker_period_us: expected 1000..100000, got {self.flicker_period_us!r}"
+            )
         if self.kind == "replay" and self.replay_dir is None:
             raise ValueError("replay_dir: required when kind is 'replay'")
 

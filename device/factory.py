@@ -1,0 +1,116 @@
+"""One place that decides which backend each port gets.
+
+``real`` touches hardware (lgpio, I2C, camera); ``fake`` and ``replay`` never do,
+whatever the settings say - a fake backend silently reaching for real pins is
+exactly the accident this module exists to prevent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from device.buttons import FakeButtons, GpioButtons, open_buttons
+from device.camera import (
+    BGRImage,
+    GeneratedCamera,
+    OpenCvCamera,
+    Picamera2Camera,
+    ReplayCamera,
+    grey_frames,
+)
+from device.clock import Clock, monotonic
+from device.display import NullDisplay, OledDisplay, open_display, open_dummy_luma
+from device.settings import CameraSettings, HardwareSettings
+
+log = logging.getLogger(__name__)
+
+Backend = Literal["real", "fake", "replay"]
+BACKENDS: tuple[Backend, ...] = ("real", "fake", "replay")
+
+AnyCamera = Picamera2Camera | OpenCvCamera | ReplayCamera | GeneratedCamera
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """The three ports the app drives, plus how they were built."""
+
+    backend: Backend
+    buttons: GpioButtons
+    display: OledDisplay | NullDisplay
+    camera: AnyCamera
+
+    def close(self) -> None:
+        """Stop the camera, blank the panel, release the pins; safe to call twice."""
+        for part in (self.camera, self.display, self.buttons):
+            try:
+                part.close()
+            except Exception:
+                log.exception("closing %s failed", type(part).__name__)
+
+    def __enter__(self) -> Hardware:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _make_camera(
+    settings: CameraSettings,
+    backend: Backend,
+    clock: Clock,
+    frames: Callable[[int], BGRImage | None] | None,
+) -> AnyCamera:
+    kind = settings.kind
+    if kind == "replay" or (backend == "replay" and settings.replay_dir is not None):
+        if settings.replay_dir is None:
+            raise ValueError("camera: the replay backend needs camera.replay_dir")
+        return ReplayCamera(settings.replay_dir, clock=clock, loop=settings.loop)
+    if backend == "replay":
+        raise ValueError("camera: the replay backend needs camera.replay_dir")
+    if kind == "generated" or backend == "fake":
+        return GeneratedCamera(frames or grey_frames(), clock=clock)
+    if kind == "opencv":
+        return OpenCvCamera(settings, clock=clock)
+    return Picamera2Camera(settings, clock=clock)
+
+
+def make_hardware(
+    settings: HardwareSettings,
+    backend: Backend = "real",
+    *,
+    clock: Clock = monotonic,
+    pin_factory: Any = None,
+    i2c_bus: Any = None,
+    frames: Callable[[int], BGRImage | None] | None = None,
+) -> Hardware:
+    """Build buttons, display and camera for ``backend``.
+
+    real:   gpiozero on lgpio (or ``pin_factory``), luma on I2C (or ``i2c_bus``;
+            a missing panel becomes a NullDisplay unless display.required),
+            picamera2 / OpenCV / replay per camera.kind. The camera is not started.
+    fake:   mock-pin buttons (FakeButtons), luma ``dummy`` display, generated
+            frames (``frames`` or grey), or replay when camera.kind is "replay".
+    replay: as fake, but frames come from camera.replay_dir (required).
+
+    Raises:
+        ValueError: unknown backend or settings that do not fit it.
+        DeviceError: real hardware missing or not permitted (with the path).
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    camera = _make_camera(settings.camera, backend, clock, frames)
+    if backend != "real":
+        if pin_factory is not None or i2c_bus is not None:
+            raise ValueError(f"backend {backend!r} takes no pin_factory or i2c_bus")
+        fake_display = OledDisplay(open_dummy_luma(settings.display), clock=clock, name="dummy")
+        return Hardware(backend, FakeButtons(settings.buttons, clock=clock), fake_display, camera)
+    display = open_display(settings.display, bus=i2c_bus, clock=clock)
+    try:
+        buttons = open_buttons(settings.buttons, pin_factory=pin_factory, clock=clock)
+    except BaseException:
+        display.close()
+        raise
+    return Hardware(backend, buttons, display, camera)

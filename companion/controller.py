@@ -42,7 +42,7 @@ from companion.screens import (
 )
 from engine import EngineError, Move
 
-RULES_PAGES = 3
+RULES_PAGES = 4
 
 
 @dataclass

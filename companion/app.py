@@ -1,24 +1,257 @@
-"""``oanquan demo`` and ``oanquan run``.
+"""``oanquan run`` and the loop shared with ``oanquan demo``.
 
-Until the referee lands, the demo plays the hand-traced full game of
-rules.md (V40) in the terminal game, so ``make demo`` always shows something
-real on a fresh machine.
+One turn of the loop: drain the buttons into gestures, let time pass for the
+kiosk timers, read one camera frame and let the referee judge it, draw the
+screen when it changed, feed the systemd watchdog. Every piece is injected
+(hardware from the factory, the journal, the clock, the observer that turns
+frames into readings), so the demo and the tests run the same loop as the
+appliance.
 """
 
 from __future__ import annotations
 
+import argparse
+import logging
 import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
 
-from companion import terminal
-from engine import Game
+from PIL import Image
 
-DEMO_MOVES = ["5-", "9-", "4+", "9+", "5-", "9-", "5-", "7+", "5-"]
+from companion.config import Config, ConfigError, load_config
+from companion.controller import Controller, KioskTimers
+from companion.input import InputController
+from companion.journal import Journal, JournalError, Record
+from companion.reconcile import SquareDiff, SquareEvidence, Verdict
+from companion.referee import Referee
+from companion.screens import render_screen
+from companion.service import Notifier, ShutdownHandler
+from device.errors import CameraStoppedError, DeviceError, EndOfFramesError
+from device.factory import Hardware, make_hardware
+from device.ports import Frame
+from engine import EngineError, Move, Position, Rules
+
+log = logging.getLogger("oanquan")
 
 
-def demo_main(argv: list[str]) -> int:
-    return terminal.run(Game(), sys.stdin, sys.stdout, DEMO_MOVES)
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What vision made of one frame."""
+
+    reading: Sequence[SquareEvidence] | None
+    fit: bool = True
+    reason: str | None = None
+    still: bool = False
+    board_found: bool = True
+
+
+class Observer(Protocol):
+    def __call__(self, frame: Frame) -> Observation: ...
+
+
+def pending_from_record(record: Record | None) -> Verdict | None:
+    """Rebuild the open question after a restart, so the same screen comes back."""
+    if record is None:
+        return None
+    data = record.data
+    choices = tuple(Move.parse(m) for m in data.get("choices", []) or data.get("candidates", []))
+    if data.get("kind") == "ambiguous":
+        return Verdict("ambiguous", choices=choices)
+    squares = tuple(SquareDiff(int(sq), int(e), int(s)) for sq, e, s in data.get("squares", []))
+    move = Move.parse(data["move"]) if data.get("move") else None
+    return Verdict("dispute", move=move, mistake=data.get("kind"), diffs=squares)
+
+
+class App:
+    """The companion: referee, controller, screen and hardware in one loop."""
+
+    def __init__(
+        self,
+        config: Config,
+        hardware: Hardware,
+        journal: Journal,
+        *,
+        clock: Callable[[], float],
+        observer: Observer | None = None,
+        notifier: Notifier | None = None,
+        manual: bool = False,
+        kiosk: bool = False,
+        ai_move: Callable[[Position, Rules], Move] | None = None,
+        ai_side: int | None = None,
+    ) -> None:
+        self.config = config
+        self.hardware = hardware
+        self.journal = journal
+        self.clock = clock
+        self.observer = observer
+        self.notifier = notifier
+        self.rules = Rules.from_json(config.rules)
+        self.mode = "manual" if manual or observer is None else "camera"
+        self.input = InputController(config.input_settings(), clock)
+        self.referee = self._resume()
+        self._ai = ai_move
+        timers = None
+        if kiosk:
+            k = config.kiosk
+            timers = KioskTimers(
+                60.0 if k.attract else 0.0, k.idle_reset_s, min(30.0, k.idle_reset_s)
+            )
+        self.controller = Controller(
+            self.referee,
+            lang=config.language,
+            kiosk=timers,
+            ai_move=self._suggest if ai_move is not None else None,
+            ai_side=ai_side,
+            on_new_game=self.new_game,
+        )
+        self.controller.last_activity = clock()
+        self._shown: bytes | None = None
+        self.frames_seen = 0
+
+    # -- game lifecycle ---------------------------------------------------
+
+    def _resume(self) -> Referee:
+        state = self.journal.resume()
+        for warning in (*self.journal.messages, *state.warnings):
+            log.warning("%s", warning)
+        referee = Referee(self.rules, journal=self.journal, clock=self.clock, mode=self.mode)
+        if state.game is not None and state.end is None:
+            referee.rules = state.game.rules
+            referee.restore(state.game, pending_from_record(state.open_dispute))
+            log.info("resumed the game at ply %d", state.game.position.ply)
+        else:
+            self.journal.new_game(self.rules, mode=self.mode)
+        return referee
+
+    def new_game(self) -> None:
+        self.journal.new_game(self.rules, mode=self.mode)
+        fresh = Referee(self.rules, journal=self.journal, clock=self.clock, mode=self.mode)
+        self.referee = fresh
+        self.controller.referee = fresh
+
+    def _suggest(self) -> Move:
+        assert self._ai is not None
+        return self._ai(self.referee.position, self.referee.rules)
+
+    # -- the loop ---------------------------------------------------------
+
+    def step(self) -> bool:
+        """One turn of the loop; False once a replayed camera has no more frames."""
+        now = self.clock()
+        for gesture in self.input.feed(self.hardware.buttons.events(0.0)):
+            self._guard(lambda g=gesture: self.controller.on_input(g))
+        self.controller.tick(now)
+        going = True
+        if self.mode == "camera" and self.observer is not None:
+            going = self._camera_turn()
+        self.draw()
+        if self.notifier is not None:
+            self.notifier.watchdog()
+        return going
+
+    def _guard(self, action: Callable[[], None]) -> None:
+        """A refused button action is shown, never allowed to stop the appliance."""
+        try:
+            action()
+        except EngineError as exc:
+            self.controller.message = str(exc)
+
+    def _camera_turn(self) -> bool:
+        assert self.observer is not None
+        try:
+            frame = self.hardware.camera.grab()
+        except EndOfFramesError:
+            return False
+        except CameraStoppedError as exc:
+            log.error("camera: %s", exc)
+            self.controller.on_error("camera_lost")
+            return True
+        self.frames_seen += 1
+        obs = self.observer(frame)
+        if not obs.board_found:
+            if self.controller.view != "error":
+                self.controller.on_error("board_not_found")
+            return True
+        if self.controller.view == "error":
+            self.controller.view = "board"
+        report = self.referee.observe(
+            obs.reading, frame=frame.source, fit=obs.fit, reason=obs.reason, still=obs.still
+        )
+        self.controller.on_report(report)
+        if report.accepted and self.notifier is not None:
+            self.notifier.status(f"ply {self.referee.position.ply}: {report.detail}")
+        return True
+
+    def draw(self) -> Image.Image:
+        image = render_screen(self.controller.screen(), self.controller.lang)  # type: ignore[arg-type]
+        data = image.tobytes()
+        if data != self._shown:
+            self.hardware.display.show(image)
+            self._shown = data
+        return image
+
+
+def _state_dir(config: Config) -> Path:
+    return Path(config.storage.state_dir)
 
 
 def run_main(argv: list[str]) -> int:
-    print("oanquan run: the appliance loop is not built yet", file=sys.stderr)
-    return 2
+    """The appliance: real hardware, the journal in the state directory, systemd notify."""
+    parser = argparse.ArgumentParser(prog="oanquan run", description="Run the companion.")
+    parser.add_argument("--config", help="config file (default: /etc/oanquan/config.toml)")
+    parser.add_argument("--manual", action="store_true", help="no camera: moves from the buttons")
+    parser.add_argument(
+        "--kiosk", action="store_true", help="museum mode: attract loop, auto reset"
+    )
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    import time
+
+    try:
+        config = load_config(args.config)
+        Rules.from_json(config.rules)
+    except (ConfigError, EngineError, OSError) as exc:
+        print(f"oanquan run: {exc}", file=sys.stderr)
+        return 2
+    notifier = Notifier.from_environ()
+    try:
+        journal = Journal.open(_state_dir(config) / "journal.jsonl")
+        hardware = make_hardware(config.hardware, "real")
+    except (JournalError, DeviceError, ValueError) as exc:
+        print(f"oanquan run: {exc}", file=sys.stderr)
+        return 1
+    observer = None
+    if not args.manual:
+        from companion.observe import make_observer
+
+        observer = make_observer(config.vision)
+        hardware.camera.start()
+    app = App(
+        config,
+        hardware,
+        journal,
+        clock=time.monotonic,
+        observer=observer,
+        notifier=notifier,
+        manual=args.manual,
+        kiosk=args.kiosk,
+    )
+    try:
+        with ShutdownHandler(notifier=notifier):
+            notifier.ready("refereeing" if observer else "manual mode")
+            while app.step():
+                pass
+    finally:
+        hardware.close()
+    return 0
+
+
+def demo_main(argv: list[str]) -> int:
+    from companion.demo import main
+
+    return main(argv)
+
+
+__all__ = ["App", "Observation", "Observer", "demo_main", "run_main"]

@@ -20,6 +20,7 @@ from companion.input import Chord, Held, InputEvent, LongPress, Repeat, ShortPre
 from companion.referee import Referee, Report
 from companion.screens import (
     MAIN_MENU,
+    OPERATOR_MENU,
     AttractScreen,
     BoardScreen,
     ConfirmScreen,
@@ -27,10 +28,12 @@ from companion.screens import (
     DisputeScreen,
     ErrorScreen,
     GameOverScreen,
+    HintScreen,
     IdleScreen,
     MenuItem,
     MenuScreen,
     MoveScreen,
+    OperatorScreen,
     RefillScreen,
     RulesScreen,
     ScoresScreen,
@@ -43,6 +46,16 @@ from companion.screens import (
 from engine import EngineError, Move
 
 RULES_PAGES = 4
+ATTRACT_PAGE_FRAMES = 40  # attract frames run at 4 per second: a page every 10 s
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """A suggested move and why: ``gain`` points, or ``prevent`` a capture of ``amount``."""
+
+    move: Move
+    reason: str = "quiet"  # gain | prevent | quiet
+    amount: int = 0
 
 
 @dataclass
@@ -62,10 +75,12 @@ class Controller:
     lang: str = "vi"
     hints: bool = True
     kiosk: KioskTimers | None = None
-    ai_move: Callable[[], Move] | None = None  # the companion's own move, when it plays a side
+    ai_move: Callable[[], Advice] | None = None  # hints, and the companion's own moves
     ai_side: int | None = None
     on_new_game: Callable[[], None] | None = None
     on_shutdown: Callable[[], None] | None = None
+    on_reboot: Callable[[], None] | None = None
+    operator_index: int = 0
     view: str = "board"  # board | cursor | scores | menu | rules | confirm | dispute | refill | over | error | attract | hint | ai
     cursor: int = 0
     menu_index: int = 0
@@ -77,7 +92,7 @@ class Controller:
     attract_frame: int = 0
     message: str = ""
     counters: dict[str, int] = field(default_factory=lambda: {"games": 0})
-    _suggested: Move | None = None
+    _advice: Advice | None = None
 
     # -- inputs -----------------------------------------------------------
 
@@ -110,7 +125,7 @@ class Controller:
                 and isinstance(event, Held)
                 and event.seconds >= 5
             ):
-                self.view, self.menu_index = "menu", 0
+                self.view, self.operator_index = "operator", 0
             elif buttons == frozenset({"left", "right"}):
                 self.view = "scores"
             return
@@ -157,8 +172,8 @@ class Controller:
             self.view = "board"
 
     def _press_hint(self, button: str) -> None:
-        if button == "ok" and self.referee.mode == "manual" and self._suggested is not None:
-            self.on_report(self.referee.play_manual(self._suggested))
+        if button == "ok" and self.referee.mode == "manual" and self._advice is not None:
+            self.on_report(self.referee.play_manual(self._advice.move))
         else:
             self.view = "board"
 
@@ -203,6 +218,28 @@ class Controller:
                 self.hints = not self.hints
             elif key == "menu.shutdown" and self.on_shutdown is not None:
                 self.on_shutdown()
+            elif key == "menu.back":
+                self.view = "board"
+
+    def _press_operator(self, button: str) -> None:
+        items = OPERATOR_MENU
+        if button in ("left", "right"):
+            self.operator_index = (self.operator_index + (1 if button == "right" else -1)) % len(
+                items
+            )
+        elif button == "back":
+            self.view = "board"
+        elif button == "ok":
+            key = items[self.operator_index].key
+            if key == "operator.reset_counters":
+                self.counters = {"games": 0}
+                self.referee.counters = dict.fromkeys(self.referee.counters, 0)
+            elif key == "operator.reboot" and self.on_reboot is not None:
+                self.on_reboot()
+            elif key == "operator.shutdown" and self.on_shutdown is not None:
+                self.on_shutdown()
+            elif key == "operator.rules":
+                self.view, self.rules_page = "rules", 1
             elif key == "menu.back":
                 self.view = "board"
 
@@ -302,7 +339,15 @@ class Controller:
             return IdleScreen(countdown)
         if self.view == "attract":
             shift = (self.attract_frame // 8) % 4
-            return AttractScreen(self.attract_frame, (shift % 2, shift // 2))
+            page = (self.attract_frame // ATTRACT_PAGE_FRAMES) % 3
+            return AttractScreen(self.attract_frame, (shift % 2, shift // 2), page)
+        if self.view == "operator":
+            return OperatorScreen(
+                OPERATOR_MENU,
+                self.operator_index % len(OPERATOR_MENU),
+                self.counters["games"],
+                self.referee.counters["disputes"],
+            )
         if self.view == "error":
             return ErrorScreen("camera_lost" if self.error == "camera_lost" else "board_not_found")
         if self.view == "over":
@@ -329,13 +374,16 @@ class Controller:
             refill = refill_view(game.transitions[-1])
             if refill is not None:
                 return RefillScreen(view, refill)
-        if self.view in ("hint", "ai") and self._suggested is not None:
-            return MoveScreen(view, move_preview(game.preview(self._suggested)), 0, 1)
+        if self.view in ("hint", "ai") and self._advice is not None:
+            a = self._advice
+            preview = move_preview(game.preview(a.move))
+            reason = a.reason if a.reason in ("gain", "prevent") else "quiet"
+            return HintScreen(view, preview, reason, a.amount, own=self.view == "ai")  # type: ignore[arg-type]
         if self.view == "cursor":
             legal = self._legal()
             if legal:
                 i = self.cursor % len(legal)
-                return MoveScreen(view, move_preview(game.preview(legal[i])), i, len(legal))
+                return MoveScreen(view, move_preview(game.preview(legal[i])))
         return BoardScreen(view)
 
     def _countdown(self) -> int | None:

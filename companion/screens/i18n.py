@@ -123,6 +123,29 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "over.reason.ply_limit": _E("Quá số nước", "Move limit reached"),
     "over.reason.other": _E("Hết ván", "Game over"),
     "over.sweep": _E("Thu dân: A {a}, B {b}", "Sweep: A {a}, B {b}"),
+    # hints and the companion's own moves
+    "hint.gain": _E("Lợi {n} điểm", "Gains {n} points"),
+    "hint.prevent": _E("Chặn bên {q} ăn {n}", "Stops {q} taking {n}"),
+    "hint.quiet": _E("Nước an toàn", "A safe move"),
+    "ai.own": _E("Máy đi, bạn rải giúp", "My move: sow it"),
+    # operator (kiosk)
+    "operator.title": _E("Ván {g} · Cãi {d}", "Games {g} Disp {d}", width=128),
+    "operator.rules": _E("Luật (biến thể)", "Rules variant", width=118),
+    "operator.calibrate": _E("Chỉnh camera", "Calibrate camera", width=118),
+    "operator.reset_counters": _E("Xóa bộ đếm", "Reset counters", width=118),
+    "operator.reboot": _E("Khởi động lại", "Restart", width=118),
+    "operator.shutdown": _E("Tắt máy", "Shut down", width=118),
+    # attract pages: what the game is, and the saying at the end of a game
+    "attract.history": _E(
+        "Ô ăn quan: trò chơi\ndân gian Việt Nam, kẻ\nphấn trên sân, chơi\nbằng sỏi, hai người.",
+        "Ô ăn quan: a folk\ngame from Vietnam,\ndrawn in chalk and\nplayed with pebbles.",
+        lines=4,
+    ),
+    "attract.saying": _E(
+        "Hết quan, tàn dân,\nthu quân, kéo về.\n(câu nói khi hết ván)",
+        "No quan, few pebbles:\ngather them, go home.\n(said at the end)",
+        lines=3,
+    ),
     # attract / idle
     "attract.title": _E("Ô ĂN QUAN", "Ô ĂN QUAN", width=60),
     "attract.vi": _E("Nhấn nút để chơi", "Nhấn nút để chơi", width=120),
@@ -145,6 +168,8 @@ SAMPLES: Final[dict[str, tuple[str, ...]]] = {
     "arrow": ("→", "←"),
     "page": ("4",),
     "pages": ("4",),
+    "g": ("9999",),
+    "d": ("999",),
 }
 
 

@@ -181,6 +181,11 @@ class ConfirmScreen:
 
 
 MenuKey = Literal[
+    "operator.rules",
+    "operator.calibrate",
+    "operator.reboot",
+    "operator.shutdown",
+    "operator.reset_counters",
     "menu.new_game",
     "menu.rules",
     "menu.language",
@@ -232,10 +237,44 @@ class GameOverScreen:
 
 @dataclass(frozen=True, slots=True)
 class AttractScreen:
-    """Kiosk idle loop: ``frame`` animates, ``offset`` shifts everything against burn-in."""
+    """Kiosk idle loop: ``frame`` animates, ``offset`` shifts everything against burn-in.
+
+    ``page`` 0 is the title; 1 and 2 tell visitors about the game (its history
+    and the saying players chant at the end), so the loop teaches while it waits.
+    """
 
     frame: int = 0
     offset: tuple[int, int] = (0, 0)
+    page: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HintScreen:
+    """A suggested move and why: what it ``gain``s, or the capture it ``prevent``s.
+
+    ``own`` marks the companion's own move in a game against a visitor, who
+    then sows it on the real board for the companion.
+    """
+
+    board: BoardView
+    preview: MovePreview
+    reason: Literal["gain", "prevent", "quiet"] = "quiet"
+    amount: int = 0
+    own: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorScreen:
+    """The museum operator's menu, with the counters an exhibit is judged by."""
+
+    items: tuple[MenuItem, ...]
+    selected: int = 0
+    games: int = 0
+    disputes: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.selected < len(self.items):
+            raise ValueError(f"selected {self.selected!r} out of range")
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +297,18 @@ Screen = (
     | GameOverScreen
     | AttractScreen
     | IdleScreen
+    | HintScreen
+    | OperatorScreen
+)
+
+#: The operator's menu (kiosk), behind the long two-button hold.
+OPERATOR_MENU: tuple[MenuItem, ...] = (
+    MenuItem("operator.rules"),
+    MenuItem("operator.calibrate"),
+    MenuItem("operator.reset_counters"),
+    MenuItem("operator.reboot"),
+    MenuItem("operator.shutdown"),
+    MenuItem("menu.back"),
 )
 
 #: The standard main menu, in the order the app shows it.
@@ -407,6 +458,7 @@ def refill_view(transition: TransitionLike) -> Refill | None:
 
 __all__ = [
     "MAIN_MENU",
+    "OPERATOR_MENU",
     "START",
     "AttractScreen",
     "BoardScreen",
@@ -418,6 +470,7 @@ __all__ = [
     "ErrorKind",
     "ErrorScreen",
     "GameOverScreen",
+    "HintScreen",
     "IdleScreen",
     "MenuItem",
     "MenuKey",
@@ -425,6 +478,7 @@ __all__ = [
     "MoveLike",
     "MovePreview",
     "MoveScreen",
+    "OperatorScreen",
     "OutcomeLike",
     "PositionLike",
     "Refill",

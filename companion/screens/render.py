@@ -22,10 +22,12 @@ from companion.screens.model import (
     DisputeScreen,
     ErrorScreen,
     GameOverScreen,
+    HintScreen,
     IdleScreen,
     MenuScreen,
     MovePreview,
     MoveScreen,
+    OperatorScreen,
     RefillScreen,
     RulesScreen,
     ScoresScreen,
@@ -90,6 +92,40 @@ def render_move(screen: MoveScreen, lang: Lang) -> Image.Image:
     d.board(draw, screen.board, marks)
     d.text(draw, (0, LINE1), describe_move(p, lang))
     d.text(draw, (0, LINE2), text("move.keys", lang))
+    return image
+
+
+def render_hint(screen: HintScreen, lang: Lang) -> Image.Image:
+    """A suggested move drawn like the cursor, with why it is good (or the companion's own move)."""
+    image, draw = _canvas()
+    p = screen.preview
+    marks = d.Marks(
+        inverted=frozenset({p.square}),
+        path=frozenset(p.path) - {p.square},
+        captured=frozenset(p.captures),
+        arrow=(p.square, _screen_way(p.square, p.direction)),
+    )
+    d.board(draw, screen.board, marks)
+    d.text(draw, (0, LINE1), describe_move(p, lang))
+    if screen.own:
+        line = text("ai.own", lang)
+    elif screen.reason == "prevent":
+        line = text("hint.prevent", lang, q=side(1 - screen.board.to_move), n=screen.amount)
+    elif screen.reason == "gain":
+        line = text("hint.gain", lang, n=screen.amount)
+    else:
+        line = text("hint.quiet", lang)
+    d.text(draw, (0, LINE2), line)
+    return image
+
+
+def render_operator(screen: OperatorScreen, lang: Lang) -> Image.Image:
+    """The operator menu under a title line with the exhibit's counters."""
+    menu = MenuScreen(screen.items, screen.selected, "menu.title")
+    image = render_menu(menu, lang)
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, d.WIDTH - 1, 12), fill=0)
+    d.text(draw, (0, 0), text("operator.title", lang, g=screen.games, d=screen.disputes))
     return image
 
 
@@ -288,6 +324,10 @@ def render_attract(screen: AttractScreen, lang: Lang = "vi") -> Image.Image:
     big = Image.new("1", (d.WIDTH + 2 * mx, d.HEIGHT + 2 * my), 0)
     draw = ImageDraw.Draw(big)
     ox, oy = mx, my  # the 128x64 layout sits centred in the larger canvas
+    if screen.page:
+        key = "attract.history" if screen.page == 1 else "attract.saying"
+        d.lines(draw, (ox, oy), text(key, lang))
+        return big.crop((mx - dx, my - dy, mx - dx + d.WIDTH, my - dy + d.HEIGHT))
     title = d.scaled(text("attract.title", lang))
     d.stamp(big, title, (ox + (d.WIDTH - title.width) // 2, oy - 1))
     _mini_ring(draw, ox + 34, oy + 24, screen.frame % 12)
@@ -311,6 +351,8 @@ _RENDERERS: Final[dict[type[Any], Callable[[Any, Lang], Image.Image]]] = {
     GameOverScreen: render_game_over,
     AttractScreen: render_attract,
     IdleScreen: render_idle,
+    HintScreen: render_hint,
+    OperatorScreen: render_operator,
 }
 
 

@@ -12,6 +12,7 @@ from typing import Final
 
 from companion.screens.model import (
     MAIN_MENU,
+    OPERATOR_MENU,
     START,
     AttractScreen,
     BoardScreen,
@@ -21,11 +22,13 @@ from companion.screens.model import (
     DisputeScreen,
     ErrorScreen,
     GameOverScreen,
+    HintScreen,
     IdleScreen,
     MenuItem,
     MenuScreen,
     MovePreview,
     MoveScreen,
+    OperatorScreen,
     Refill,
     RefillScreen,
     Result,
@@ -144,4 +147,12 @@ SAMPLES: Final[dict[str, Screen]] = {
     "attract_0": AttractScreen(frame=0),
     "attract_5_shifted": AttractScreen(frame=5, offset=(2, 1)),
     "attract_9_shifted": AttractScreen(frame=9, offset=(-2, -1)),
+    "attract_history": AttractScreen(frame=20, page=1),
+    "attract_saying": AttractScreen(frame=30, offset=(1, 1), page=2),
+    "hint_gain": HintScreen(
+        MIDGAME, MovePreview(9, -1, path=(8, 7), captures=(6, 4), gain=14), "gain", 14
+    ),
+    "hint_prevent": HintScreen(MIDGAME, MovePreview(7, 1, path=(8,)), "prevent", 12),
+    "ai_own_move": HintScreen(MIDGAME, MovePreview(10, 1, path=(11, 0)), own=True),
+    "operator": OperatorScreen(OPERATOR_MENU, 1, games=1234, disputes=56),
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.controller import Controller, KioskTimers
+from companion.controller import Advice, Controller, KioskTimers
 from companion.input import Held, LongPress, ShortPress
 from companion.reconcile import Evidence
 from companion.referee import Referee
@@ -15,6 +15,7 @@ from companion.screens import (
     IdleScreen,
     MenuScreen,
     MoveScreen,
+    OperatorScreen,
     render_screen,
 )
 from engine import Game, Position, play
@@ -44,7 +45,7 @@ def test_manual_game_played_entirely_with_buttons() -> None:
 
 def test_every_screen_the_controller_builds_renders() -> None:
     ref = Referee(mode="manual")
-    c = Controller(ref, ai_move=lambda: ref.game.legal_moves()[0])
+    c = Controller(ref, ai_move=lambda: Advice(ref.game.legal_moves()[0], "gain", 3))
     for buttons in (["right"], ["back"], ["ok"], ["back", "back"]):
         press(c, *buttons)
         image = render_screen(c.screen(), "vi")
@@ -135,5 +136,5 @@ def test_kiosk_attracts_when_idle_counts_down_and_resets() -> None:
 def test_operator_hold_opens_the_menu() -> None:
     c = Controller(Referee(mode="manual"))
     c.on_input(Held(frozenset({"back", "ok"}), 5.0, 5.0))
-    assert isinstance(c.screen(), MenuScreen)
+    assert isinstance(c.screen(), OperatorScreen)
     assert Game()  # the engine is untouched by the gesture

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit appliance bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/oanquan demo
 
-test: lint typecheck unit
+test: lint typecheck unit appliance
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -25,6 +25,10 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest
+
+appliance:
+	bash systemd/check-unit.sh
+	bash systemd/install.sh --dry-run > /dev/null
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py --seconds 10

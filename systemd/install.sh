@@ -1,0 +1,375 @@
+#!/usr/bin/env bash
+# Install the O an quan referee on Raspberry Pi OS (Bookworm or Trixie, 64-bit).
+#
+# Run from a checkout on the Pi:   sudo systemd/install.sh
+# See every step, change nothing:  systemd/install.sh --dry-run   (any Linux)
+#
+# Idempotent: running it again upgrades the app from the checkout, keeps
+# /etc/oanquan/config.toml if it exists, and skips what is already done.
+#
+# Options:
+#   --dry-run      print every step (commands and file contents) and change nothing
+#   --overlay      also make the root filesystem read-only (overlayfs) and keep
+#                  the system journal in RAM; see hardware.md, "Power cuts".
+#                  Run it last, after `oanquan calibrate`, then reboot.
+#   --no-start     install and enable the unit but do not (re)start it now
+#   -h, --help     this text
+#
+# Environment (mostly for tests): OANQUAN_ROOT prefixes every path this script
+# writes or inspects for state, like DESTDIR. Empty on a real install.
+#
+# Why a venv with --system-site-packages: picamera2 and its libcamera bindings
+# come only from apt (they are tied to the installed libcamera build and are not
+# on PyPI), so the venv must see /usr/lib/python3/dist-packages. The catch is
+# numpy: apt's picamera2/simplejpeg are compiled against the system numpy, and
+# a newer numpy from PyPI shadowing it breaks `import picamera2` ("numpy.dtype
+# size changed"). So pip runs with a constraints file pinning numpy to the
+# system version, and OpenCV is pinned to a headless release built for that
+# numpy: 4.11.0.86 on Bookworm (numpy 1.24; OpenCV >= 4.12 needs numpy 2),
+# a 4.x >= 4.12 on Trixie (numpy 2.x). Never --break-system-packages.
+set -euo pipefail
+
+readonly PREFIX=/opt/oanquan
+readonly VENV=$PREFIX/venv
+readonly CONFIG_DIR=/etc/oanquan
+readonly UNIT_PATH=/etc/systemd/system/oanquan.service
+readonly DOC_DIR=/usr/share/doc/oanquan
+readonly JOURNALD_DROPIN=/etc/systemd/journald.conf.d/oanquan-volatile.conf
+readonly SERVICE_USER=oanquan
+readonly HW_GROUPS=(gpio i2c video)
+readonly APT_PACKAGES=(
+    python3-venv          # venv + ensurepip for the system interpreter
+    python3-pip
+    python3-numpy         # the numpy picamera2 was built against; pinned in the venv
+    python3-picamera2     # CSI cameras (libcamera); apt only
+    python3-libcamera
+    python3-lgpio         # gpiozero's pin factory on every Pi incl. the Pi 5
+    i2c-tools             # i2cdetect, for troubleshooting the OLED
+    v4l-utils             # v4l2-ctl, for USB cameras
+)
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+src="$(cd "$here/.." && pwd)"
+root="${OANQUAN_ROOT:-}"
+dry_run=0
+overlay=0
+start=1
+reboot_needed=0
+step_no=0
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+
+say() { printf '%s\n' "$*"; }
+warn() { printf 'install: warning: %s\n' "$*" >&2; }
+die() { printf 'install: error: %s\n' "$*" >&2; exit 1; }
+step() { step_no=$((step_no + 1)); printf '\n==> [%d] %s\n' "$step_no" "$*"; }
+
+# Run a command, or only print it under --dry-run. Every change goes through
+# run or one of the helpers below, so --dry-run cannot forget one.
+run() {
+    local shown
+    shown="$(printf '%q ' "$@")"
+    say "+ ${shown% }"
+    ((dry_run)) || "$@"
+}
+
+# Write stdin to a file (mode, owner:group), showing the content under --dry-run.
+write_file() {
+    local dest="$root$1" mode="$2" owner="$3" content
+    content="$(cat)"
+    say "+ write $dest (mode $mode, owner $owner):"
+    printf '%s\n' "$content" | sed 's/^/|   /'
+    ((dry_run)) && return 0
+    mkdir -p "$(dirname "$dest")"
+    printf '%s\n' "$content" >"$dest.tmp.$$"
+    chmod "$mode" "$dest.tmp.$$"
+    chown "$owner" "$dest.tmp.$$"
+    mv -f "$dest.tmp.$$" "$dest"
+}
+
+# Append a line to a file unless an identical line is already there.
+ensure_line() {
+    local file="$root$1" line="$2"
+    if [[ -f $file ]] && grep -qxF -- "$line" "$file"; then
+        say "= $file already has: $line"
+        return 0
+    fi
+    say "+ append to $file: $line"
+    ((dry_run)) && return 0
+    printf '%s\n' "$line" >>"$file"
+    reboot_needed=1
+}
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# Scratch directories made by a real run; removed however the script ends.
+readonly TMPDIR_STAGE=SCRATCH_COPY_OF_CHECKOUT
+staged=()
+cleanup() { ((${#staged[@]} == 0)) || rm -rf "${staged[@]}"; }
+trap cleanup EXIT
+
+boot_file() {
+    # Bookworm and later mount the boot partition at /boot/firmware.
+    local name="$1"
+    if [[ -e $root/boot/firmware/$name ]]; then
+        printf '/boot/firmware/%s\n' "$name"
+    elif [[ -e $root/boot/$name ]]; then
+        printf '/boot/%s\n' "$name"
+    else
+        printf '/boot/firmware/%s\n' "$name"
+    fi
+}
+
+os_codename() {
+    local f="$root/etc/os-release"
+    [[ -r $f ]] || f=/etc/os-release
+    # shellcheck source=/dev/null
+    (. "$f" && printf '%s\n' "${VERSION_CODENAME:-unknown}")
+}
+
+preflight() {
+    step "Preflight: system, architecture, privileges"
+    local codename arch
+    codename="$(os_codename)"
+    arch="$(uname -m)"
+    say "OS codename: $codename; architecture: $arch; source: $src"
+    case "$codename" in
+        bookworm | trixie) ;;
+        *)
+            ((dry_run)) || die "Raspberry Pi OS Bookworm or Trixie required, found '$codename'"
+            warn "not Bookworm/Trixie ('$codename'): continuing because this is a dry run"
+            ;;
+    esac
+    if [[ $arch != aarch64 ]]; then
+        warn "64-bit Raspberry Pi OS (aarch64) is the tested target, found $arch;" \
+            "on armv7l OpenCV wheels are missing (use apt python3-opencv)"
+    fi
+    if ((!dry_run)) && [[ $(id -u) -ne 0 ]]; then
+        die "run as root (sudo $0), or use --dry-run to see the steps"
+    fi
+    [[ -f $src/pyproject.toml ]] || die "no pyproject.toml in $src: run from a checkout"
+}
+
+install_apt_packages() {
+    step "Install system packages (apt)"
+    run env DEBIAN_FRONTEND=noninteractive apt-get update
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        "${APT_PACKAGES[@]}"
+}
+
+enable_interfaces() {
+    step "Enable I2C (OLED) and the camera"
+    local config
+    config="$(boot_file config.txt)"
+    if have raspi-config; then
+        # nonint mode: 0 means "enabled"/"enable". do_i2c loads i2c-dev now,
+        # sets dtparam=i2c_arm=on and adds i2c-dev to /etc/modules.
+        if [[ $(raspi-config nonint get_i2c) == 0 ]]; then
+            say "= I2C already enabled"
+        else
+            run raspi-config nonint do_i2c 0
+            reboot_needed=1
+        fi
+    else
+        warn "raspi-config not found: editing $config and /etc/modules-load.d directly"
+        ensure_line "$config" "dtparam=i2c_arm=on"
+        ensure_line /etc/modules-load.d/oanquan.conf "i2c-dev"
+    fi
+    # 400 kHz: the default 100 kHz caps a full OLED frame at ~10 fps.
+    ensure_line "$config" "dtparam=i2c_arm_baudrate=400000"
+    # libcamera finds CSI modules (Camera Module 3 etc.) by this; default on
+    # fresh images, but older or edited config.txt files may lack it.
+    ensure_line "$config" "camera_auto_detect=1"
+}
+
+create_user() {
+    step "Create the service user '$SERVICE_USER' in ${HW_GROUPS[*]}"
+    local group
+    for group in "${HW_GROUPS[@]}"; do
+        if getent group "$group" >/dev/null; then
+            say "= group $group exists"
+        else
+            # Pi OS has all three; a bare Debian may lack gpio/i2c.
+            run groupadd --system "$group"
+        fi
+    done
+    if id "$SERVICE_USER" >/dev/null 2>&1; then
+        say "= user $SERVICE_USER exists"
+    else
+        run useradd --system --user-group --home-dir /var/lib/oanquan --no-create-home \
+            --shell /usr/sbin/nologin --comment "O an quan referee" "$SERVICE_USER"
+    fi
+    local IFS=,
+    run usermod --append --groups "${HW_GROUPS[*]}" "$SERVICE_USER"
+}
+
+system_numpy() {
+    /usr/bin/python3 -c 'import numpy; print(numpy.__version__)' 2>/dev/null || true
+}
+
+make_venv() {
+    step "Create the app's venv in $VENV (system Python, --system-site-packages)"
+    if [[ -x $root$VENV/bin/python ]]; then
+        say "= $VENV exists"
+    else
+        # The system interpreter, never pyenv/uv: only it sees apt's picamera2.
+        run /usr/bin/python3 -m venv --system-site-packages "$root$VENV"
+    fi
+}
+
+install_app() {
+    step "Install the app from $src into the venv"
+    local codename numpy_version opencv
+    codename="$(os_codename)"
+    numpy_version="$(system_numpy)"
+    if [[ -z $numpy_version ]]; then
+        ((dry_run)) || die "the system numpy (python3-numpy) is not importable"
+        numpy_version="SYSTEM_NUMPY_VERSION"
+        warn "no system numpy here; the real install pins the one apt installed"
+    fi
+    case "$codename" in
+        trixie) opencv="opencv-python-headless>=4.12,<5" ;;
+        *) opencv="opencv-python-headless==4.11.0.86" ;;
+    esac
+    write_file "$PREFIX/constraints.txt" 0644 root:root <<EOF
+# Written by systemd/install.sh: keep apt's numpy (picamera2 is built against it).
+numpy==$numpy_version
+$opencv
+gpiozero>=2.0.1.post3
+EOF
+    # Build from a scratch copy: setuptools leaves build/ and *.egg-info in the
+    # source tree, which would be root-owned files in the user's checkout.
+    local stage="$TMPDIR_STAGE"
+    if ((dry_run)); then
+        say "+ copy $src (without .git, .venv, build and caches) to a scratch directory"
+    else
+        stage="$(mktemp -d)"
+        staged+=("$stage")
+        tar -C "$src" --exclude=./.git --exclude=./.venv --exclude=./build --exclude=./out \
+            --exclude='./*.egg-info' --exclude='./.*_cache' --exclude=./.hypothesis \
+            --exclude=__pycache__ -cf - . | tar -C "$stage" -xf -
+    fi
+    run "$root$VENV/bin/python" -m pip install --disable-pip-version-check --upgrade \
+        --upgrade-strategy only-if-needed --constraint "$root$PREFIX/constraints.txt" "$stage"
+    # The venv is read-only under ProtectSystem=strict: compile once now.
+    run "$root$VENV/bin/python" -m compileall -q "$root$VENV/lib"
+    run install -D -m 0644 "$src/hardware.md" "$root$DOC_DIR/hardware.md"
+    # `oanquan selftest` / `oanquan calibrate` on the PATH for staff.
+    run ln -sfn "$VENV/bin/oanquan" "$root/usr/local/bin/oanquan"
+}
+
+install_config() {
+    step "Install the configuration $CONFIG_DIR/config.toml"
+    local dest="$root$CONFIG_DIR/config.toml"
+    if [[ -e $dest ]]; then
+        say "= $dest exists: keeping local edits (new defaults: $src/systemd/config.toml)"
+    else
+        run install -D -m 0640 -o root -g "$SERVICE_USER" "$src/systemd/config.toml" "$dest"
+    fi
+}
+
+install_unit() {
+    step "Install and enable the systemd unit"
+    run install -D -m 0644 "$src/systemd/oanquan.service" "$root$UNIT_PATH"
+    run systemctl daemon-reload
+    run systemctl enable oanquan.service
+    if ((start)); then
+        run systemctl restart oanquan.service
+    else
+        say "= not starting (--no-start)"
+    fi
+}
+
+selftest() {
+    step "Self-test as the service user"
+    if ((start)); then
+        run systemctl stop oanquan.service
+    fi
+    # Same user, groups and config as the service; a failure prints what to
+    # fix. lgpio writes FIFOs into the working directory (LG_WD): /tmp, since
+    # the checkout is not writable by the service user.
+    local cmd=(env -C /tmp runuser -u "$SERVICE_USER" -- env LG_WD=/tmp
+        GPIOZERO_PIN_FACTORY=lgpio "$root$VENV/bin/oanquan" selftest
+        --config "$root$CONFIG_DIR/config.toml")
+    if ! run "${cmd[@]}"; then
+        warn "selftest found problems (above); the service is installed anyway"
+    fi
+    if ((start)); then
+        run systemctl start oanquan.service
+    fi
+}
+
+# recurse=0: a separate data partition mounted at /var/lib/oanquan stays
+# writable instead of being overlaid too (Bookworm overlays every mount).
+overlay_recurse0() {
+    local cmdline="$1"
+    if [[ -f $root$cmdline ]] && grep -q 'overlayroot=tmpfs:recurse=0' "$root$cmdline"; then
+        say "= $cmdline already has overlayroot=tmpfs:recurse=0"
+    else
+        run sed -i -E 's/(^| )overlayroot=tmpfs( |$)/\1overlayroot=tmpfs:recurse=0\2/' \
+            "$root$cmdline"
+    fi
+}
+
+enable_overlay() {
+    step "Read-only root: volatile journald and overlayfs (--overlay)"
+    # The system journal in RAM: nothing for a power cut to tear. Our own game
+    # journal lives in /var/lib/oanquan and is fsync'd by the app.
+    write_file "$JOURNALD_DROPIN" 0644 root:root <<'EOF'
+# Written by systemd/install.sh --overlay: keep the system journal in RAM.
+[Journal]
+Storage=volatile
+RuntimeMaxUse=32M
+EOF
+    run systemctl restart systemd-journald.service
+    if ! have raspi-config; then
+        ((dry_run)) || die "--overlay needs raspi-config (Raspberry Pi OS)"
+        warn "raspi-config not found: the real run stops here"
+    fi
+    run raspi-config nonint enable_overlayfs
+    overlay_recurse0 "$(boot_file cmdline.txt)"
+    if ! findmnt --noheadings --target "$root/var/lib/oanquan" --output TARGET 2>/dev/null |
+        grep -qx '/var/lib/oanquan'; then
+        warn "/var/lib/oanquan is on the root filesystem: after the reboot it is in RAM," \
+            "so calibration and counters made from now on are lost at power-off." \
+            "Calibrate before enabling the overlay, or mount a data partition there."
+    fi
+    reboot_needed=1
+}
+
+main() {
+    while (($#)); do
+        case "$1" in
+            --dry-run) dry_run=1 ;;
+            --overlay) overlay=1 ;;
+            --no-start) start=0 ;;
+            -h | --help) usage; return 0 ;;
+            *) usage >&2; die "unknown argument: $1" ;;
+        esac
+        shift
+    done
+    ((dry_run)) && say "DRY RUN: printing every step; nothing is changed."
+    preflight
+    install_apt_packages
+    enable_interfaces
+    create_user
+    make_venv
+    install_app
+    install_config
+    install_unit
+    selftest
+    ((overlay)) && enable_overlay
+    say ""
+    if ((dry_run)); then
+        say "DRY RUN complete: nothing was changed."
+    elif ((reboot_needed)); then
+        say "Installed. Reboot now (sudo reboot) for the boot configuration to take effect."
+    else
+        say "Installed. Status: systemctl status oanquan; logs: journalctl -u oanquan -f"
+    fi
+}
+
+# Sourcing the script (tests) defines the functions without running anything.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    main "$@"
+fi

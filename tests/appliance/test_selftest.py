@@ -1,0 +1,311 @@
+"""``oanquan selftest``: the runner on injected checks, the real checks on fake hardware.
+
+What matters to a person at the Pi is that every problem comes with a fix and
+that one broken part does not hide the state of the others; these tests pin
+that down. The real checks run on the ``fake`` backend (mock pins, luma dummy
+display, generated frames), i.e. the same code path as on the Pi minus I/O.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from companion import selftest
+from companion.selftest import (
+    CheckFailed,
+    Checks,
+    CheckWarning,
+    Shot,
+    Status,
+    advise,
+    hardware_checks,
+    run_checks,
+)
+from device.errors import (
+    BackendUnavailableError,
+    DeviceBusyError,
+    DeviceNotFoundError,
+    DevicePermissionError,
+)
+from device.settings import HardwareSettings
+from vision.errors import BoardNotFoundError
+
+REPO = Path(__file__).resolve().parents[2]
+Image = npt.NDArray[np.uint8]
+
+
+def grey(level: int = 128) -> Image:
+    return np.full((48, 64, 3), level, np.uint8)
+
+
+def run_main(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    status = selftest.main(list(argv), out=out)
+    return status, out.getvalue()
+
+
+# --------------------------------------------------------------------------- runner
+
+
+def test_all_checks_pass() -> None:
+    seen: list[Image] = []
+
+    def board(image: Image) -> str:
+        seen.append(image)
+        return "board found"
+
+    frame = grey()
+    checks = Checks(
+        display=lambda: "panel ok",
+        buttons=lambda: "4 buttons",
+        camera=lambda: Shot(frame, "640x480"),
+        board=board,
+    )
+    results = run_checks(checks)
+    assert [(r.name, r.status, r.detail) for r in results] == [
+        ("display", Status.OK, "panel ok"),
+        ("buttons", Status.OK, "4 buttons"),
+        ("camera", Status.OK, "640x480"),
+        ("board", Status.OK, "board found"),
+    ]
+    assert seen == [frame]
+    out = io.StringIO()
+    assert selftest.report(results, out) == 0
+    assert out.getvalue().splitlines()[-1] == "4 ok, 0 warnings, 0 failed, 0 skipped"
+
+
+def test_one_failure_does_not_hide_the_others() -> None:
+    def display() -> str:
+        raise CheckFailed("no OLED", "wire it")
+
+    def camera() -> Shot:
+        raise DeviceNotFoundError("no camera", "/dev/video0")
+
+    checks = Checks(display=display, buttons=lambda: "fine", camera=camera, board=lambda i: "x")
+    results = run_checks(checks)
+    assert [(r.name, r.status) for r in results] == [
+        ("display", Status.FAIL),
+        ("buttons", Status.OK),
+        ("camera", Status.FAIL),
+        ("board", Status.SKIP),
+    ]
+    assert results[0].fix == "wire it"
+    assert "rpicam-hello --list-cameras" in results[2].fix
+    out = io.StringIO()
+    assert selftest.report(results, out) == 1
+    text = out.getvalue()
+    assert "[FAIL] display  no OLED" in text
+    assert "fix: wire it" in text
+    assert text.splitlines()[-1] == "1 ok, 0 warnings, 2 failed, 1 skipped"
+
+
+def test_a_camera_warning_still_hands_its_frame_to_the_board_check() -> None:
+    dark = grey(5)
+    checks = Checks(camera=lambda: Shot(dark, "too dark", "more light"), board=lambda i: "found")
+    results = run_checks(checks)
+    assert [(r.name, r.status, r.fix) for r in results] == [
+        ("camera", Status.WARN, "more light"),
+        ("board", Status.OK, ""),
+    ]
+    assert selftest.report(results, io.StringIO()) == 0
+
+
+def test_warnings_do_not_fail_the_selftest() -> None:
+    def board(image: Image) -> str:
+        raise CheckWarning("pebbles small", "lower the camera")
+
+    results = run_checks(Checks(camera=lambda: Shot(grey(), "ok"), board=board))
+    assert results[1].status is Status.WARN
+    assert results[1].fix == "lower the camera"
+    assert selftest.report(results, io.StringIO()) == 0
+
+
+def test_unexpected_errors_are_reported_or_raised_with_debug() -> None:
+    def display() -> str:
+        raise ZeroDivisionError("oops")
+
+    (result,) = run_checks(Checks(display=display))
+    assert result.status is Status.FAIL
+    assert result.detail == "ZeroDivisionError: oops"
+    assert "--debug" in result.fix
+    with pytest.raises(ZeroDivisionError):
+        run_checks(Checks(display=display), debug=True)
+
+
+@pytest.mark.parametrize(
+    ("part", "exc", "needle"),
+    [
+        ("display", DevicePermissionError("denied", "/dev/i2c-1"), "'i2c' group"),
+        ("buttons", DevicePermissionError("denied", "/dev/gpiochip0"), "'gpio' group"),
+        ("camera", DevicePermissionError("denied", "/dev/video0"), "'video' group"),
+        ("buttons", DeviceBusyError("GPIO5 in use"), "systemctl stop oanquan"),
+        ("camera", BackendUnavailableError("no picamera2"), "--system-site-packages"),
+        ("buttons", BackendUnavailableError("no lgpio"), "python3-lgpio"),
+        ("display", DeviceNotFoundError("no 0x3c", "/dev/i2c-1"), "i2cdetect -y 1"),
+        ("display", DeviceNotFoundError("no 0x3c", "/dev/i2c-1"), "SDA to pin 3"),
+        ("board", BoardNotFoundError("no chalk lines"), "oanquan calibrate"),
+    ],
+)
+def test_advice_names_the_fix(part: str, exc: Exception, needle: str) -> None:
+    status, problem, fix = advise(part, exc)
+    assert status is Status.FAIL
+    assert problem == str(exc)
+    assert needle in fix
+
+
+# --------------------------------------------------------------------------- real checks
+
+
+@pytest.fixture
+def closers() -> Iterator[list[Callable[[], None]]]:
+    pending: list[Callable[[], None]] = []
+    yield pending
+    for close in pending:
+        close()
+
+
+def test_fake_hardware_display_and_buttons_pass(closers: list[Callable[[], None]]) -> None:
+    checks, close = hardware_checks(HardwareSettings(), backend="fake")
+    closers.append(close)
+    results = run_checks(Checks(display=checks.display, buttons=checks.buttons))
+    assert [r.status for r in results] == [Status.OK, Status.OK]
+    assert "ssd1306 at 0x3C" in results[0].detail
+    assert "left GPIO5 (pin 29)" in results[1].detail
+    assert "back GPIO19 (pin 35)" in results[1].detail
+
+
+def test_pressing_every_button_passes(closers: list[Callable[[], None]]) -> None:
+    def press_all(buttons: object) -> None:
+        for name in ("left", "right", "ok", "back"):
+            buttons.press(name)  # type: ignore[attr-defined]
+            buttons.release(name)  # type: ignore[attr-defined]
+
+    prompts: list[str] = []
+    checks, close = hardware_checks(
+        HardwareSettings(), backend="fake", press_s=20, on_buttons=press_all,
+        on_prompt=prompts.append,
+    )  # fmt: skip
+    closers.append(close)
+    assert checks.buttons is not None
+    assert checks.buttons().startswith("all 4 buttons pressed")
+    assert prompts[0].startswith("press each button once within 20 s")
+
+
+def test_a_button_never_pressed_is_named(closers: list[Callable[[], None]]) -> None:
+    ticks = iter([0.0, 0.0, 30.0])  # start, first wait, then the window has passed
+
+    def press_some(buttons: object) -> None:
+        for name in ("left", "ok"):
+            buttons.press(name)  # type: ignore[attr-defined]
+            buttons.release(name)  # type: ignore[attr-defined]
+
+    checks, close = hardware_checks(
+        HardwareSettings(), backend="fake", press_s=20, on_buttons=press_some,
+        on_prompt=lambda s: None, clock=lambda: next(ticks),
+    )  # fmt: skip
+    closers.append(close)
+    (result,) = run_checks(Checks(buttons=checks.buttons))
+    assert result.status is Status.FAIL
+    assert result.detail == "no press seen from: right, back"
+    assert "GPIO6 (pin 31)" in result.fix
+
+
+def test_flat_grey_frame_warns_and_is_saved(
+    tmp_path: Path, closers: list[Callable[[], None]]
+) -> None:
+    saved = tmp_path / "frame.png"
+    checks, close = hardware_checks(HardwareSettings(), backend="fake", save_frame=saved)
+    closers.append(close)
+    (result,) = run_checks(Checks(camera=checks.camera))
+    assert result.status is Status.WARN
+    assert "featureless" in result.detail
+    assert saved.stat().st_size > 0
+
+
+def test_dark_frame_warns(closers: list[Callable[[], None]]) -> None:
+    checks, close = hardware_checks(HardwareSettings(), backend="fake", frames=lambda i: grey(3))
+    closers.append(close)
+    (result,) = run_checks(Checks(camera=checks.camera))
+    assert result.status is Status.WARN
+    assert "too dark" in result.detail
+
+
+def synthetic_board(width: int = 640, height: int = 360, unit: int = 75) -> Image:
+    """Chalk-white lines of a 2x5 board with semicircular ends on a dark floor."""
+    import cv2
+
+    rng = np.random.default_rng(1)
+    img = np.clip(60 + rng.normal(0, 4, (height, width, 3)), 0, 255).astype(np.uint8)
+    x0, y0 = (width - 5 * unit) // 2, (height - 2 * unit) // 2
+    white = (235, 235, 235)
+    for row in range(3):
+        cv2.line(img, (x0, y0 + row * unit), (x0 + 5 * unit, y0 + row * unit), white, 5)
+    for col in range(6):
+        cv2.line(img, (x0 + col * unit, y0), (x0 + col * unit, y0 + 2 * unit), white, 5)
+    depth = round(0.95 * unit)
+    cv2.ellipse(img, (x0, y0 + unit), (depth, unit), 0, 90, 270, white, 5)
+    cv2.ellipse(img, (x0 + 5 * unit, y0 + unit), (depth, unit), 0, -90, 90, white, 5)
+    return img
+
+
+def test_board_in_view_is_found_and_pebble_size_judged(
+    closers: list[Callable[[], None]],
+) -> None:
+    board = synthetic_board()
+    checks, close = hardware_checks(HardwareSettings(), backend="fake", frames=lambda i: board)
+    closers.append(close)
+    camera, found = run_checks(Checks(camera=checks.camera, board=checks.board))
+    assert camera.status is Status.OK, camera
+    # 75 px per 0.4 m square -> a 15 mm pebble is ~2.8 px: found, but too small to count.
+    assert found.status is Status.WARN, found
+    assert "board found" in found.detail
+    assert "lower the camera" in found.fix
+
+
+def test_test_pattern_marks_every_edge() -> None:
+    img = selftest.test_pattern()
+    assert img.mode == "1" and img.size == (128, 64)
+    px = np.array(img, dtype=bool)
+    assert px[0, :].all() and px[-1, :].all() and px[:, 0].all() and px[:, -1].all()
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def test_cli_on_fake_hardware() -> None:
+    status, out = run_main("--backend", "fake", "--skip", "board")
+    assert status == 0, out
+    assert out.splitlines()[0] == "oanquan selftest (fake hardware, config: defaults)"
+    assert "[ ok ] display" in out
+    assert "[ ok ] buttons" in out
+    assert "[warn] camera" in out
+    assert "board" not in out.split("\n", 1)[1]
+
+
+def test_cli_reads_the_shipped_config() -> None:
+    status, out = run_main(
+        "--backend", "fake", "--config", str(REPO / "systemd" / "config.toml"),
+        "--skip", "camera", "--skip", "board",
+    )  # fmt: skip
+    assert status == 0, out
+    assert "config.toml" in out.splitlines()[0]
+
+
+def test_cli_rejects_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "config.toml"
+    bad.write_text("[display]\ni2c_address = 0x99\n")
+    status, _ = run_main("--backend", "fake", "--config", str(bad))
+    assert status == 2
+    assert "i2c_address" in capsys.readouterr().err
+
+
+def test_reachable_as_oanquan_selftest() -> None:
+    from companion.__main__ import main as oanquan
+
+    assert oanquan(["selftest", "--backend", "fake", "--skip", "camera", "--skip", "board"]) == 0

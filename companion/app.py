@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 from PIL import Image
@@ -34,6 +34,8 @@ from device.ports import Frame
 from engine import EngineError, Move, Position, Rules
 
 log = logging.getLogger("oanquan")
+
+CAMERA_RETRY_S = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +110,7 @@ class App:
         )
         self.controller.last_activity = clock()
         self._shown: bytes | None = None
+        self._camera_retry_at: float | None = None
         self.frames_seen = 0
 
     # -- game lifecycle ---------------------------------------------------
@@ -137,6 +140,18 @@ class App:
 
     # -- the loop ---------------------------------------------------------
 
+    def start_camera(self) -> bool:
+        """Start the camera; on failure show the error screen and retry later."""
+        try:
+            self.hardware.camera.start()
+        except (DeviceError, OSError) as exc:
+            log.error("camera: %s", exc)
+            self.controller.on_error("camera_lost")
+            self._camera_retry_at = self.clock() + CAMERA_RETRY_S
+            return False
+        self._camera_retry_at = None
+        return True
+
     def step(self) -> bool:
         """One turn of the loop; False once a replayed camera has no more frames."""
         now = self.clock()
@@ -165,10 +180,16 @@ class App:
         except EndOfFramesError:
             return False
         except CameraStoppedError as exc:
-            log.error("camera: %s", exc)
-            self.controller.on_error("camera_lost")
+            if self._camera_retry_at is None:
+                log.error("camera: %s", exc)
+                self.controller.on_error("camera_lost")
+                self._camera_retry_at = self.clock() + CAMERA_RETRY_S
+            elif self.clock() >= self._camera_retry_at:
+                self.hardware.camera.stop()
+                self.start_camera()
             return True
         self.frames_seen += 1
+        self._camera_retry_at = None
         obs = self.observer(frame)
         if not obs.board_found:
             if self.controller.view != "error":
@@ -193,12 +214,14 @@ class App:
         return image
 
 
-def _state_dir(config: Config) -> Path:
-    return Path(config.storage.state_dir)
-
-
 def run_main(argv: list[str]) -> int:
-    """The appliance: real hardware, the journal in the state directory, systemd notify."""
+    """The appliance: real hardware, the journal in the state directory, systemd notify.
+
+    A missing camera or board is shown on the screen and retried, never an
+    exit: under systemd an exit means a restart, and repeated restarts reboot
+    the Pi. Only a bad config (status 2) or an unusable journal (status 1)
+    stops the service, with one line saying what to fix.
+    """
     parser = argparse.ArgumentParser(prog="oanquan run", description="Run the companion.")
     parser.add_argument("--config", help="config file (default: /etc/oanquan/config.toml)")
     parser.add_argument("--manual", action="store_true", help="no camera: moves from the buttons")
@@ -207,8 +230,6 @@ def run_main(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    import time
-
     try:
         config = load_config(args.config)
         Rules.from_json(config.rules)
@@ -216,35 +237,39 @@ def run_main(argv: list[str]) -> int:
         print(f"oanquan run: {exc}", file=sys.stderr)
         return 2
     notifier = Notifier.from_environ()
-    try:
-        journal = Journal.open(_state_dir(config) / "journal.jsonl")
-        hardware = make_hardware(config.hardware, "real")
-    except (JournalError, DeviceError, ValueError) as exc:
-        print(f"oanquan run: {exc}", file=sys.stderr)
-        return 1
-    observer = None
-    if not args.manual:
-        from companion.observe import make_observer
+    with ShutdownHandler(notifier=notifier):
+        try:
+            journal = Journal.open(config.storage.journal_dir / "journal.jsonl")
+        except JournalError as exc:
+            print(f"oanquan run: {exc}", file=sys.stderr)
+            return 1
+        try:
+            hardware = make_hardware(config.hardware, "real")
+        except (DeviceError, ValueError) as exc:
+            print(f"oanquan run: {exc}", file=sys.stderr)
+            return 1
+        try:
+            observer = None
+            if not args.manual:
+                from companion.observe import make_observer
 
-        observer = make_observer(config.vision)
-        hardware.camera.start()
-    app = App(
-        config,
-        hardware,
-        journal,
-        clock=time.monotonic,
-        observer=observer,
-        notifier=notifier,
-        manual=args.manual,
-        kiosk=args.kiosk,
-    )
-    try:
-        with ShutdownHandler(notifier=notifier):
-            notifier.ready("refereeing" if observer else "manual mode")
+                observer = make_observer(config.vision)
+            app = App(
+                config,
+                hardware,
+                journal,
+                clock=time.monotonic,
+                observer=observer,
+                notifier=notifier,
+                manual=args.manual,
+                kiosk=args.kiosk or config.kiosk.enabled,
+            )
+            camera_ok = app.mode != "camera" or app.start_camera()
+            notifier.ready("refereeing" if camera_ok else "camera missing: retrying")
             while app.step():
                 pass
-    finally:
-        hardware.close()
+        finally:
+            hardware.close()
     return 0
 
 

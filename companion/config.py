@@ -55,6 +55,7 @@ class ConfigError(ValueError):
 class KioskConfig:
     """Unattended behaviour: idle reset, dimming, the operator's hidden gesture."""
 
+    enabled: bool = False
     idle_reset_s: float = 300.0
     attract: bool = True
     dim_after_s: float = 60.0
@@ -440,6 +441,7 @@ def _input(t: _Table) -> InputSettings:
 
 def _kiosk(t: _Table) -> KioskConfig:
     return KioskConfig(
+        enabled=t.boolean("enabled"),
         idle_reset_s=t.number("idle_reset_s", 1.0, 86_400.0),
         attract=t.boolean("attract"),
         dim_after_s=t.number("dim_after_s", 0.0, 86_400.0),

@@ -14,10 +14,16 @@ import platform
 import random
 import sys
 import time
+from pathlib import Path
 
-from engine import core
-from engine.position import Position
-from engine.rules import Rules
+# Run as a script, this folder comes first on sys.path, and this very file
+# would shadow the engine package.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+from engine import core  # noqa: E402
+from engine.position import Position  # noqa: E402
+from engine.rules import Rules  # noqa: E402
 
 
 def playouts(rules: Rules, seconds: float, seed: int) -> dict[str, float]:

@@ -1,0 +1,81 @@
+"""The whole app loop on fake hardware: buttons in, OLED frames out, journal on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from companion.app import App
+from companion.config import parse_config
+from companion.journal import Journal
+from device.factory import make_hardware
+from engine import Position, play
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def build(tmp_path: Path, clock: Clock) -> tuple[App, object]:
+    config = parse_config('[camera]\nkind = "generated"\n')
+    hardware = make_hardware(config.hardware, "fake", clock=clock)
+    journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
+    return App(config, hardware, journal, clock=clock, manual=True), hardware
+
+
+def tap(app: App, hardware: object, clock: Clock, button: str) -> None:
+    hardware.buttons.press(button)  # type: ignore[attr-defined]
+    clock.t += 0.1
+    app.step()
+    hardware.buttons.release(button)  # type: ignore[attr-defined]
+    clock.t += 0.1
+    app.step()
+    clock.t += 0.1
+    app.step()
+
+
+def play_with_buttons(app: App, hardware: object, clock: Clock, move: str) -> None:
+    tap(app, hardware, clock, "right")
+    legal = [str(m) for m in app.referee.game.legal_moves()]
+    for _ in range(legal.index(move)):
+        tap(app, hardware, clock, "right")
+    tap(app, hardware, clock, "ok")
+
+
+def test_buttons_play_moves_and_a_restart_resumes_the_game(tmp_path: Path) -> None:
+    clock = Clock()
+    app, hardware = build(tmp_path, clock)
+    app.step()
+    first = hardware.display.last_image  # type: ignore[attr-defined]
+    assert first is not None and first.size == (128, 64)
+    play_with_buttons(app, hardware, clock, "2+")
+    play_with_buttons(app, hardware, clock, "9-")
+    expected = play(play(Position.initial(), "2+").position, "9-").position
+    assert app.referee.position == expected
+    assert hardware.display.last_image.tobytes() != first.tobytes()  # type: ignore[attr-defined]
+    hardware.close()  # type: ignore[attr-defined]
+    # Power comes back: a new process opens the same journal.
+    again, hardware2 = build(tmp_path, clock)
+    assert again.referee.position == expected
+    hardware2.close()  # type: ignore[attr-defined]
+
+
+def test_new_game_from_the_menu_is_journaled(tmp_path: Path) -> None:
+    clock = Clock()
+    app, hardware = build(tmp_path, clock)
+    play_with_buttons(app, hardware, clock, "2+")
+    hardware.buttons.press("ok")  # type: ignore[attr-defined]
+    clock.t += 2.0  # a long press opens the menu
+    app.step()
+    hardware.buttons.release("ok")  # type: ignore[attr-defined]
+    clock.t += 0.1
+    app.step()
+    assert app.controller.view == "menu"
+    tap(app, hardware, clock, "ok")  # "new game" is the first item
+    assert app.referee.position == Position.initial()
+    kinds = [r.kind for r in Journal.open(tmp_path / "journal.jsonl").records]
+    assert kinds[-1] == "game"
+    hardware.close()  # type: ignore[attr-defined]

@@ -25,7 +25,7 @@ from companion.controller import Controller, KioskTimers
 from companion.input import InputController
 from companion.journal import Journal, JournalError, Record
 from companion.reconcile import SquareDiff, SquareEvidence, Verdict
-from companion.referee import Referee
+from companion.referee import Referee, Report
 from companion.screens import render_screen
 from companion.service import Notifier, ShutdownHandler
 from device.errors import CameraStoppedError, DeviceError, EndOfFramesError
@@ -112,6 +112,8 @@ class App:
         self._shown: bytes | None = None
         self._camera_retry_at: float | None = None
         self.frames_seen = 0
+        self.last_report: Report | None = None
+        self.last_source: str | None = None
 
     # -- game lifecycle ---------------------------------------------------
 
@@ -152,14 +154,18 @@ class App:
         self._camera_retry_at = None
         return True
 
-    def step(self) -> bool:
-        """One turn of the loop; False once a replayed camera has no more frames."""
+    def step(self, *, camera: bool = True) -> bool:
+        """One turn of the loop; False once a replayed camera has no more frames.
+
+        ``camera=False`` handles buttons and time only (the demo presses
+        buttons between frames without consuming them).
+        """
         now = self.clock()
         for gesture in self.input.feed(self.hardware.buttons.events(0.0)):
             self._guard(lambda g=gesture: self.controller.on_input(g))
         self.controller.tick(now)
         going = True
-        if self.mode == "camera" and self.observer is not None:
+        if camera and self.mode == "camera" and self.observer is not None:
             going = self._camera_turn()
         self.draw()
         if self.notifier is not None:
@@ -189,6 +195,7 @@ class App:
                 self.start_camera()
             return True
         self.frames_seen += 1
+        self.last_source = frame.source
         self._camera_retry_at = None
         obs = self.observer(frame)
         if not obs.board_found:
@@ -200,6 +207,9 @@ class App:
         report = self.referee.observe(
             obs.reading, frame=frame.source, fit=obs.fit, reason=obs.reason, still=obs.still
         )
+        self.last_report = report
+        if report.detail.startswith("setup ok") and hasattr(self.observer, "learn_opening"):
+            self.observer.learn_opening(frame)
         self.controller.on_report(report)
         if report.accepted and self.notifier is not None:
             self.notifier.status(f"ply {self.referee.position.ply}: {report.detail}")

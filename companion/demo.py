@@ -1,0 +1,233 @@
+"""``oanquan demo``: the whole companion on emulated hardware and bundled frames.
+
+The bundled game is the hand-traced full game of the rules (9 plies from the
+opening to a 52-18 finish), photographed by the scene generator from one
+fixed camera, with the things that happen at a real board: a hint asked
+for, a refill with borrowed pebbles, a pebble dropped in the wrong square
+(a dispute, then the board put right), a hand over the board, and players
+confirming a move the camera cannot tell apart. Buttons are pressed by a
+script; every OLED frame is printed in the terminal, and ``--frames-out``
+also writes them as PNGs and an animated GIF.
+
+``python -m companion.demo --make`` regenerates the bundled frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from PIL import Image
+
+FRAMES = Path(__file__).resolve().parent / "demo_frames"
+SCRIPT = "script.json"
+#: V40 of the rules: a whole game from the opening to a 6-square chain that ends it.
+GAME = ["5-", "9-", "4+", "9+", "5-", "9-", "5-", "7+", "5-"]
+SCENE_SEED = 11
+SCENE = {"ground": "concrete", "tilt_deg": 12.0, "yaw_deg": 4.0, "fill": 0.86, "shadow": False}
+
+
+@dataclass
+class Step:
+    """One bundled frame and the buttons the script presses after it."""
+
+    file: str
+    caption: str
+    presses: list[str] = field(default_factory=list)
+
+
+def _board_after(moves: list[str]) -> tuple[list[int], tuple[int, int], list[int]]:
+    """Board after ``moves`` (refill owed by the next player not yet made) and the refilled board."""
+    from companion.reconcile import after_sowing
+    from engine import Game
+
+    game = Game()
+    for m in moves[:-1]:
+        game.play(m)
+    if not moves:
+        p = game.position
+        return list(p.board), p.big, list(p.board)
+    t = game.play(moves[-1])
+    sown, big = after_sowing(t)
+    return list(sown), big, list(t.position.board)
+
+
+def make_frames(out: Path = FRAMES, size: tuple[int, int] = (800, 600)) -> list[Step]:
+    """Render the bundled frames with the scene generator (deterministic)."""
+    import cv2
+
+    from vision.synth import render_scene
+
+    out.mkdir(parents=True, exist_ok=True)
+    steps: list[Step] = []
+
+    def shoot(counts: list[int], big: tuple[int, int], caption: str, **extra: Any) -> Step:
+        name = f"frame_{len(steps):02d}.jpg"
+        conditions = {**SCENE, **extra}
+        image, _ = render_scene(
+            counts, big, 100 + len(steps), scene_seed=SCENE_SEED, size=size, **conditions
+        )
+        cv2.imwrite(str(out / name), image, [cv2.IMWRITE_JPEG_QUALITY, 82])
+        step = Step(name, caption)
+        steps.append(step)
+        return step
+
+    board, big, _ = _board_after([])
+    shoot(board, big, "the opening: 5 pebbles a square, a big stone in each quan").presses = [
+        "ok",
+        "back",
+    ]
+    for ply, move in enumerate(GAME, start=1):
+        board, big, refilled = _board_after(GAME[:ply])
+        if ply == 4:
+            wrong = list(board)
+            donor = next(sq for sq in (3, 4, 5, 2) if wrong[sq] > 0)
+            wrong[donor] -= 1
+            wrong[(donor + 1) % 12] += 1
+            shoot(wrong, big, f"{move} played, but one pebble landed in the wrong square")
+            shoot(board, big, "the players put the pebble right")
+            continue
+        if ply == 6:
+            shoot(board, big, f"{move} played while a hand is still over the board", hand=True)
+            shoot(board, big, "the hand is gone")
+            continue
+        shoot(board, big, f"P{(ply - 1) % 2} plays {move}")
+        if refilled != board:
+            shoot(refilled, big, "P1 refills with 5 pebbles borrowed from P0")
+    steps[-1].presses = []
+    (out / SCRIPT).write_text(
+        json.dumps([s.__dict__ for s in steps], indent=1, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    return steps
+
+
+def load_script(folder: Path = FRAMES) -> list[Step]:
+    data = json.loads((folder / SCRIPT).read_text(encoding="utf-8"))
+    return [Step(**item) for item in data]
+
+
+def oled_text(image: Image.Image) -> str:
+    """Half-block drawing of a 128x64 frame: 32 lines of 128 characters."""
+    px = image.convert("1").load()
+    assert px is not None
+    w, h = image.size
+    rows = []
+    for y in range(0, h, 2):
+        line = []
+        for x in range(w):
+            top, bottom = px[x, y], px[x, y + 1] if y + 1 < h else 0
+            line.append("█" if top and bottom else "▀" if top else "▄" if bottom else " ")
+        rows.append("".join(line).rstrip())
+    return "\n".join(rows)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def run_demo(
+    folder: Path, out: IO[str], frames_out: Path | None = None, lang: str = "en"
+) -> list[Image.Image]:
+    """Play the bundled game through the real app loop; returns every distinct OLED frame."""
+    from companion.app import App
+    from companion.config import parse_config
+    from companion.journal import Journal
+    from companion.observe import VisionObserver
+    from device.factory import make_hardware
+
+    steps = {s.file: s for s in load_script(folder)}
+    clock = _Clock()
+    config = parse_config(
+        f'language = "{lang}"\n[camera]\nkind = "replay"\nreplay_dir = "{folder}"\n'
+    )
+    shown: list[Image.Image] = []
+
+    with (
+        tempfile.TemporaryDirectory() as state,
+        make_hardware(config.hardware, "replay", clock=clock) as hw,
+    ):
+        journal = Journal.open(Path(state) / "journal.jsonl", clock=clock)
+        app = App(config, hw, journal, clock=clock, observer=VisionObserver(), ai_move=_hint)
+        hw.camera.start()
+
+        def show(caption: str) -> None:
+            image = app.draw()
+            if shown and shown[-1].tobytes() == image.tobytes():
+                return
+            shown.append(image.copy())
+            out.write(f"\n── {caption}\n{oled_text(image)}\n")
+
+        def press(button: str) -> None:
+            hw.buttons.press(button)
+            clock.t += 0.1
+            app.step(camera=False)
+            hw.buttons.release(button)
+            clock.t += 0.1
+            app.step(camera=False)
+            clock.t += 0.1
+            app.step(camera=False)
+            show(f"button {button.upper()}")
+
+        show("start")
+        while True:
+            clock.t += 1.0
+            if not app.step():
+                break
+            report = app.last_report
+            step = steps.get(Path(app.last_source or "").name)
+            caption = step.caption if step else "frame"
+            detail = f" → referee: {report.state}: {report.detail}" if report else ""
+            show(f"{caption}{detail}")
+            if report is not None and report.state == "ambiguous":
+                press("ok")
+            for button in step.presses if step else []:
+                press(button)
+        journal.close()
+    out.write(f"\nfinal position: {app.referee.position.to_text()}\n")
+    if frames_out is not None:
+        frames_out.mkdir(parents=True, exist_ok=True)
+        for i, image in enumerate(shown):
+            image.resize((512, 256), Image.NEAREST).save(frames_out / f"oled_{i:03d}.png")
+        big = [im.convert("L").resize((512, 256), Image.NEAREST) for im in shown]
+        big[0].save(
+            frames_out / "demo.gif", save_all=True, append_images=big[1:], duration=1200, loop=0
+        )
+        out.write(f"wrote {len(shown)} frames and demo.gif to {frames_out}\n")
+    return shown
+
+
+def _hint(position: Any, rules: Any) -> Any:
+    from companion.advice import advise
+
+    return advise(position, rules)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="oanquan demo", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--frames-out", type=Path, help="write every OLED frame as PNG, and demo.gif"
+    )
+    parser.add_argument("--lang", choices=("vi", "en"), default="en")
+    parser.add_argument("--make", action="store_true", help="regenerate the bundled frames")
+    parser.add_argument("--frames", type=Path, default=FRAMES, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.make:
+        steps = make_frames(args.frames)
+        print(f"wrote {len(steps)} frames to {args.frames}")
+        return 0
+    run_demo(args.frames, sys.stdout, args.frames_out, args.lang)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -70,7 +70,7 @@ def run_sequence(frames: list[tuple[Path, str | None]], start: Position) -> dict
     """
     referee = Referee(start=start)
     referee.setup_checked = True
-    observer = VisionObserver()
+    observer = VisionObserver(stills=True)
     truth = Game(start=start)
     stats = {"moves": 0, "identified": 0, "asked": 0, "wrong": 0}
     decision_ms: list[float] = []
@@ -80,7 +80,11 @@ def run_sequence(frames: list[tuple[Path, str | None]], start: Position) -> dict
             truth.play(move)
             stats["moves"] += 1
         t0 = time.perf_counter()
-        obs = observer(Frame(image, float(seq), seq, path.name))
+        frame = Frame(image, float(seq), seq, path.name)
+        obs = observer(frame)
+        if seq == 0 and start.ply == 0 and observer.looks_like_opening(obs):
+            observer.learn_opening(frame)
+            obs = observer(frame)
         report = referee.observe(
             obs.reading, frame=path.name, fit=obs.fit, reason=obs.reason, still=obs.still
         )

@@ -157,7 +157,7 @@ def run_demo(
         make_hardware(config.hardware, "replay", clock=clock) as hw,
     ):
         journal = Journal.open(Path(state) / "journal.jsonl", clock=clock)
-        app = App(config, hw, journal, clock=clock, observer=VisionObserver(), ai_move=_hint)
+        app = App(config, hw, journal, clock=clock, observer=VisionObserver(stills=True), ai_move=_hint)
         hw.camera.start()
 
         def show(caption: str) -> None:

@@ -35,8 +35,14 @@ def _thumb(image: NDArray[np.uint8]) -> NDArray[np.float32]:
 class VisionObserver:
     """Locate once, verify every frame, count, and say whether the scene is settled."""
 
-    def __init__(self, config: VisionConfig | None = None) -> None:
+    def __init__(self, config: VisionConfig | None = None, *, stills: bool = False) -> None:
+        """``stills``: every frame is a photo of a settled scene (a folder of stills).
+
+        Otherwise frames come from a live camera, and a frame is only called a
+        new still when it differs a lot from the one before.
+        """
         self.config = config or VisionConfig()
+        self.stills = stills
         self.locator = Locator(self.config)
         self.calibration: Calibration | None = None
         self._previous: NDArray[np.float32] | None = None
@@ -60,7 +66,17 @@ class VisionObserver:
             return Observation(None, fit=False, reason=reading.reason, board_found=False)
         if reading.reason is not None or not reading.squares:
             return Observation(None, fit=False, reason=reading.reason or "frame not usable")
-        return Observation(reading.squares, fit=True, still=change >= NEW_SCENE)
+        return Observation(reading.squares, fit=True, still=self.stills or change >= NEW_SCENE)
+
+    def looks_like_opening(self, observation: Observation) -> bool:
+        """Roughly 5 in every citizen square and both big stones: worth calibrating on."""
+        if observation.reading is None:
+            return False
+        squares = list(observation.reading)
+        counts = [max(range(len(q.probs)), key=q.probs.__getitem__) for q in squares]
+        citizens = [counts[sq] for sq in range(12) if sq % 6]
+        stones = squares[0].big_prob > 0.5 and squares[6].big_prob > 0.5
+        return stones and all(3 <= n <= 8 for n in citizens)
 
     def learn_opening(self, frame: Frame) -> None:
         """The referee confirmed the opening: learn pebble size and look from it."""

@@ -192,6 +192,12 @@ class Referee:
         self._stable = self._stable + 1 if seen == self._last_seen else 1
         self._last_seen = seen
         settled = still or self._stable >= self.config.settle_frames
+        if not settled:
+            # Nothing is decided on a scene that may still be changing: a board
+            # in the middle of one move can look like the result of another.
+            if seen == (self.owed or board_of(self.position)) and self.state == "waiting":
+                return Report("waiting", "waiting for a move")
+            return Report("moving", "move in progress")
         # After a frame that decided nothing, two moves may have been made since.
         plies = 1 if self._decided else 2
         verdict = reconcile(
@@ -226,7 +232,7 @@ class Referee:
             return Report(
                 "waiting", "refill owed" if self.owed else "waiting for a move", verdict=verdict
             )
-        if verdict.kind == "moving" or not settled:
+        if verdict.kind == "moving":
             return Report("moving", "move in progress", verdict=verdict)
         if verdict.kind == "ambiguous":
             if (

@@ -57,12 +57,19 @@ def track(
             out.write(json.dumps(line) + "\n")
             continue
         started = time.perf_counter()
-        obs = observer(Frame(image, float(seq), seq, path.name))
+        frame = Frame(image, float(seq), seq, path.name)
+        obs = observer(frame)
+        if (
+            not referee.setup_checked
+            and observer.calibration is None
+            and observer.looks_like_opening(obs)
+        ):
+            # The caller says the game starts at the opening: learn the pebbles' look from it.
+            observer.learn_opening(frame)
+            obs = observer(frame)
         report = referee.observe(
             obs.reading, frame=path.name, fit=obs.fit, reason=obs.reason, still=obs.still
         )
-        if report.detail.startswith("setup ok") and referee.position.ply == 0:
-            observer.learn_opening(Frame(image, float(seq), seq, path.name))
         if timings is not None:
             timings.append((time.perf_counter() - started) * 1000)
         out.write(
@@ -111,5 +118,5 @@ def main(argv: list[str]) -> int:
         print(f"oanquan track: {exc}", file=sys.stderr)
         return 2
     referee = Referee(rules, start=start)
-    unreadable = track(frames, referee, VisionObserver(config), sys.stdout)
+    unreadable = track(frames, referee, VisionObserver(config, stills=True), sys.stdout)
     return 1 if unreadable else 0

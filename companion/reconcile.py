@@ -78,7 +78,8 @@ class ReconcileConfig:
     accept: float = 0.995  # posterior needed to accept a move without asking
     ask: float = 0.95  # posterior the top choices must share to ask between them
     min_fit: float = -18.0  # worst total log-likelihood still called a good fit
-    min_square: float = 0.005  # a candidate whose count in any square is this unlikely does not fit
+    min_square: float = 0.005  # a square whose count is this unlikely is an outlier
+    max_outliers: int = 1  # vision misreads a square now and then; two is no fit
     prior_mistake: float = 0.02
     prior_moving: float = 0.05
     prior_two_moves: float = 0.05
@@ -96,7 +97,7 @@ class Candidate:
     mistake: str | None = None
     follow: Move | None = None  # a second move, when a frame between the two was missed
     loglik: float = 0.0
-    worst: float = 0.0  # the least likely square's log-probability
+    outliers: int = 0  # squares whose count the reading makes very unlikely
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,9 +166,10 @@ def map_board(reading: Sequence[SquareEvidence]) -> Board:
 class _Scorer:
     """Log-likelihood tables so scoring a candidate is 14 lookups."""
 
-    def __init__(self, reading: Sequence[SquareEvidence], floor: float) -> None:
+    def __init__(self, reading: Sequence[SquareEvidence], floor: float, outlier: float) -> None:
         if len(reading) != 12:
             raise ValueError(f"a reading needs 12 squares, got {len(reading)}")
+        self.outlier = math.log(outlier)
         self.floor = math.log(floor)
         self.tables = [tuple(math.log(max(p, floor)) for p in e.probs) for e in reading]
         self.big = [
@@ -175,19 +177,20 @@ class _Scorer:
             for e in (reading[0], reading[6])
         ]
 
-    def __call__(self, board: Board) -> tuple[float, float]:
-        """(total log-likelihood, log-probability of the least likely square)."""
+    def __call__(self, board: Board) -> tuple[float, int]:
+        """(total log-likelihood, number of outlier squares)."""
         counts, big = board
         a, b = self.big[0][big[0]], self.big[1][big[1]]
         total = a + b
-        worst = min(a, b)
+        limit = self.outlier
+        outliers = (a < limit) + (b < limit)
         floor = self.floor
         for table, n in zip(self.tables, counts, strict=True):
             v = table[n] if 0 <= n < len(table) else floor
             total += v
-            if v < worst:
-                worst = v
-        return total, worst
+            if v < limit:
+                outliers += 1
+        return total, outliers
 
 
 def _walk(transition: Transition) -> list[tuple[Board, bool]]:
@@ -329,7 +332,7 @@ def reconcile(
     """
     rules = rules or Rules()
     cfg = config or ReconcileConfig()
-    score = _Scorer(reading, cfg.floor)
+    score = _Scorer(reading, cfg.floor, cfg.min_square)
     seen = map_board(reading)
     priors = {
         "unchanged": 0.0,
@@ -346,9 +349,9 @@ def reconcile(
         # A board reachable legally is never called a mistake or a pause.
         if cand.kind in ("moving", "mistake") and cand.board in lawful:
             continue
-        ll, worst = score(cand.board)
+        ll, outliers = score(cand.board)
         prior = priors["move2" if cand.follow is not None else cand.kind]
-        scored.append((ll + prior, replace(cand, loglik=ll, worst=worst), t))
+        scored.append((ll + prior, replace(cand, loglik=ll, outliers=outliers), t))
     # Merge candidates that end in the same position (same board, same score).
     groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
     for item in scored:
@@ -366,10 +369,8 @@ def reconcile(
     best_key = ranked_keys[0]
     _, best, best_t = max(groups[best_key], key=lambda item: item[0])
     confidence = weights[best_key] / total
-    min_square = math.log(cfg.min_square)
-
     def fits(c: Candidate) -> bool:
-        return c.loglik >= cfg.min_fit and c.worst >= min_square
+        return c.loglik >= cfg.min_fit and c.outliers <= cfg.max_outliers
 
     fit_ok = fits(best)
 

@@ -262,8 +262,13 @@ class Referee:
         return Report("dispute", verdict.detail, verdict=verdict)
 
     def _check_setup(self, verdict: Verdict, settled: bool) -> Report:
-        """The opening must be right before the first move is refereed."""
-        if verdict.kind == "unchanged":
+        """The opening must be right before the first move is refereed.
+
+        Stricter than a move: no square may disagree, because this is the
+        moment the players can still fix the setup (and vision calibrates).
+        """
+        exact = bool(verdict.ranked) and verdict.ranked[0].outliers == 0
+        if verdict.kind == "unchanged" and exact:
             self.setup_checked = True
             self.state = "waiting"
             return Report("waiting", "setup ok: waiting for the first move", verdict=verdict)

@@ -95,7 +95,7 @@ class Candidate:
     move: Move | None = None
     refilled: bool = False
     mistake: str | None = None
-    follow: Move | None = None  # a second move, when a frame between the two was missed
+    follows: tuple[Move, ...] = ()  # later moves, when frames between them were missed
     loglik: float = 0.0
     outliers: int = 0  # squares whose count the reading makes very unlikely
 
@@ -124,7 +124,7 @@ class Verdict:
     move: Move | None = None
     transition: Transition | None = None
     refilled: bool = False
-    follow: Transition | None = None
+    follows: tuple[Transition, ...] = ()
     choices: tuple[Move, ...] = ()
     mistake: str | None = None
     diffs: tuple[SquareDiff, ...] = ()
@@ -272,6 +272,24 @@ def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
     return out
 
 
+def _later_results(
+    t: Transition, move: Move, follows: tuple[Move, ...], depth: int, rules: Rules
+) -> list[tuple[Candidate, Transition | None]]:
+    """Results of ``depth`` more moves after ``t`` (only results: no pauses, no mistakes)."""
+    out: list[tuple[Candidate, Transition | None]] = []
+    if depth <= 0 or t.position.over:
+        return out
+    for later in legal_moves(t.position, rules):
+        t2 = play(t.position, later, rules)
+        chain = (*follows, later)
+        sown = after_sowing(t2)
+        out.append((Candidate("move", sown, move, follows=chain), t2))
+        if board_of(t2.position) != sown:
+            out.append((Candidate("move", board_of(t2.position), move, True, follows=chain), t2))
+        out.extend(_later_results(t2, move, chain, depth - 1, rules))
+    return out
+
+
 def candidates(
     position: Position, rules: Rules, current: Board | None = None, plies: int = 1
 ) -> list[tuple[Candidate, Transition | None]]:
@@ -302,14 +320,8 @@ def candidates(
                 out.append((Candidate("mistake", board, move, mistake="missed relay"), t))
             else:
                 pauses.append((Candidate("moving", board, move), t))
-        if plies >= 2 and not t.position.over:
-            for second in legal_moves(t.position, rules):
-                t2 = play(t.position, second, rules)
-                out.append((Candidate("move", after_sowing(t2), move, follow=second), t2))
-                if board_of(t2.position) != after_sowing(t2):
-                    out.append(
-                        (Candidate("move", board_of(t2.position), move, True, follow=second), t2)
-                    )
+        if plies >= 2:
+            out.extend(_later_results(t, move, (), plies - 1, rules))
     # A board that is a named mistake of any move is not called a pause of another.
     named = {c.board for c, _ in out if c.kind == "mistake"}
     out.extend(item for item in pauses if item[0].board not in named)
@@ -350,7 +362,7 @@ def reconcile(
         if cand.kind in ("moving", "mistake") and cand.board in lawful:
             continue
         ll, outliers = score(cand.board)
-        prior = priors["move2" if cand.follow is not None else cand.kind]
+        prior = priors[cand.kind] + len(cand.follows) * priors["move2"]
         scored.append((ll + prior, replace(cand, loglik=ll, outliers=outliers), t))
     # Merge candidates that end in the same position (same board, same score).
     groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
@@ -369,6 +381,7 @@ def reconcile(
     best_key = ranked_keys[0]
     _, best, best_t = max(groups[best_key], key=lambda item: item[0])
     confidence = weights[best_key] / total
+
     def fits(c: Candidate) -> bool:
         return c.loglik >= cfg.min_fit and c.outliers <= cfg.max_outliers
 
@@ -386,15 +399,17 @@ def reconcile(
     if fit_ok and best.kind in ("unchanged", "refill", "move", "moving"):
         if confidence >= cfg.accept or best.kind in ("unchanged", "moving"):
             if best.kind == "move" and best_t is not None and best.move is not None:
-                if best.follow is not None:
-                    first = play(position, best.move, rules)
+                if best.follows:
+                    chain = [play(position, best.move, rules)]
+                    for later in best.follows:
+                        chain.append(play(chain[-1].position, later, rules))
                     return Verdict(
                         "accept",
                         confidence,
                         best.move,
-                        first,
+                        chain[0],
                         best.refilled,
-                        best_t,
+                        tuple(chain[1:]),
                         seen=seen,
                         ranked=ranked,
                     )
@@ -420,7 +435,7 @@ def reconcile(
     legal = [
         (v, c, t)
         for v, c, t in scored
-        if c.kind == "move" and t is not None and not c.refilled and c.follow is None
+        if c.kind == "move" and t is not None and not c.refilled and not c.follows
     ]
     if legal:
         _, closest, closest_t = max(legal, key=lambda item: item[1].loglik)

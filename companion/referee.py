@@ -43,7 +43,8 @@ class JournalLike(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class RefereeConfig:
-    settle_frames: int = 3  # identical readings in a live stream before objecting
+    settle_frames: int = 3  # identical readings in a live stream before deciding
+    max_catch_up: int = 3  # most moves recognised at once after frames that could not be read
     reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
 
 
@@ -101,7 +102,7 @@ class Referee:
         self.setup_checked = self.game.position.ply > 0
         self._last_seen: Board | None = None
         self._stable = 0
-        self._decided = True
+        self._undecided = 0
         self.counters = {"moves": 0, "disputes": 0, "confirmations": 0}
 
     # -- bookkeeping ------------------------------------------------------
@@ -179,7 +180,7 @@ class Referee:
             return Report("settled", "game over")
         if not fit or reading is None:
             self._stable = 0
-            self._decided = False
+            self._undecided += 1
             if self.state in ("ambiguous", "dispute"):
                 return Report(
                     self.state, f"{self._pending_detail()} ({reason or 'frame not usable'})"
@@ -198,8 +199,8 @@ class Referee:
             if seen == (self.owed or board_of(self.position)) and self.state == "waiting":
                 return Report("waiting", "waiting for a move")
             return Report("moving", "move in progress")
-        # After a frame that decided nothing, two moves may have been made since.
-        plies = 1 if self._decided else 2
+        # After frames that decided nothing, more moves may have been made since.
+        plies = min(1 + self._undecided, self.config.max_catch_up)
         verdict = reconcile(
             self.position,
             reading,
@@ -208,15 +209,19 @@ class Referee:
             config=self.config.reconcile,
             plies=plies,
         )
-        self._decided = verdict.kind in ("accept", "unchanged", "refill_done")
+        decided = verdict.kind in ("accept", "unchanged", "refill_done")
+        self._undecided = 0 if decided else self._undecided + 1
         if not self.setup_checked:
             return self._check_setup(verdict, settled)
         if verdict.kind == "accept" and verdict.move is not None:
             accepted = self._apply(verdict.move, "camera", verdict.confidence, frame)
-            if verdict.follow is not None and verdict.follow.move is not None:
-                second = self._apply(verdict.follow.move, "camera", verdict.confidence, frame)
-                report = self._after_move_report(second, verdict.refilled, verdict)
-                return Report(report.state, report.detail, (accepted, second), verdict)
+            if verdict.follows:
+                done = [accepted]
+                for later in verdict.follows:
+                    assert later.move is not None
+                    done.append(self._apply(later.move, "camera", verdict.confidence, frame))
+                report = self._after_move_report(done[-1], verdict.refilled, verdict)
+                return Report(report.state, report.detail, tuple(done), verdict)
             return self._after_move_report(accepted, verdict.refilled, verdict)
         if verdict.kind == "refill_done":
             self.owed = None

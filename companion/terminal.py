@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import fields
 from typing import IO
 
@@ -82,11 +83,23 @@ def previews(game: Game, out: IO[str]) -> None:
         out.write(f"  {move!s:>4}  {describe(game.preview(move), game.rules)}\n")
 
 
-def run(game: Game, inp: IO[str], out: IO[str], script: list[str] | None = None) -> int:
+def run(
+    game: Game,
+    inp: IO[str],
+    out: IO[str],
+    script: list[str] | None = None,
+    computer: Callable[[Game], Move] | None = None,
+    computer_side: int = 1,
+) -> int:
     """The read-eval loop; returns the exit status (1 if a scripted move was illegal)."""
     show(game, out)
     queue = list(script) if script is not None else None
     while not game.is_over:
+        if computer is not None and game.position.to_move == computer_side:
+            transition = game.play(computer(game))
+            out.write(f"computer plays {transition.move}: {describe(transition, game.rules)}\n")
+            show(game, out)
+            continue
         if queue is not None:
             if not queue:
                 break
@@ -146,6 +159,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--start", help="start position in the one-line notation")
     parser.add_argument("--first", type=int, choices=(0, 1), default=0, help="who moves first")
     parser.add_argument("--moves", help="play these moves without asking, e.g. '2+ 9-'")
+    parser.add_argument(
+        "--ai", metavar="LEVEL", help="play against the computer: easy, medium or hard"
+    )
+    parser.add_argument(
+        "--ai-side", type=int, choices=(0, 1), default=1, help="the computer's side"
+    )
     args = parser.parse_args(argv)
     try:
         rules = rules_from_args(args)
@@ -158,4 +177,17 @@ def main(argv: list[str]) -> int:
         print(f"oanquan play: {exc}", file=sys.stderr)
         return 2
     script = args.moves.split() if args.moves else None
-    return run(Game(rules, start), sys.stdin, sys.stdout, script)
+    computer = None
+    if args.ai:
+        from companion.ai import ai_move, level_names
+
+        if args.ai not in level_names():
+            print(f"oanquan play: --ai: choose one of {', '.join(level_names())}", file=sys.stderr)
+            return 2
+        level = args.ai
+
+        def computer(game: Game) -> Move:
+            history = [t.before for t in game.transitions]
+            return ai_move(game.position, game.rules, level, history=history)
+
+    return run(Game(rules, start), sys.stdin, sys.stdout, script, computer, args.ai_side)

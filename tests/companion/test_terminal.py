@@ -29,3 +29,16 @@ def test_interactive_preview_undo_and_illegal_move() -> None:
 def test_rule_flags_reach_the_engine(capsys: object) -> None:
     assert terminal.main(["--quan-non-min", "0", "--moves", "1-"]) == 0
     assert terminal.main(["--direction", "sideways"]) == 2
+
+
+def test_the_computer_answers_every_move_of_its_side() -> None:
+    out = io.StringIO()
+    played: list[str] = []
+
+    def first_legal(game: Game) -> terminal.Move:
+        move = game.legal_moves()[0]
+        played.append(str(move))
+        return move
+
+    terminal.run(Game(), io.StringIO("2+\nquit\n"), out, computer=first_legal, computer_side=1)
+    assert played and f"computer plays {played[0]}" in out.getvalue()

@@ -79,34 +79,32 @@ def _screen_way(square: int, direction: int) -> int:
     return 1 if arrow(square, direction) == "→" else -1
 
 
-def render_move(screen: MoveScreen, lang: Lang) -> Image.Image:
-    """Cursor on a legal move: lit square with the sowing arrow, path underlined, captures framed."""
+def _move_on_board(
+    view: BoardView, p: MovePreview, lang: Lang
+) -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    """The board with a move lit: its square and arrow, the path underlined, captures framed."""
     image, draw = _canvas()
-    p = screen.preview
     marks = d.Marks(
         inverted=frozenset({p.square}),
         path=frozenset(p.path) - {p.square},
         captured=frozenset(p.captures),
         arrow=(p.square, _screen_way(p.square, p.direction)),
     )
-    d.board(draw, screen.board, marks)
+    d.board(draw, view, marks)
     d.text(draw, (0, LINE1), describe_move(p, lang))
+    return image, draw
+
+
+def render_move(screen: MoveScreen, lang: Lang) -> Image.Image:
+    """Cursor on a legal move, with the keys to browse and choose."""
+    image, draw = _move_on_board(screen.board, screen.preview, lang)
     d.text(draw, (0, LINE2), text("move.keys", lang))
     return image
 
 
 def render_hint(screen: HintScreen, lang: Lang) -> Image.Image:
     """A suggested move drawn like the cursor, with why it is good (or the companion's own move)."""
-    image, draw = _canvas()
-    p = screen.preview
-    marks = d.Marks(
-        inverted=frozenset({p.square}),
-        path=frozenset(p.path) - {p.square},
-        captured=frozenset(p.captures),
-        arrow=(p.square, _screen_way(p.square, p.direction)),
-    )
-    d.board(draw, screen.board, marks)
-    d.text(draw, (0, LINE1), describe_move(p, lang))
+    image, draw = _move_on_board(screen.board, screen.preview, lang)
     if screen.own:
         line = text("ai.own", lang)
     elif screen.reason == "prevent":

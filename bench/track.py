@@ -74,6 +74,7 @@ def run_sequence(frames: list[tuple[Path, str | None]], start: Position) -> dict
     truth = Game(start=start)
     stats = {"moves": 0, "identified": 0, "asked": 0, "wrong": 0}
     decision_ms: list[float] = []
+    first_fit = True
     for seq, (path, move) in enumerate(frames):
         image = cv2.imread(str(path))
         if move is not None:
@@ -86,8 +87,17 @@ def run_sequence(frames: list[tuple[Path, str | None]], start: Position) -> dict
             observer.learn_opening(frame)
             obs = observer(frame)
         report = referee.observe(
-            obs.reading, frame=path.name, fit=obs.fit, reason=obs.reason, still=obs.still
+            obs.reading,
+            frame=path.name,
+            fit=obs.fit,
+            reason=obs.reason,
+            still=obs.still,
+            changed=obs.changed,
         )
+        if report.confirmed or (first_fit and obs.fit and not report.accepted):
+            # The caller gave the start position: the first readable frame shows it.
+            observer.confirmed()
+        first_fit = first_fit and not obs.fit
         decision_ms.append((time.perf_counter() - t0) * 1000)
         done = referee.position.ply - start.ply
         if report.accepted:

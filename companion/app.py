@@ -47,6 +47,8 @@ class Observation:
     reason: str | None = None
     still: bool = False
     board_found: bool = True
+    #: per square, whether it differs from the last frame the referee confirmed (None: unknown)
+    changed: tuple[bool, ...] | None = None
 
 
 class Observer(Protocol):
@@ -205,9 +207,16 @@ class App:
         if self.controller.view == "error":
             self.controller.view = "board"
         report = self.referee.observe(
-            obs.reading, frame=frame.source, fit=obs.fit, reason=obs.reason, still=obs.still
+            obs.reading,
+            frame=frame.source,
+            fit=obs.fit,
+            reason=obs.reason,
+            still=obs.still,
+            changed=obs.changed,
         )
         self.last_report = report
+        if report.confirmed and hasattr(self.observer, "confirmed"):
+            self.observer.confirmed()
         if report.detail.startswith("setup ok") and hasattr(self.observer, "learn_opening"):
             self.observer.learn_opening(frame)
         self.controller.on_report(report)

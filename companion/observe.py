@@ -1,5 +1,11 @@
 """From camera frames to what the referee needs: readings, fitness, settledness.
 
+It also says which squares did not change since the last frame the referee
+confirmed. With a fixed camera, a square whose pixels are the same as then
+still holds what the referee knows it held, however hard its pile is to
+count; only the squares a move touched are left to the counter. That is the
+cheapest and most reliable evidence a fixed camera gives.
+
 The camera is fixed, so the board is located once and then only verified
 (vision's :class:`~vision.Locator`). Whether a frame shows a settled scene
 is decided here: a frame that differs a lot from the one before is a new
@@ -23,6 +29,41 @@ from vision import Calibration, Locator, VisionConfig, calibrate, config_from_di
 
 #: Mean grey-level change (0-255, on a 160 px wide copy) above which a frame is a new scene.
 NEW_SCENE = 6.0
+#: A square changed when this many pixels, as a share of one pebble's area, differ clearly.
+CHANGED_PEBBLES = 0.25
+#: Grey levels a pixel must differ by (after each square's brightness is matched).
+PIXEL_STEP = 12
+#: Pebble diameter as a share of a square's side (the synthetic and rendered boards).
+PEBBLE_SHARE = 0.15
+
+
+def _grey(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return np.asarray(cv2.GaussianBlur(grey, (5, 5), 0), dtype=np.uint8)
+
+
+def changed_squares(
+    reference: NDArray[np.uint8],
+    grey: NDArray[np.uint8],
+    regions: tuple[NDArray[np.float64], ...],
+    px_per_square: float,
+) -> tuple[bool, ...]:
+    """Which of the 12 regions differ from the reference frame by at least a fraction of a pebble."""
+    pebble_area = np.pi / 4 * (PEBBLE_SHARE * px_per_square) ** 2
+    limit = CHANGED_PEBBLES * pebble_area
+    out = []
+    for poly in regions:
+        mask = np.zeros(grey.shape, np.uint8)
+        cv2.fillPoly(mask, [np.rint(poly).astype(np.int32)], 1)
+        inside = mask > 0
+        a = reference[inside].astype(np.int16)
+        b = grey[inside].astype(np.int16)
+        if a.size == 0:
+            out.append(True)
+            continue
+        diff = np.abs((a - int(np.median(a))) - (b - int(np.median(b))))
+        out.append(int((diff > PIXEL_STEP).sum()) >= limit)
+    return tuple(out)
 
 
 def _thumb(image: NDArray[np.uint8]) -> NDArray[np.float32]:
@@ -46,6 +87,8 @@ class VisionObserver:
         self.locator = Locator(self.config)
         self.calibration: Calibration | None = None
         self._previous: NDArray[np.float32] | None = None
+        self._reference: NDArray[np.uint8] | None = None
+        self._grey: NDArray[np.uint8] | None = None
         self.last_timings: dict[str, float] = {}
 
     def __call__(self, frame: Frame) -> Observation:
@@ -66,7 +109,19 @@ class VisionObserver:
             return Observation(None, fit=False, reason=reading.reason, board_found=False)
         if reading.reason is not None or not reading.squares:
             return Observation(None, fit=False, reason=reading.reason or "frame not usable")
-        return Observation(reading.squares, fit=True, still=self.stills or change >= NEW_SCENE)
+        self._grey = _grey(image)
+        changed = None
+        if self._reference is not None and self._reference.shape == self._grey.shape:
+            changed = changed_squares(
+                self._reference, self._grey, outline.regions, outline.px_per_unit()
+            )
+        still = self.stills or change >= NEW_SCENE
+        return Observation(reading.squares, fit=True, still=still, changed=changed)
+
+    def confirmed(self) -> None:
+        """The referee trusts the board in the last frame: compare later frames with it."""
+        if self._grey is not None:
+            self._reference = self._grey
 
     def looks_like_opening(self, observation: Observation) -> bool:
         """Roughly 5 in every citizen square and both big stones: worth calibrating on."""

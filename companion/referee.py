@@ -16,11 +16,12 @@ players to pick a move, ``dispute`` while the board disagrees with the rules.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from companion.reconcile import (
     Board,
+    Evidence,
     ReconcileConfig,
     SquareEvidence,
     Verdict,
@@ -64,6 +65,8 @@ class Report:
     detail: str
     accepted: tuple[Accepted, ...] = ()
     verdict: Verdict | None = None
+    #: the referee trusts what this frame shows (a move, no change, a refill): a new reference
+    confirmed: bool = False
 
 
 def _refill_text(transition: Transition) -> str:
@@ -170,12 +173,32 @@ class Referee:
         fit: bool = True,
         reason: str | None = None,
         still: bool = False,
+        changed: Sequence[bool] | None = None,
     ) -> Report:
         """One camera frame: ``fit`` False (motion, hand, exposure) means do not count it.
 
         ``still`` marks a scene known to be settled (a photo with no motion
-        evidence); otherwise disputes wait for identical readings in a row.
+        evidence); otherwise decisions wait for identical readings in a row.
+        ``changed`` says which squares look different from the last frame the
+        referee confirmed; the others hold what the referee knows they held.
         """
+        report = self._observe(reading, frame, fit, reason, still, changed)
+        decided = report.accepted or (
+            report.verdict is not None and report.verdict.kind in ("unchanged", "refill_done")
+        )
+        if decided and report.state in ("waiting", "settled"):
+            return replace(report, confirmed=True)
+        return report
+
+    def _observe(
+        self,
+        reading: Sequence[SquareEvidence] | None,
+        frame: str | None,
+        fit: bool,
+        reason: str | None,
+        still: bool,
+        changed: Sequence[bool] | None,
+    ) -> Report:
         if self.position.over:
             return Report("settled", "game over")
         if not fit or reading is None:
@@ -189,6 +212,8 @@ class Referee:
                 "moving" if self.state != "waiting" or reason else "waiting",
                 reason or "frame not usable",
             )
+        if changed is not None and self.setup_checked:
+            reading = pin_unchanged(reading, changed, self.owed or board_of(self.position))
         seen = map_board(reading)
         self._stable = self._stable + 1 if seen == self._last_seen else 1
         self._last_seen = seen
@@ -336,6 +361,34 @@ class Referee:
         self.setup_checked = True
         self.pending = pending
         self.state = "waiting" if pending is None else pending.kind
+
+
+def pin_unchanged(
+    reading: Sequence[SquareEvidence], changed: Sequence[bool], board: Board, sure: float = 0.99
+) -> list[SquareEvidence]:
+    """Squares that did not change keep their known count, whatever the counter says.
+
+    The counter's own distribution keeps the remaining 1 %, so a square that
+    changed without it showing (a pebble hidden under a pile) can still win
+    when every other square insists.
+    """
+    counts, big = board
+    out: list[SquareEvidence] = []
+    for sq, evidence in enumerate(reading):
+        if changed[sq]:
+            out.append(evidence)
+            continue
+        n = counts[sq]
+        probs = [(1 - sure) * p for p in evidence.probs] + [0.0] * max(
+            0, n + 1 - len(evidence.probs)
+        )
+        probs[n] += sure
+        stone = big[sq // 6] if sq % 6 == 0 else 0
+        big_prob = (
+            sure + (1 - sure) * evidence.big_prob if stone else (1 - sure) * evidence.big_prob
+        )
+        out.append(Evidence(tuple(probs), big_prob))
+    return out
 
 
 def tally(reading: Sequence[SquareEvidence], squares: Sequence[int]) -> tuple[int, int, int]:

@@ -49,6 +49,7 @@ def track(
 ) -> int:
     """Referee every frame; returns how many frames could not be read."""
     unreadable = 0
+    first_fit = True
     for seq, path in enumerate(frames):
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None or image.size == 0:
@@ -68,8 +69,17 @@ def track(
             observer.learn_opening(frame)
             obs = observer(frame)
         report = referee.observe(
-            obs.reading, frame=path.name, fit=obs.fit, reason=obs.reason, still=obs.still
+            obs.reading,
+            frame=path.name,
+            fit=obs.fit,
+            reason=obs.reason,
+            still=obs.still,
+            changed=obs.changed,
         )
+        if report.confirmed or (first_fit and obs.fit and not report.accepted):
+            # The caller gave the start position: the first readable frame shows it.
+            observer.confirmed()
+        first_fit = first_fit and not obs.fit
         if timings is not None:
             timings.append((time.perf_counter() - started) * 1000)
         out.write(
@@ -118,5 +128,6 @@ def main(argv: list[str]) -> int:
         print(f"oanquan track: {exc}", file=sys.stderr)
         return 2
     referee = Referee(rules, start=start)
+    referee.setup_checked = True  # the caller says where the game starts
     unreadable = track(frames, referee, VisionObserver(config, stills=True), sys.stdout)
     return 1 if unreadable else 0

@@ -20,19 +20,25 @@ from vision.errors import ConfigError
 class LocateConfig:
     """Board localisation (chalk-template fit)."""
 
-    work_width: int = 640  # px; localisation runs on a downscaled copy
+    work_width: int = 480  # px; localisation runs on a downscaled copy
     ridge_sigmas: tuple[float, ...] = (1.5, 2.5)  # px at work scale
     ridge_threshold: float = 4.0  # binarisation of the ridge map, in noise units
-    hough_threshold_frac: float = 0.06  # min Hough votes as a fraction of work width
+    hough_threshold_frac: float = 0.05  # min Hough votes as a fraction of work width
     max_lines: int = 28
-    max_long_lines: int = 7
-    max_short_lines: int = 12
+    max_long_lines: int = 12
+    max_short_lines: int = 16
+    polarities: tuple[int, ...] = (0, 1)  # ridge maps tried: 1 light, -1 dark, 0 either
+    accept_quality: float = 0.6  # stop trying polarities once a fit is this good
+    max_directions: int = 4  # orientation peaks tried as line families
+    max_quads: int = 60  # best line quadruples kept per direction assignment
     min_board_frac: float = 0.18  # board length / image width, lower bound
     max_aspect: float = 2.2  # allowed image aspect of a square (foreshortening)
     arc_depth: float = 0.95  # semicircle depth in square sides
-    refine_candidates: int = 6
-    refine_rounds: int = 40
-    min_quality: float = 0.30  # below this the board is reported as not found
+    prescreen_keep: int = 400  # hypotheses kept after the sparse first scoring pass
+    refine_candidates: int = 4
+    refine_rounds: int = 30
+    quick_rounds: int = 10  # rounds for every candidate before the leader gets refine_rounds
+    min_quality: float = 0.12  # below this the board is reported as not found
     verify_drop: float = 0.6  # Locator re-locates when quality falls under drop*initial
     manual_corners: tuple[tuple[float, float], ...] | None = None  # SW, SE, NE, NW px
     seed: int = 0
@@ -42,15 +48,30 @@ class LocateConfig:
 class CountConfig:
     """Per-square pebble counting."""
 
-    px_per_square: int = 96  # rectified size of one square side
+    px_per_square: int = 128  # rectified size of one square side
     max_count: int = 40  # probabilities are given for counts 0..max_count
-    line_margin: float = 0.06  # chalk band masked on each side, in square sides
-    fg_threshold: float = 3.2  # foreground distance in robust noise units
+    line_margin: float = 0.09  # half-width of the band where chalk may lie, square sides
+    fg_threshold: float = 5.0  # colour distance to the ground, in robust noise units (MAD)
+    open_radius: float = 0.03  # square sides; removes strokes thinner than ~2x this
+    close_radius: float = 0.03
+    edge_threshold: float = 0.0  # gradient, in multiples of the ground's median gradient
+    min_radius_frac: float = 0.65  # thinner blobs (in pebble radii) are strokes, not pebbles
     min_blob_frac: float = 0.25  # blobs smaller than this fraction of a pebble are noise
     pebble_area: float | None = None  # unit area (px at rectified scale); None = estimate
-    big_area_ratio: float = 3.0  # a blob this many pebbles large in a mandarin is the big stone
-    sigma_base: float = 0.35  # count likelihood spread: sqrt(base^2 + (rel*n)^2)
-    sigma_rel: float = 0.09
+    big_radius_ratio: float = 1.3  # inscribed radius, in pebble radii, above which it is the stone
+    use_peaks: bool = True  # count clusters by max(distance-transform peaks, area/unit)
+    use_shading: bool = True  # split touching pebbles by their shading (LoG extrema)
+    shade_weight: float = 0.5  # weight of shading extrema against area for clusters
+    stroke_elongation: float = 3.0  # thinner blobs longer than this are strokes
+    shadow_min_area: float = 15.0  # pebble areas; larger dark grey blobs are shadows
+    shadow_dark: float = 15.0  # mean log-luminance drop (x100) of a shadow
+    shadow_chroma: float = 8.0  # mean chroma difference below which a blob is "same colour"
+    shadow_texture: float = 6.0  # busier than this x the board's median |LoG| is not a shadow
+    single_max: float = 1.5  # blobs smaller than this many unit areas are one pebble
+    pile_gain: float = 0.0  # extra count per pebble above 4 in one blob (hidden pebbles)
+    pile_cap: float = 0.3
+    sigma_base: float = 0.6  # count likelihood spread: sqrt(base^2 + (rel*n)^2), set from
+    sigma_rel: float = 0.25  # the errors measured on render-public (still optimistic)
 
 
 @dataclass(frozen=True)
@@ -62,7 +83,7 @@ class GateConfig:
     dark_mean: float = 35.0
     bright_mean: float = 225.0
     clipped_frac: float = 0.25  # share of pixels at 0/255 that makes exposure bad
-    skin_frac: float = 0.04  # share of the board area that is skin-like
+    skin_frac: float = 0.015  # share of the board covered by a skin blob that is not the floor
     empty_std: float = 2.0  # a frame with less grey spread than this is empty
 
 

@@ -8,6 +8,8 @@ semicircle, 7..11 north row east->west.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -43,17 +45,60 @@ def region_polygons_board(depth: float) -> list[FloatArray]:
 
 def template_points(step: float, depth: float) -> FloatArray:
     """Points sampled along every chalk line of the template."""
+    return template_with_tangents(step, depth)[0]
+
+
+def template_with_tangents(step: float, depth: float) -> tuple[FloatArray, FloatArray]:
+    """Template points and the unit tangent of the chalk line at each point."""
+    return _template_cached(round(step, 4), round(depth, 3))
+
+
+@functools.lru_cache(maxsize=64)
+def _template_cached(step: float, depth: float) -> tuple[FloatArray, FloatArray]:
     pts: list[FloatArray] = []
+    tan: list[FloatArray] = []
     xs = np.arange(0.0, 5.0 + 1e-9, step)
     ys = np.arange(0.0, 2.0 + 1e-9, step)
     for y in (0.0, 1.0, 2.0):
         pts.append(np.stack([xs, np.full_like(xs, y)], axis=1))
+        tan.append(np.tile([1.0, 0.0], (len(xs), 1)))
     for x in range(6):
         pts.append(np.stack([np.full_like(ys, float(x)), ys], axis=1))
-    n_arc = max(4, int(np.pi * 1.5 / step))
-    pts.append(arc_points(depth, east=False, n=n_arc)[1:-1])
-    pts.append(arc_points(depth, east=True, n=n_arc)[1:-1])
-    return np.concatenate(pts, axis=0)
+        tan.append(np.tile([0.0, 1.0], (len(ys), 1)))
+    # arcs are sampled twice as densely as their length: they are the one part
+    # of the template that floor tiles, planks and printed stripes never have
+    n_arc = max(4, int(2.0 * np.pi * 1.5 / step))
+    for east in (False, True):
+        a = arc_points(depth, east=east, n=n_arc)
+        t = np.gradient(a, axis=0)
+        t /= np.linalg.norm(t, axis=1, keepdims=True) + 1e-12
+        pts.append(a[1:-1])
+        tan.append(t[1:-1])
+    return np.concatenate(pts, axis=0), np.concatenate(tan, axis=0)
+
+
+def extension_points(step: float, depth: float) -> tuple[FloatArray, FloatArray]:
+    """Points on the continuation of the template lines past the board's ends.
+
+    A chalk board stops; floor joints and stripes run on. Evidence here counts
+    against a hypothesis.
+    """
+    pts: list[FloatArray] = []
+    tan: list[FloatArray] = []
+    xs = np.concatenate(
+        [
+            np.arange(-depth - 0.9, -depth - 0.3, step),
+            np.arange(5 + depth + 0.3, 5 + depth + 0.9, step),
+        ]
+    )
+    for y in (0.0, 1.0, 2.0):
+        pts.append(np.stack([xs, np.full_like(xs, y)], axis=1))
+        tan.append(np.tile([1.0, 0.0], (len(xs), 1)))
+    ys = np.concatenate([np.arange(-0.9, -0.3, step), np.arange(2.3, 2.9, step)])
+    for x in range(1, 5):
+        pts.append(np.stack([np.full_like(ys, float(x)), ys], axis=1))
+        tan.append(np.tile([0.0, 1.0], (len(ys), 1)))
+    return np.concatenate(pts, axis=0), np.concatenate(tan, axis=0)
 
 
 def offgrid_points(step: float) -> FloatArray:

@@ -10,6 +10,7 @@ square away -> greedy corner refinement of the best few.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -24,11 +25,12 @@ from vision.geometry import (
     FloatArray,
     batch_homographies,
     canonical_corners,
+    extension_points,
     homography_from_corners,
     offgrid_points,
     project,
     region_polygons_board,
-    template_points,
+    template_with_tangents,
 )
 
 _SAT = 8.0  # ridge strength (noise units) that counts as full chalk evidence
@@ -63,36 +65,87 @@ def outline_from_corners(
     return Outline(h, c, regions, float(quality), float(arc_depth), manual)
 
 
-def ridge_map(bgr: NDArray[np.uint8], sigmas: tuple[float, ...]) -> NDArray[np.float32]:
-    """Line-likeness per pixel, in units of the image's own texture noise.
+def ridge_map(
+    bgr: NDArray[np.uint8], sigmas: tuple[float, ...], polarity: int = 0
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Line-likeness per pixel (in units of the image's own texture noise) and
+    the line's normal angle in [0, pi).
 
     Hessian |l1| - |l2| is high on thin lines and low on blobs (pebbles) and flat
     ground. Computed on log-luminance and on both chroma channels so coloured
-    chalk on similar-brightness ground is still seen.
+    chalk on similar-brightness ground is still seen. ``polarity`` +1 keeps only
+    luminance ridges lighter than their surroundings (chalk), -1 only darker
+    ones (charcoal, marker, scratches), 0 both; floor joints and cracks are
+    usually dark, so the light-only map hides them from white chalk.
     """
+    return ridge_maps(bgr, sigmas, (polarity,))[polarity]
+
+
+def _hessian_ridge(
+    chan: NDArray[np.float32], sigmas: tuple[float, ...], polarities: tuple[int, ...]
+) -> dict[int, tuple[NDArray[np.float32], NDArray[np.float32]]]:
+    """Best-over-scales ridge strength and normal angle, per luminance polarity."""
+    best = {p: np.zeros(chan.shape, np.float32) for p in polarities}
+    best_ang = {p: np.zeros(chan.shape, np.float32) for p in polarities}
+    for s in sigmas:
+        g = cv2.GaussianBlur(chan, (0, 0), s)
+        ixx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
+        iyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
+        ixy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
+        d = np.sqrt((ixx - iyy) ** 2 + 4.0 * ixy**2)
+        tr = ixx + iyy
+        l1 = 0.5 * (tr + d)
+        l2 = 0.5 * (tr - d)
+        first = np.abs(l1) >= np.abs(l2)
+        r = np.abs(np.abs(l1) - np.abs(l2)) * float(s * s)
+        dom = np.where(first, l1, l2)
+        # eigenvector of l1 has angle a1; the dominant one is the normal
+        a1 = 0.5 * np.arctan2(2.0 * ixy, ixx - iyy)
+        a = np.where(first, a1, a1 + np.pi / 2)
+        for p in polarities:
+            rp = r if p == 0 else np.where(dom * p < 0, r, 0.0)
+            upd = rp > best[p]
+            best[p] = np.where(upd, rp, best[p])
+            best_ang[p] = np.where(upd, a, best_ang[p])
+    return {p: (best[p], best_ang[p]) for p in polarities}
+
+
+def ridge_maps(
+    bgr: NDArray[np.uint8], sigmas: tuple[float, ...], polarities: tuple[int, ...]
+) -> dict[int, tuple[NDArray[np.float32], NDArray[np.float32]]]:
+    """``ridge_map`` for several polarities, sharing the chroma work."""
     lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
     lum = np.log(lab[..., 0] + 8.0) * 40.0
-    out: NDArray[np.float32] | None = None
-    noise_lum = 1e-3
-    for ci, chan in enumerate((lum, lab[..., 1], lab[..., 2])):
-        best: NDArray[np.float32] | None = None
-        for s in sigmas:
-            g = cv2.GaussianBlur(chan, (0, 0), s)
-            ixx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
-            iyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
-            ixy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
-            d = np.sqrt((ixx - iyy) ** 2 + 4.0 * ixy**2)
-            tr = ixx + iyy
-            r = np.abs(np.abs(0.5 * (tr + d)) - np.abs(0.5 * (tr - d))) * float(s * s)
-            best = r if best is None else np.maximum(best, r)
-        assert best is not None
-        med = float(np.median(best))
-        if ci == 0:
-            noise_lum = max(med, 1e-3)
-        scaled = best / max(med, noise_lum)
-        out = scaled if out is None else np.maximum(out, scaled)
-    assert out is not None
-    return out.astype(np.float32)
+    lum_maps = _hessian_ridge(lum, sigmas, polarities)
+    chroma = [_hessian_ridge(lab[..., c], sigmas, (0,))[0] for c in (1, 2)]
+    out: dict[int, tuple[NDArray[np.float32], NDArray[np.float32]]] = {}
+    for p in polarities:
+        r_l, a_l = lum_maps[p]
+        nz = r_l[r_l > 0]
+        noise = max(float(np.median(nz)) if nz.size else 0.0, 1e-3)
+        resp = r_l / noise
+        ang = a_l
+        for r_c, a_c in chroma:
+            scaled = r_c / max(float(np.median(r_c)), noise)
+            upd = scaled > resp
+            resp = np.where(upd, scaled, resp)
+            ang = np.where(upd, a_c, ang)
+        out[p] = (resp.astype(np.float32), np.mod(ang, np.pi).astype(np.float32))
+    return out
+
+
+def thin_ridges(ridge: NDArray[np.float32], normal: NDArray[np.float32]) -> NDArray[np.bool_]:
+    """Non-maximum suppression across the line: one pixel per stroke centre."""
+    q = (np.rint(normal / (np.pi / 4)).astype(np.int32)) % 4
+    pad = np.pad(ridge, 1, mode="edge")
+    h, w = ridge.shape
+    keep = np.zeros(ridge.shape, bool)
+    offsets = [(0, 1), (1, 1), (1, 0), (1, -1)]  # normal 0, 45, 90, 135 deg (dy, dx)
+    for k, (dy, dx) in enumerate(offsets):
+        a = pad[1 + dy : 1 + dy + h, 1 + dx : 1 + dx + w]
+        b = pad[1 - dy : 1 - dy + h, 1 - dx : 1 - dx + w]
+        keep |= (q == k) & (ridge >= a) & (ridge >= b)
+    return keep
 
 
 def _angle_diff(a: NDArray[np.float64], b: float) -> NDArray[np.float64]:
@@ -100,59 +153,174 @@ def _angle_diff(a: NDArray[np.float64], b: float) -> NDArray[np.float64]:
     return np.minimum(d, np.pi - d)
 
 
-def hough_lines(ridge: NDArray[np.float32], cfg: LocateConfig) -> FloatArray:
-    """Strongest distinct straight lines as (rho, theta) rows, strongest first."""
-    binary = (ridge > cfg.ridge_threshold).astype(np.uint8) * 255
-    votes = max(10, int(cfg.hough_threshold_frac * ridge.shape[1]))
-    found = cv2.HoughLines(binary, 1.0, np.pi / 360.0, votes)
-    if found is None:
-        return np.zeros((0, 2))
-    raw = found.reshape(-1, 2).astype(np.float64)[: cfg.max_lines * 20]
+def _nms_lines(raw: FloatArray, limit: int) -> FloatArray:
+    """Drop near-duplicate Hough lines (double edges of one chalk stroke)."""
     kept: list[tuple[float, float]] = []
     for rho, theta in raw:
         dup = False
         for r2, t2 in kept:
             dt = abs(theta - t2)
-            same = (dt < np.deg2rad(3.0) and abs(rho - r2) < 8.0) or (
-                np.pi - dt < np.deg2rad(3.0) and abs(rho + r2) < 8.0
+            same = (dt < np.deg2rad(4.0) and abs(rho - r2) < 9.0) or (
+                np.pi - dt < np.deg2rad(4.0) and abs(rho + r2) < 9.0
             )
             if same:
                 dup = True
                 break
         if not dup:
             kept.append((float(rho), float(theta)))
-            if len(kept) >= cfg.max_lines:
+            if len(kept) >= limit:
                 break
     return np.array(kept).reshape(-1, 2)
+
+
+def hough_families(
+    ridge: NDArray[np.float32], normal: NDArray[np.float32], cfg: LocateConfig
+) -> list[FloatArray]:
+    """Lines of the two dominant directions, each family strongest first.
+
+    Splitting pixels by local orientation before the Hough transform stops the
+    elongated board blob from producing strong diagonal lines across it.
+    """
+    mask = (ridge > cfg.ridge_threshold) & thin_ridges(ridge, normal)
+    if mask.sum() < 50:
+        return []
+    phi = normal
+    vals = phi[mask]
+    hist, _ = np.histogram(vals, bins=36, range=(0.0, np.pi))
+    hist = hist.astype(np.float64)
+    hist = hist + 0.5 * (np.roll(hist, 1) + np.roll(hist, -1))
+    centers = (np.arange(36) + 0.5) * np.pi / 36
+    peaks: list[int] = []
+    work = hist.copy()
+    for _ in range(cfg.max_directions):
+        p = int(np.argmax(work))
+        if work[p] <= 0:
+            break
+        peaks.append(p)
+        work[_angle_diff(centers, centers[p]) < np.deg2rad(15.0)] = -1.0
+    votes = max(10, int(cfg.hough_threshold_frac * ridge.shape[1]))
+    fams: list[FloatArray] = []
+    half = np.deg2rad(16.0)
+    ys, xs = np.nonzero(mask)
+    vals64 = vals.astype(np.float64)
+    for p in peaks:
+        c = float(centers[p])
+        keep = _angle_diff(vals64, c) < half
+        binary = np.zeros(mask.shape, np.uint8)
+        binary[ys[keep], xs[keep]] = 255
+        found: list[FloatArray] = []
+        ranges = [(c - half, c + half)]
+        if c - half < 0:
+            ranges = [(0.0, c + half), (np.pi + c - half, np.pi)]
+        elif c + half > np.pi:
+            ranges = [(c - half, np.pi), (0.0, c + half - np.pi)]
+        for lo, hi in ranges:
+            got = cv2.HoughLines(
+                binary, 2.0, np.pi / 360.0, votes, None, 0, 0, float(lo), float(hi)
+            )
+            if got is not None:
+                found.append(
+                    got.reshape(-1, 3)[:, :2] if got.shape[-1] == 3 else got.reshape(-1, 2)
+                )
+        if not found:
+            fams.append(np.zeros((0, 2)))
+            continue
+        raw = np.concatenate(found, axis=0).astype(np.float64)
+        fams.append(_nms_lines(raw[: cfg.max_lines * 30], cfg.max_lines))
+    return fams
 
 
 def _homog_lines(lines: FloatArray) -> FloatArray:
     return np.stack([np.cos(lines[:, 1]), np.sin(lines[:, 1]), -lines[:, 0]], axis=1)
 
 
-def _hypotheses(
-    lines: FloatArray, shape: tuple[int, int], cfg: LocateConfig
+def _side_support(maps: NDArray[np.float32], a: FloatArray, b: FloatArray) -> FloatArray:
+    """Mean direction-matched evidence along image segments a->b (Q, 2 each)."""
+    t = np.linspace(0.05, 0.95, 12)
+    pts = a[:, None, :] + (b - a)[:, None, :] * t[None, :, None]
+    d = b - a
+    normal_ang = np.mod(np.arctan2(d[:, 1], d[:, 0]) + np.pi / 2, np.pi)
+    chan = (np.rint(normal_ang / (np.pi / _BINS)).astype(np.intp) % _BINS)[:, None]
+    _, h, w = maps.shape
+    xr = np.rint(pts[..., 0])
+    yr = np.rint(pts[..., 1])
+    inside = (xr >= 0) & (xr < w) & (yr >= 0) & (yr < h)
+    xi = np.clip(xr, 0, w - 1).astype(np.intp)
+    yi = np.clip(yr, 0, h - 1).astype(np.intp)
+    vals = np.where(inside, maps[np.broadcast_to(chan, xi.shape), yi, xi], 0.0)
+    return np.asarray(vals.mean(axis=1), dtype=np.float64)
+
+
+def _line_profiles(
+    maps: NDArray[np.float32], lines: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Cumulative direction-matched evidence along each whole line, 1 px steps.
+
+    With these, the mean support of any segment of a line is two lookups, so
+    thousands of line quadruples can be ranked at once.
+    """
+    _, h, w = maps.shape
+    half = int(np.ceil(np.hypot(h, w)))
+    t = np.arange(-half, half + 1, dtype=np.float64)
+    rho, theta = lines[:, 0], lines[:, 1]
+    p0 = np.stack([rho * np.cos(theta), rho * np.sin(theta)], axis=1)
+    d = np.stack([-np.sin(theta), np.cos(theta)], axis=1)
+    xs = np.rint(p0[:, 0:1] + t[None, :] * d[:, 0:1])
+    ys = np.rint(p0[:, 1:2] + t[None, :] * d[:, 1:2])
+    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    chan = (np.rint(np.mod(theta, np.pi) / (np.pi / _BINS)).astype(np.intp) % _BINS)[:, None]
+    vals = maps[
+        np.broadcast_to(chan, xs.shape),
+        np.clip(ys, 0, h - 1).astype(np.intp),
+        np.clip(xs, 0, w - 1).astype(np.intp),
+    ]
+    vals = np.where(inside, vals, 0.0)
+    cum = np.concatenate([np.zeros((len(lines), 1)), np.cumsum(vals, axis=1)], axis=1)
+    return cum, p0 - half * d, d  # origin moved so that index = position
+
+
+def _segment_mean(
+    cum: FloatArray, row: NDArray[np.intp], ta: FloatArray, tb: FloatArray
 ) -> FloatArray:
-    """Homographies from every 2 long + 2 short lines and template assignment."""
-    if len(lines) < 4:
+    lo = np.minimum(ta, tb)
+    hi = np.maximum(ta, tb)
+    pad = 0.05 * (hi - lo)
+    n = cum.shape[1] - 1
+    a = np.clip(np.rint(lo + pad), 0, n).astype(np.intp)
+    b = np.clip(np.rint(hi - pad), 0, n).astype(np.intp)
+    return np.asarray((cum[row, b] - cum[row, a]) / np.maximum(b - a, 1), dtype=np.float64)
+
+
+def _hypotheses(
+    fams: list[FloatArray],
+    maps: NDArray[np.float32],
+    cfg: LocateConfig,
+) -> FloatArray:
+    """Homographies from 2 long + 2 short lines and every template assignment.
+
+    Line quadruples are first ranked by chalk support along the four sides of
+    the quadrilateral they bound (a true pair of rows and columns is chalk all
+    round); only the best quadruples get the 45 template assignments.
+    """
+    shape = maps.shape[1:]
+    if len(fams) < 2:
         return np.zeros((0, 3, 3))
-    theta = lines[:, 1]
-    anchors = [0]
-    far = np.nonzero(_angle_diff(theta, theta[0]) > np.deg2rad(20.0))[0]
-    if len(far):
-        anchors.append(int(far[0]))
-    hl = _homog_lines(lines)
-    height, width = shape
+    height, width = int(shape[0]), int(shape[1])
     y_pairs = [(0.0, 1.0), (1.0, 2.0), (0.0, 2.0)]
     x_pairs = [(float(a), float(b)) for a, b in itertools.combinations(range(6), 2)]
     out: list[FloatArray] = []
-    for a in anchors:
-        diff = _angle_diff(theta, theta[a])
-        longs = np.nonzero(diff < np.deg2rad(12.0))[0][: cfg.max_long_lines]
-        shorts = np.nonzero(diff > np.deg2rad(20.0))[0][: cfg.max_short_lines]
-        if len(longs) < 2 or len(shorts) < 2:
+    for fl, fs in itertools.permutations([f for f in fams if len(f) >= 2], 2):
+        if _angle_diff(fl[:1, 1], float(fs[0, 1]))[0] < np.deg2rad(25.0):
             continue
-        pts = np.cross(hl[longs][:, None, :], hl[shorts][None, :, :])  # (L, S, 3)
+        long_l = fl[: cfg.max_long_lines]
+        short_l = fs[: cfg.max_short_lines]
+        if len(long_l) < 2 or len(short_l) < 2:
+            continue
+        hlong = _homog_lines(long_l)
+        hshort = _homog_lines(short_l)
+        longs = np.arange(len(long_l))
+        shorts = np.arange(len(short_l))
+        pts = np.cross(hlong[:, None, :], hshort[None, :, :])  # (L, S, 3)
         w = pts[..., 2]
         valid = np.abs(w) > 1e-9
         inter = pts[..., :2] / np.where(valid, w, 1.0)[..., None]
@@ -175,7 +343,35 @@ def _hypotheses(
             np.linalg.norm(quad[:, 3] - quad[:, 0], axis=1)
             + np.linalg.norm(quad[:, 2] - quad[:, 1], axis=1)
         )
+        # only quadrilaterals that admit some template assignment: slivers
+        # between the two edges of one stroke would otherwise rank first
+        min_unit = 0.2 * cfg.min_board_frac * width
+        ok &= (side_x > min_unit) & (side_y > min_unit / cfg.max_aspect)
+        ok &= (side_x < 1.6 * width) & (side_y < 1.6 * width)
+        ratio_q = side_y / np.maximum(side_x, 1e-9)
+        ok &= (ratio_q > 1.0 / (5.0 * cfg.max_aspect)) & (ratio_q < 2.0 * cfg.max_aspect)
+        ok_all = ok.copy()
         quad, side_x, side_y = quad[ok], side_x[ok], side_y[ok]
+        if len(quad) == 0:
+            continue
+        cl, p0l, dl = _line_profiles(maps, long_l)
+        cs, p0s, ds = _line_profiles(maps, short_l)
+        tl = np.einsum("lsk,lk->ls", inter - p0l[:, None, :], dl)  # position on long lines
+        ts = np.einsum("lsk,sk->ls", inter - p0s[None, :, :], ds)  # position on short lines
+        ii, jj = np.broadcast_to(i, (len(lp), len(sp))), np.broadcast_to(j, (len(lp), len(sp)))
+        kk, mm = np.broadcast_to(k, (len(lp), len(sp))), np.broadcast_to(m, (len(lp), len(sp)))
+        sup = np.stack(
+            [
+                _segment_mean(cl, ii, tl[ii, kk], tl[ii, mm]),
+                _segment_mean(cl, jj, tl[jj, kk], tl[jj, mm]),
+                _segment_mean(cs, kk, ts[ii, kk], ts[jj, kk]),
+                _segment_mean(cs, mm, ts[ii, mm], ts[jj, mm]),
+            ],
+            axis=-1,
+        ).reshape(-1, 4)[ok_all]
+        qscore = sup.mean(axis=1) + sup.min(axis=1)
+        top = np.argsort(-qscore)[: cfg.max_quads]
+        quad, side_x, side_y = quad[top], side_x[top], side_y[top]
         for (ya, yb), (xa, xb) in itertools.product(y_pairs, x_pairs):
             ux = side_x / (xb - xa)
             uy = side_y / (yb - ya)
@@ -197,46 +393,115 @@ def _hypotheses(
     return hs[np.all(np.isfinite(hs), axis=(1, 2))]
 
 
-def _sample(img: NDArray[np.float32], hs: FloatArray, pts: FloatArray) -> FloatArray:
-    """Nearest-pixel values of img at pts projected by each homography (K, P)."""
-    ph = np.concatenate([pts, np.ones((len(pts), 1))], axis=1)
-    proj = np.einsum("kij,pj->kpi", hs, ph)
-    w = proj[..., 2]
+_BINS = 8
+
+
+@functools.lru_cache(maxsize=8)
+def _offgrid(step: float) -> FloatArray:
+    return offgrid_points(step)
+
+
+@functools.lru_cache(maxsize=64)
+def _extension(step: float, depth: float) -> tuple[FloatArray, FloatArray]:
+    return extension_points(step, depth)
+
+
+def evidence_maps(
+    sat: NDArray[np.float32], normal: NDArray[np.float32], dilate: int
+) -> NDArray[np.float32]:
+    """Chalk evidence split by line direction: (_BINS + 1, H, W).
+
+    Channel k holds evidence for lines whose normal is near k*pi/_BINS; the last
+    channel is direction-free (used half a square away from the template).
+    Requiring the right direction keeps pebble clutter from looking like chalk.
+    """
+    kernel = np.ones((dilate, dilate), np.uint8)
+    maps = np.empty((_BINS + 1, *sat.shape), np.float32)
+    c60 = np.cos(np.deg2rad(60.0))
+    for k in range(_BINS):
+        delta = 2.0 * (normal - k * np.pi / _BINS)
+        w = np.clip((np.cos(delta) - c60) / (1.0 - c60), 0.0, 1.0)
+        maps[k] = cv2.dilate(sat * w.astype(np.float32), kernel)
+    maps[_BINS] = cv2.dilate(sat, kernel)
+    return maps
+
+
+def _project_batch(
+    hs: FloatArray, pts: FloatArray
+) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
+    px = pts[None, :, 0]
+    py = pts[None, :, 1]
+    w = hs[:, 2, 0:1] * px + hs[:, 2, 1:2] * py + hs[:, 2, 2:3]
     good = w > 1e-9
     w = np.where(good, w, 1.0)
-    x = np.rint(proj[..., 0] / w)
-    y = np.rint(proj[..., 1] / w)
-    h, wd = img.shape
-    inside = good & (x >= 0) & (x < wd) & (y >= 0) & (y < h)
-    xi = np.clip(x, 0, wd - 1).astype(np.intp)
-    yi = np.clip(y, 0, h - 1).astype(np.intp)
-    vals = img[yi, xi].astype(np.float64)
+    x = (hs[:, 0, 0:1] * px + hs[:, 0, 1:2] * py + hs[:, 0, 2:3]) / w
+    y = (hs[:, 1, 0:1] * px + hs[:, 1, 1:2] * py + hs[:, 1, 2:3]) / w
+    return x, y, good
+
+
+def _sample(
+    maps: NDArray[np.float32],
+    hs: FloatArray,
+    pts: FloatArray,
+    tangents: FloatArray | None,
+) -> FloatArray:
+    """Evidence at pts projected by each homography (K, P), nearest pixel.
+
+    With tangents, each point reads the channel matching the projected line's
+    direction; without, the direction-free channel.
+    """
+    x, y, good = _project_batch(hs, pts)
+    if tangents is None:
+        chan = np.full(x.shape, _BINS, dtype=np.intp)
+    else:
+        x2, y2, _ = _project_batch(hs, pts + 0.02 * tangents)
+        normal_ang = np.mod(np.arctan2(y2 - y, x2 - x) + np.pi / 2, np.pi)
+        chan = np.rint(normal_ang / (np.pi / _BINS)).astype(np.intp) % _BINS
+    _, h, wd = maps.shape
+    xr = np.rint(x)
+    yr = np.rint(y)
+    inside = good & (xr >= 0) & (xr < wd) & (yr >= 0) & (yr < h)
+    xi = np.clip(xr, 0, wd - 1).astype(np.intp)
+    yi = np.clip(yr, 0, h - 1).astype(np.intp)
+    vals = maps[chan, yi, xi].astype(np.float64)
     return np.where(inside, vals, 0.0)
 
 
 def _scores(
-    sat: NDArray[np.float32], hs: FloatArray, on: FloatArray, off: FloatArray
+    maps: NDArray[np.float32],
+    hs: FloatArray,
+    on: tuple[FloatArray, FloatArray],
+    off: FloatArray,
+    ext: tuple[FloatArray, FloatArray] | None = None,
 ) -> FloatArray:
-    """Template support minus support half a square away, per homography."""
-    chunk = 4096
+    """Template support minus support half a square away and past the ends."""
+    chunk = 2048
     res = np.empty(len(hs))
     for s in range(0, len(hs), chunk):
         h = hs[s : s + chunk]
-        res[s : s + chunk] = _sample(sat, h, on).mean(axis=1) - 0.5 * _sample(
-            sat, h, off
-        ).mean(axis=1)
+        val = _sample(maps, h, on[0], on[1]).mean(axis=1)
+        val -= 0.5 * _sample(maps, h, off, None).mean(axis=1)
+        if ext is not None:
+            val -= 0.5 * _sample(maps, h, ext[0], ext[1]).mean(axis=1)
+        res[s : s + chunk] = val
     return res
 
 
 def _refine(
-    sat: NDArray[np.float32], corners: FloatArray, depth: float, cfg: LocateConfig, step0: float
+    sat: NDArray[np.float32],
+    corners: FloatArray,
+    depth: float,
+    cfg: LocateConfig,
+    step0: float,
+    rounds: int,
 ) -> tuple[FloatArray, float, float]:
+    """Greedy coordinate search on the 4 corners and the arc depth."""
     """Greedy coordinate search on the 4 corners and the arc depth."""
     c = corners.copy()
     step = step0
     best = -np.inf
-    off = offgrid_points(0.1)
-    for _ in range(cfg.refine_rounds):
+    off = _offgrid(0.1)
+    for _ in range(rounds):
         cands = [c.reshape(-1)]
         depths = [depth]
         for idx in range(8):
@@ -253,11 +518,11 @@ def _refine(
         sc = np.full(len(cv), -np.inf)
         for dval in set(depths):
             sel = np.array([d == dval for d in depths])
-            on = template_points(0.05, dval)
+            on = template_with_tangents(0.1, dval)
             fin = np.all(np.isfinite(hs[sel]), axis=(1, 2))
             idxs = np.nonzero(sel)[0][fin]
             if len(idxs):
-                sc[idxs] = _scores(sat, hs[idxs], on, off)
+                sc[idxs] = _scores(sat, hs[idxs], on, off, _extension(0.1, dval))
         k = int(np.argmax(sc))
         if sc[k] > best + 1e-6 and k != 0:
             best = float(sc[k])
@@ -269,6 +534,75 @@ def _refine(
             if step < 0.2:
                 break
     return c, depth, best
+
+
+def _work_evidence(
+    image_bgr: NDArray[np.uint8], cfg: LocateConfig, dilate: int
+) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32], float]:
+    h0, w0 = image_bgr.shape[:2]
+    scale = cfg.work_width / float(w0)
+    work = cv2.resize(
+        image_bgr, (cfg.work_width, max(8, round(h0 * scale))), interpolation=cv2.INTER_AREA
+    )
+    ridge, normal = ridge_map(work, cfg.ridge_sigmas)
+    sat = np.minimum(ridge / _SAT, 1.0).astype(np.float32)
+    return evidence_maps(sat, normal, dilate), ridge, normal, scale
+
+
+def support(
+    image_bgr: NDArray[np.uint8], outline: Outline, cfg: LocateConfig | None = None
+) -> float:
+    """Chalk support for a known outline in a new frame (cheap re-verification)."""
+    cfg = cfg or LocateConfig()
+    maps, _, _, scale = _work_evidence(image_bgr, cfg, 3)
+    s = np.diag([scale, scale, 1.0])
+    h = (s @ outline.homography)[None]
+    on = template_with_tangents(0.1, outline.arc_depth)
+    return float(_scores(maps, h, on, _offgrid(0.1), _extension(0.1, outline.arc_depth))[0])
+
+
+def _fit_polarity(
+    ridge: NDArray[np.float32],
+    normal: NDArray[np.float32],
+    cfg: LocateConfig,
+    rng: np.random.Generator,
+) -> tuple[float, FloatArray, float] | None:
+    """Best refined fit (score, work-scale corners, arc depth) on one ridge map."""
+    sat = np.minimum(ridge / _SAT, 1.0).astype(np.float32)
+    sat_coarse = evidence_maps(sat, normal, 5)
+    fams = hough_families(ridge, normal, cfg)
+    hs = _hypotheses(fams, sat_coarse, cfg)
+    if len(hs) == 0:
+        return None
+    if len(hs) > cfg.prescreen_keep:
+        # cheap first pass on a sparse template keeps the promising few
+        sparse = template_with_tangents(0.5, cfg.arc_depth)
+        pre = _sample(sat_coarse, hs, sparse[0], sparse[1]).mean(axis=1)
+        hs = hs[np.argsort(-pre)[: cfg.prescreen_keep]]
+    on = template_with_tangents(0.25, cfg.arc_depth)
+    off = _offgrid(0.25)
+    sc = _scores(sat_coarse, hs, on, off, _extension(0.25, cfg.arc_depth))
+    sc = sc + rng.uniform(0.0, 1e-9, size=len(sc))
+    order = np.argsort(-sc)
+    picked: list[FloatArray] = []
+    for idx in order[: cfg.refine_candidates * 20]:
+        c = canonical_corners(project(hs[idx], BOARD_CORNERS))
+        if any(np.max(np.linalg.norm(c - p, axis=1)) < 6.0 for p in picked):
+            continue
+        picked.append(c)
+        if len(picked) >= cfg.refine_candidates:
+            break
+    sat_fine = evidence_maps(cv2.GaussianBlur(sat, (0, 0), 1.0), normal, 3)
+    best: tuple[float, FloatArray, float] | None = None
+    # a few rounds for every candidate, then the full search for the leader
+    for c in picked:
+        rc, depth, s = _refine(sat_fine, c, cfg.arc_depth, cfg, 2.0, rounds=cfg.quick_rounds)
+        if best is None or s > best[0]:
+            best = (s, rc, depth)
+    if best is not None and cfg.quick_rounds < cfg.refine_rounds:
+        rc, depth, s = _refine(sat_fine, best[1], best[2], cfg, 1.0, rounds=cfg.refine_rounds)
+        best = (s, rc, depth) if s >= best[0] else best
+    return best
 
 
 def locate_board(
@@ -291,32 +625,17 @@ def locate_board(
     work = cv2.resize(
         image_bgr, (cfg.work_width, max(8, round(h0 * scale))), interpolation=cv2.INTER_AREA
     )
-    ridge = ridge_map(work, cfg.ridge_sigmas)
-    sat = np.minimum(ridge / _SAT, 1.0).astype(np.float32)
-    sat_coarse = cv2.dilate(sat, np.ones((5, 5), np.uint8))
-    lines = hough_lines(ridge, cfg)
-    hs = _hypotheses(lines, (work.shape[0], work.shape[1]), cfg)
-    if len(hs) == 0:
-        raise BoardNotFoundError("no chalk lines in two directions")
-    on = template_points(0.25, cfg.arc_depth)
-    off = offgrid_points(0.25)
-    sc = _scores(sat_coarse, hs, on, off)
-    sc = sc + rng.uniform(0.0, 1e-9, size=len(sc))
-    order = np.argsort(-sc)
-    picked: list[FloatArray] = []
-    for idx in order[: cfg.refine_candidates * 20]:
-        c = canonical_corners(project(hs[idx], BOARD_CORNERS))
-        if any(np.max(np.linalg.norm(c - p, axis=1)) < 6.0 for p in picked):
-            continue
-        picked.append(c)
-        if len(picked) >= cfg.refine_candidates:
-            break
-    sat_fine = cv2.dilate(cv2.GaussianBlur(sat, (0, 0), 1.0), np.ones((3, 3), np.uint8))
     best: tuple[float, FloatArray, float] | None = None
-    for c in picked:
-        rc, depth, s = _refine(sat_fine, c, cfg.arc_depth, cfg, 2.0)
-        if best is None or s > best[0]:
-            best = (s, rc, depth)
+    pols = tuple(int(p) for p in cfg.polarities)
+    maps = ridge_maps(work, cfg.ridge_sigmas, pols)
+    for polarity in pols:
+        found = _fit_polarity(*maps[polarity], cfg, rng)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+        if best is not None and best[0] >= cfg.accept_quality:
+            break  # good enough: skip the other polarities (latency)
+    if best is None:
+        raise BoardNotFoundError("no chalk lines in two directions")
     assert best is not None
     quality, corners_w, depth = best
     corners = canonical_corners(corners_w / scale)

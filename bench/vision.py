@@ -1,0 +1,271 @@
+"""Accuracy and latency of the vision pipeline against ground truth.
+
+    python bench/vision.py DATASET_DIR            # render-public layout, recursive
+    python bench/vision.py --synth 100 --seed 7   # fresh vision.synth scenes
+
+Prints board-found rate, corner error, exact-count accuracy per true-count
+bucket, within-one for 8-15, MAE (relative for 16+), big-stone accuracy, the
+share of images with all 12 squares exact, and single-thread latency by image
+size. ``--csv FILE`` writes one row per image for digging into failures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision.api import read_board
+from vision.config import VisionConfig, load_config
+
+RING_NAMES = [
+    "west_mandarin",
+    "south_0",
+    "south_1",
+    "south_2",
+    "south_3",
+    "south_4",
+    "east_mandarin",
+    "north_4",
+    "north_3",
+    "north_2",
+    "north_1",
+    "north_0",
+]
+BUCKETS = [("0", 0, 0), ("1-3", 1, 3), ("4-7", 4, 7), ("8-15", 8, 15), ("16+", 16, 10**6)]
+
+
+@dataclass
+class Tally:
+    """Running totals over the benchmark."""
+
+    images: int = 0
+    found: int = 0
+    corner_px: list[float] = field(default_factory=list)
+    corner_frac: list[float] = field(default_factory=list)
+    true: list[int] = field(default_factory=list)
+    pred: list[int] = field(default_factory=list)
+    true_good: list[int] = field(default_factory=list)  # boards located within 3%
+    pred_good: list[int] = field(default_factory=list)
+    big_ok: list[bool] = field(default_factory=list)
+    all_exact: int = 0
+    latency: dict[str, list[float]] = field(default_factory=dict)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def load_truth(path: Path) -> tuple[list[int], list[int], np.ndarray]:
+    """Ring-ordered counts, big stones and corners from a truth JSON."""
+    data = json.loads(path.read_text("utf-8"))
+    regions = data["regions"]
+    counts = [int(regions[n]["count"]) for n in RING_NAMES]
+    bigs = [int(regions[n]["big"]) for n in RING_NAMES]
+    return counts, bigs, np.array(data["corners"], dtype=np.float64)
+
+
+def dataset_items(root: Path) -> Iterator[tuple[str, np.ndarray | None, Path]]:
+    """(name, image, truth path) for every image with a sibling JSON, recursively."""
+    for js in sorted(root.rglob("*.json")):
+        for ext in (".jpg", ".png", ".jpeg"):
+            img = js.with_suffix(ext)
+            if img.exists():
+                yield str(img.relative_to(root)), cv2.imread(str(img)), js
+                break
+
+
+def evaluate(
+    tally: Tally,
+    name: str,
+    image: np.ndarray | None,
+    counts: list[int],
+    bigs: list[int],
+    corners: np.ndarray,
+    config: VisionConfig,
+    extra: dict[str, Any],
+) -> None:
+    """Run read_board on one image and add its errors to the tally."""
+    tally.images += 1
+    if image is None:
+        tally.rows.append({"image": name, "found": False, "reason": "unreadable"})
+        return
+    t0 = time.perf_counter()
+    reading = read_board(image, config, gate=False)
+    ms = (time.perf_counter() - t0) * 1000
+    key = f"{image.shape[1]}x{image.shape[0]}"
+    tally.latency.setdefault(key, []).append(ms)
+    row: dict[str, Any] = {"image": name, "found": reading.found, "ms": round(ms, 1), **extra}
+    if not reading.found or reading.corners is None or not reading.squares:
+        row["reason"] = reading.reason
+        tally.rows.append(row)
+        return
+    tally.found += 1
+    err = float(np.linalg.norm(reading.corners - corners, axis=1).mean())
+    diag = float(np.linalg.norm(corners[2] - corners[0]))
+    tally.corner_px.append(err)
+    tally.corner_frac.append(err / max(diag, 1e-6))
+    pred = [sq.count for sq in reading.squares]
+    pbig = [sq.big for sq in reading.squares]
+    tally.true.extend(counts)
+    tally.pred.extend(pred)
+    if err / max(diag, 1e-6) < 0.03:
+        tally.true_good.extend(counts)
+        tally.pred_good.extend(pred)
+    tally.big_ok.extend(pbig[i] == bigs[i] for i in (0, 6))
+    exact = pred == counts
+    tally.all_exact += int(exact)
+    row.update(
+        corner_px=round(err, 1),
+        all_exact=exact,
+        wrong=sum(p != t for p, t in zip(pred, counts, strict=True)),
+        true=counts,
+        pred=pred,
+        big=bigs,
+        pred_big=pbig,
+    )
+    tally.rows.append(row)
+
+
+def _count_lines(t: np.ndarray, p: np.ndarray, what: str) -> list[str]:
+    """Per-bucket count accuracy lines."""
+    lines = [f"-- counts over {what} ({t.size} squares)"]
+    for label, lo, hi in BUCKETS:
+        m = (t >= lo) & (t <= hi)
+        if not m.any():
+            lines.append(f"count {label:>5}: no squares")
+            continue
+        err = np.abs(p[m] - t[m])
+        line = (
+            f"count {label:>5}: n={int(m.sum()):4d} exact {100 * np.mean(err == 0):5.1f}%"
+            f"  within1 {100 * np.mean(err <= 1):5.1f}%  MAE {err.mean():.2f}"
+            f"  bias {np.mean(p[m] - t[m]):+.2f}"
+        )
+        if lo >= 16:
+            line += f"  relMAE {100 * np.mean(err / t[m]):.1f}%"
+        lines.append(line)
+    return lines
+
+
+def report(tally: Tally, title: str) -> str:
+    """Human-readable summary of a tally."""
+    lines = [f"== {title}: {tally.images} images"]
+    n = max(tally.images, 1)
+    lines.append(f"board found: {tally.found}/{tally.images} = {100 * tally.found / n:.1f}%")
+    if tally.corner_px:
+        lines.append(
+            f"corner error: mean {np.mean(tally.corner_px):.1f} px, median "
+            f"{np.median(tally.corner_px):.1f} px; mean {100 * np.mean(tally.corner_frac):.2f}% "
+            f"of board diagonal; boards within 3%: "
+            f"{100 * np.mean(np.array(tally.corner_frac) < 0.03):.1f}%"
+        )
+    if tally.corner_frac:
+        good = int(np.sum(np.array(tally.corner_frac) < 0.03))
+        lines.append(
+            f"board found and within 3% of diagonal: {good}/{tally.images} = {100 * good / n:.1f}%"
+        )
+    t = np.array(tally.true)
+    p = np.array(tally.pred)
+    lines.extend(_count_lines(t, p, "all found boards"))
+    lines.extend(
+        _count_lines(
+            np.array(tally.true_good), np.array(tally.pred_good), "boards located within 3%"
+        )
+    )
+    if t.size:
+        lines.append(f"all squares MAE {np.abs(p - t).mean():.3f}")
+        lines.append(
+            f"big stone accuracy: {100 * np.mean(tally.big_ok):.1f}% (n={len(tally.big_ok)})"
+        )
+        lines.append(
+            f"images with all 12 exact: {tally.all_exact}/{tally.found} found "
+            f"({100 * tally.all_exact / max(tally.found, 1):.1f}%), "
+            f"{100 * tally.all_exact / n:.1f}% of all"
+        )
+    for size, ms in sorted(tally.latency.items()):
+        lines.append(
+            f"latency {size}: median {np.median(ms):.0f} ms, p95 "
+            f"{np.percentile(ms, 95):.0f} ms (n={len(ms)}, 1 thread)"
+        )
+    return "\n".join(lines)
+
+
+def run_dataset(root: Path, config: VisionConfig, limit: int | None) -> Tally:
+    tally = Tally()
+    for i, (name, image, js) in enumerate(dataset_items(root)):
+        if limit is not None and i >= limit:
+            break
+        counts, bigs, corners = load_truth(js)
+        data = json.loads(js.read_text("utf-8"))
+        extra = {
+            "hand": bool(data.get("hand", {}).get("present", False)),
+            "ground": data.get("conditions", {}).get("ground"),
+        }
+        evaluate(tally, name, image, counts, bigs, corners, config, extra)
+    return tally
+
+
+def run_synth(n: int, seed: int, config: VisionConfig, save: Path | None) -> Tally:
+    from vision.synth import random_position, render_scene
+
+    tally = Tally()
+    for i in range(n):
+        rng = np.random.default_rng([seed, i])
+        counts, big = random_position(rng)
+        image, truth = render_scene(counts, big, seed=seed * 100_003 + i)
+        bigs = [big[0]] + [0] * 5 + [big[1]] + [0] * 5
+        name = f"synth_{seed}_{i:05d}"
+        if save is not None:
+            save.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(save / f"{name}.png"), image)
+            (save / f"{name}.json").write_text(json.dumps(truth), "utf-8")
+        extra = {"ground": truth["conditions"]["ground"]}
+        evaluate(tally, name, image, counts, bigs, np.array(truth["corners"]), config, extra)
+    return tally
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dataset", nargs="?", type=Path, help="folder with images + truth JSON")
+    ap.add_argument("--synth", type=int, metavar="N", help="evaluate N generated scenes")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the generated scenes")
+    ap.add_argument("--save", type=Path, help="also write the generated scenes here")
+    ap.add_argument("--config", help="vision TOML config")
+    ap.add_argument("--limit", type=int, help="evaluate at most this many images")
+    ap.add_argument("--csv", type=Path, help="write one row per image")
+    args = ap.parse_args(argv)
+    if args.dataset is None and not args.synth:
+        ap.error("give DATASET_DIR or --synth N")
+    cv2.setNumThreads(1)
+    config = load_config(args.config) if args.config else VisionConfig()
+    tallies: list[tuple[str, Tally]] = []
+    if args.dataset is not None:
+        tallies.append((str(args.dataset), run_dataset(args.dataset, config, args.limit)))
+    if args.synth:
+        tallies.append(
+            (
+                f"synth n={args.synth} seed={args.seed}",
+                run_synth(args.synth, args.seed, config, args.save),
+            )
+        )
+    for title, tally in tallies:
+        print(report(tally, title))
+        if args.csv:
+            with open(args.csv, "w", newline="", encoding="utf-8") as fh:
+                keys = sorted({k for r in tally.rows for k in r})
+                wr = csv.DictWriter(fh, fieldnames=keys)
+                wr.writeheader()
+                wr.writerows(tally.rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.vision.conftest import scene
+from vision.count import calibrate_opening, count_squares
+from vision.locate import outline_from_corners
+
+OPENING = [0, 5, 5, 5, 5, 5, 0, 5, 5, 5, 5, 5]
+EASY = dict(
+    ground="concrete",
+    chalk="white",
+    palette="dark",
+    shadow=False,
+    tilt_deg=15.0,
+    yaw_deg=5.0,
+    noise=2.0,
+    light_gradient=0.1,
+)
+
+
+def _truth_outline(truth: dict) -> object:  # type: ignore[type-arg]
+    return outline_from_corners(np.array(truth["corners"]), truth["conditions"]["arc_depth"])
+
+
+def test_distributions_are_normalised_and_consistent(easy_scene) -> None:  # type: ignore[no-untyped-def]
+    image, truth = easy_scene
+    result = count_squares(image, _truth_outline(truth))
+    assert len(result) == 12
+    for sq in result:
+        assert np.isclose(sum(sq.probs), 1.0)
+        assert sq.count == int(np.argmax(sq.probs))
+        assert 0.0 <= sq.big_prob <= 1.0 and sq.big in (0, 1)
+    assert result[1].big == 0 and result[1].big_prob == 0.0  # no big stone off the mandarins
+
+
+@pytest.mark.parametrize("seed", [201, 202, 203, 204])
+def test_accuracy_floor_on_easy_scenes(seed: int) -> None:
+    """Sparse positions on plain ground: empties and singles must be right."""
+    counts = (0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 2, 0)
+    image, truth = scene(seed, counts, (1, 1), **EASY)
+    result = count_squares(image, _truth_outline(truth))
+    pred = [sq.count for sq in result]
+    exact = sum(p == t for p, t in zip(pred, counts, strict=True))
+    assert exact >= 10, (pred, counts)
+    assert sum(abs(p - t) for p, t in zip(pred, counts, strict=True)) <= 3
+    assert result[0].big == 1 and result[6].big == 1
+
+
+def test_big_stone_absent_is_seen() -> None:
+    counts = (2, 1, 0, 2, 0, 1, 1, 0, 0, 1, 2, 0)
+    image, truth = scene(210, counts, (0, 1), **EASY)
+    result = count_squares(image, _truth_outline(truth))
+    assert result[0].big == 0 and result[6].big == 1
+
+
+def test_opening_calibration_gives_pebble_size() -> None:
+    image, truth = scene(220, tuple(OPENING), (1, 1), **EASY)
+    outline = _truth_outline(truth)
+    cal = calibrate_opening(image, outline)
+    size = truth["conditions"]["pebble_size"] * cal.px_per_square
+    assert 0.4 * size**2 < cal.pebble_area < 1.6 * size**2
+    assert cal.big_area > 2.5 * cal.pebble_area
+    result = count_squares(image, outline, calibration=cal)
+    pred = [sq.count for sq in result]
+    errors = [abs(p - t) for p, t in zip(pred, OPENING, strict=True)]
+    assert max(errors) <= 2 and sum(errors) <= 12, pred
+    assert result[0].big == 1 and result[6].big == 1

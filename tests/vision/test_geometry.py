@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.geometry import (
+    BOARD_CORNERS,
+    canonical_corners,
+    homography_from_corners,
+    project,
+    region_polygons_board,
+)
+
+SYMMETRIES = ([0, 1, 2, 3], [1, 0, 3, 2], [3, 2, 1, 0], [2, 3, 0, 1])
+
+
+def test_homography_maps_corners_exactly() -> None:
+    img = np.array([[100.0, 700.0], [1100.0, 650.0], [1000.0, 300.0], [200.0, 320.0]])
+    h = homography_from_corners(img)
+    assert np.allclose(project(h, BOARD_CORNERS), img, atol=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    yaw=st.floats(-28, 28),
+    sx=st.floats(60, 200),
+    tilt=st.floats(0.5, 1.0),
+    sym=st.sampled_from(SYMMETRIES),
+)
+def test_canonical_order_ignores_template_symmetry(
+    yaw: float, sx: float, tilt: float, sym: list[int]
+) -> None:
+    a = np.deg2rad(yaw)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    board = BOARD_CORNERS * [sx, -sx * tilt]  # image y grows downwards: north is up
+    img = board @ rot.T + [640.0, 480.0]
+    c = canonical_corners(img[sym])
+    assert np.allclose(c, img)
+    assert c[0, 0] < c[1, 0]  # west is left of east on the south side
+    assert c[0, 1] + c[1, 1] > c[2, 1] + c[3, 1]  # south side is lower in the image
+
+
+def test_region_polygons_tile_the_rectangle() -> None:
+    polys = region_polygons_board(0.95)
+    assert len(polys) == 12
+    areas = [
+        0.5 * abs(np.dot(p[:, 0], np.roll(p[:, 1], 1)) - np.dot(p[:, 1], np.roll(p[:, 0], 1)))
+        for p in polys
+    ]
+    assert np.isclose(sum(areas[i] for i in range(12) if i % 6), 10.0)
+    assert 1.2 < areas[0] < 1.6 and np.isclose(areas[0], areas[6])
+    # square 1 is south-west, square 11 north-west, square 7 north-east
+    assert np.allclose(polys[1].mean(axis=0), [0.5, 0.5])
+    assert np.allclose(polys[11].mean(axis=0), [0.5, 1.5])
+    assert np.allclose(polys[7].mean(axis=0), [4.5, 1.5])

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.vision.conftest import scene
+from vision.api import Locator
+from vision.config import VisionConfig, config_from_dict
+from vision.errors import BoardNotFoundError
+from vision.locate import locate_board, ridge_map, support
+
+CASES = [
+    dict(ground="concrete", chalk="white", tilt_deg=5.0, yaw_deg=-20.0),
+    dict(ground="asphalt", chalk="yellow", tilt_deg=35.0, yaw_deg=10.0, roll_deg=2.5),
+    dict(ground="earth", chalk="charcoal", tilt_deg=25.0, yaw_deg=22.0, shadow=True),
+]
+
+
+def _corner_error(found: np.ndarray, truth: list[list[float]]) -> float:
+    t = np.array(truth)
+    return float(np.linalg.norm(found - t, axis=1).mean() / np.linalg.norm(t[2] - t[0]))
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_corners_within_two_percent(case: int) -> None:
+    image, truth = scene(100 + case, **CASES[case])
+    outline = locate_board(image, rng=np.random.default_rng(0))
+    assert _corner_error(outline.corners, truth["corners"]) < 0.02
+    assert 0.0 < outline.quality <= 1.0
+    assert len(outline.regions) == 12
+
+
+def test_ridge_map_prefers_lines_to_blobs() -> None:
+    img = np.full((200, 200, 3), 90, np.uint8)
+    img[:, 98:102] = 230  # a chalk line
+    yy, xx = np.mgrid[:200, :200]
+    img[(yy - 60) ** 2 + (xx - 40) ** 2 < 81] = 230  # a pebble-sized blob
+    ridge, normal = ridge_map(img, (1.5, 2.5))
+    assert ridge[100, 100] > 3 * ridge[60, 40]
+    assert abs(float(normal[100, 100])) < 0.2 or abs(float(normal[100, 100]) - np.pi) < 0.2
+
+
+def test_blank_ground_has_no_board() -> None:
+    rng = np.random.default_rng(3)
+    img = np.clip(rng.normal(120, 8, (480, 640, 3)), 0, 255).astype(np.uint8)
+    with pytest.raises(BoardNotFoundError) as info:
+        locate_board(img)
+    assert info.value.reason
+
+
+def test_locator_verifies_then_notices_a_bumped_camera() -> None:
+    image, _ = scene(100, **CASES[0])
+    loc = Locator(VisionConfig(), np.random.default_rng(1))
+    first = loc.update(np.array(image))
+    assert first is not None and not loc.moved
+    again = loc.update(np.array(image))
+    assert again is first and not loc.moved  # cheap verification kept the outline
+    shifted = np.roll(np.array(image), (60, 90), axis=(0, 1))
+    assert support(shifted, first) < 0.6 * loc.reference_quality
+    moved = loc.update(shifted)
+    assert moved is not None and loc.moved
+    diag = float(np.linalg.norm(first.corners[2] - first.corners[0]))
+    shift = (moved.corners - first.corners).mean(axis=0)
+    assert np.allclose(shift, [90, 60], atol=0.03 * diag)
+
+
+def test_manual_corners_are_the_fallback() -> None:
+    rng = np.random.default_rng(4)
+    img = np.clip(rng.normal(120, 8, (480, 640, 3)), 0, 255).astype(np.uint8)
+    corners = [[100, 400], [540, 400], [540, 220], [100, 220]]
+    cfg = config_from_dict({"locate": {"manual_corners": corners}})
+    from vision.api import read_board
+
+    reading = read_board(img, cfg)
+    assert reading.found and reading.outline is not None and reading.outline.manual
+    assert np.allclose(reading.corners, corners)

@@ -1,0 +1,197 @@
+"""Public API for the referee: one call from a BGR frame to per-square counts.
+
+``read_board`` never raises for a frame without a board: it returns a
+reading with ``found=False`` and a reason, because "no board here" is an
+ordinary answer for a camera, not an error.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.config import VisionConfig
+from vision.count import Calibration, Grid, SquareCount, calibrate_opening, count_board
+from vision.errors import BoardNotFoundError
+from vision.gate import FrameQuality, assess_frame
+from vision.geometry import FloatArray
+from vision.locate import Outline, locate_board, outline_from_corners
+
+
+@dataclass(frozen=True)
+class SquareReading:
+    """One region: best count, distribution over counts 0..N, big stone."""
+
+    index: int
+    count: int
+    probs: tuple[float, ...]
+    big: int
+    big_prob: float
+
+    @property
+    def confidence(self) -> float:
+        """Probability of the best count."""
+        return self.probs[self.count] if self.count < len(self.probs) else 0.0
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """Everything vision says about one frame."""
+
+    found: bool
+    reason: str | None
+    corners: FloatArray | None  # 4x2 SW, SE, NE, NW, image px
+    squares: tuple[SquareReading, ...]
+    quality: float
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    regions: tuple[FloatArray, ...] = ()  # 12 polygons, image px
+    homography: FloatArray | None = None  # board units -> image px
+    frame: FrameQuality | None = None
+    outline: Outline | None = None
+
+
+def _find_outline(image: NDArray[np.uint8], cfg: VisionConfig) -> tuple[Outline | None, str | None]:
+    try:
+        return locate_board(image, cfg.locate, np.random.default_rng(cfg.locate.seed)), None
+    except BoardNotFoundError as exc:
+        if cfg.locate.manual_corners is not None:
+            corners = np.array(cfg.locate.manual_corners, dtype=np.float64)
+            return outline_from_corners(corners, cfg.locate.arc_depth, 0.0, manual=True), None
+        return None, exc.reason
+
+
+def read_board(
+    image_bgr: NDArray[np.uint8] | None,
+    config: VisionConfig | None = None,
+    *,
+    outline: Outline | None = None,
+    calibration: Calibration | None = None,
+    previous: NDArray[np.uint8] | None = None,
+    gate: bool = True,
+) -> BoardReading:
+    """Locate the board (unless ``outline`` is given) and count every square.
+
+    With ``gate`` (default) a frame unfit to count (bad exposure, motion
+    against ``previous``, a hand over the board) is reported through
+    ``reason``/``frame`` with no squares instead of being counted.
+    """
+    cfg = config or VisionConfig()
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    if image_bgr is None or image_bgr.size == 0 or image_bgr.ndim != 3:
+        return BoardReading(False, "empty frame", None, (), 0.0, {"total": 0.0})
+    pre = assess_frame(image_bgr, previous, None, cfg.gate)
+    # an empty frame cannot show a board, gated or not
+    if (gate or (pre.reason or "").startswith("empty")) and not pre.ok:
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        return BoardReading(False, pre.reason, None, (), 0.0, timings, frame=pre)
+    if outline is None:
+        outline, why = _find_outline(image_bgr, cfg)
+    timings["locate"] = (time.perf_counter() - t0) * 1000
+    if outline is None:
+        timings["total"] = timings["locate"]
+        return BoardReading(False, why or "board not found", None, (), 0.0, timings, frame=pre)
+    frame = assess_frame(image_bgr, previous, outline, cfg.gate)
+    regions = outline.regions
+    if gate and not frame.ok:
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        return BoardReading(
+            True,
+            frame.reason,
+            outline.corners,
+            (),
+            outline.quality,
+            timings,
+            regions,
+            outline.homography,
+            frame,
+            outline,
+        )
+    t1 = time.perf_counter()
+    counts: list[SquareCount]
+    counts, grid = count_board(image_bgr, outline, cfg.count, calibration)
+    timings["count"] = (time.perf_counter() - t1) * 1000
+    timings["total"] = (time.perf_counter() - t0) * 1000
+    regions = _grid_regions(outline, grid)
+    squares = tuple(
+        SquareReading(i, c.count, c.probs, c.big, c.big_prob) for i, c in enumerate(counts)
+    )
+    return BoardReading(
+        True,
+        None if frame.ok else frame.reason,
+        outline.corners,
+        squares,
+        outline.quality,
+        timings,
+        regions,
+        outline.homography,
+        frame,
+        outline,
+    )
+
+
+def _grid_regions(outline: Outline, grid: Grid) -> tuple[FloatArray, ...]:
+    from vision.geometry import project
+
+    return tuple(project(outline.homography, p) for p in grid.polygons())
+
+
+def calibrate(
+    image_bgr: NDArray[np.uint8], config: VisionConfig | None = None, outline: Outline | None = None
+) -> Calibration:
+    """Appearance calibration from a frame the caller knows is the opening."""
+    cfg = config or VisionConfig()
+    if outline is None:
+        found, why = _find_outline(image_bgr, cfg)
+        if found is None:
+            raise BoardNotFoundError(why or "board not found")
+        outline = found
+    return calibrate_opening(image_bgr, outline, cfg.count)
+
+
+class Locator:
+    """Fixed-camera localisation: locate once, then verify cheaply per frame.
+
+    ``update`` returns the current outline; ``moved`` becomes True on the frame
+    where the chalk no longer supports the old outline and a new fit differs
+    (camera bumped or board redrawn).
+    """
+
+    def __init__(
+        self, config: VisionConfig | None = None, rng: np.random.Generator | None = None
+    ) -> None:
+        self.config = config or VisionConfig()
+        self.rng = rng if rng is not None else np.random.default_rng(self.config.locate.seed)
+        self.outline: Outline | None = None
+        self.reference_quality = 0.0
+        self.moved = False
+        self.last_support = 0.0
+
+    def update(self, image_bgr: NDArray[np.uint8]) -> Outline | None:
+        """Verify (or find) the board in this frame."""
+        from vision.locate import support
+
+        cfg = self.config.locate
+        self.moved = False
+        if self.outline is not None:
+            self.last_support = support(image_bgr, self.outline, cfg)
+            if self.last_support >= cfg.verify_drop * self.reference_quality:
+                return self.outline
+        try:
+            new = locate_board(image_bgr, cfg, self.rng)
+        except BoardNotFoundError:
+            if self.outline is None and cfg.manual_corners is not None:
+                corners = np.array(cfg.manual_corners, dtype=np.float64)
+                self.outline = outline_from_corners(corners, cfg.arc_depth, 0.0, manual=True)
+                self.reference_quality = support(image_bgr, self.outline, cfg)
+            return self.outline if self.outline is not None and self.outline.manual else None
+        if self.outline is not None:
+            shift = float(np.max(np.linalg.norm(new.corners - self.outline.corners, axis=1)))
+            self.moved = shift > 0.05 * self.outline.px_per_unit()
+        self.outline = new
+        self.reference_quality = support(image_bgr, new, cfg)
+        self.last_support = self.reference_quality
+        return new

@@ -1,0 +1,439 @@
+"""Deterministic procedural scenes of a chalk board with pebbles, with truth.
+
+Everything random comes from numpy Generators built from the seeds passed in
+(never the global RNG), so a scene is a pure function of its arguments. The
+scene (camera, ground, chalk, light) depends only on ``scene_seed``; the
+pebble arrangement of a square depends only on (``seed``, square, count), so a
+sequence of positions rendered with fixed seeds keeps the camera, the board
+and every unchanged square identical while the others change.
+
+Truth follows the render-public JSON shape where practical: ``corners``
+(SW, SE, NE, NW), ``regions`` keyed ``west_mandarin``/``south_k``/... with
+``count``, ``big``, ``polygon``, plus ``counts`` and ``conditions``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.board import NUM_SQUARES
+from vision.geometry import BOARD_CORNERS, FloatArray, project, region_polygons_board
+
+GROUNDS = ("asphalt", "concrete", "earth", "tiles", "wood")
+CHALKS: dict[str, tuple[int, int, int]] = {  # BGR
+    "white": (235, 238, 240),
+    "yellow": (120, 225, 240),
+    "pink": (200, 170, 245),
+    "blue": (235, 200, 150),
+    "charcoal": (45, 45, 50),
+}
+PALETTES: dict[str, list[tuple[int, int, int]]] = {
+    "mixed": [(90, 95, 100), (150, 170, 190), (60, 80, 120), (40, 40, 45), (170, 180, 180)],
+    "grey": [(110, 112, 115), (80, 82, 85), (140, 142, 140)],
+    "warm": [(60, 90, 150), (80, 120, 170), (50, 70, 110)],
+    "dark": [(40, 42, 45), (55, 50, 50), (30, 35, 40)],
+}
+_PPU = 96  # plane pixels per board unit
+_PX0, _PX1, _PY0, _PY1 = -4.5, 9.5, -5.0, 7.0  # plane extent in board units
+REGION_NAMES = [
+    "west_mandarin",
+    "south_0",
+    "south_1",
+    "south_2",
+    "south_3",
+    "south_4",
+    "east_mandarin",
+    "north_4",
+    "north_3",
+    "north_2",
+    "north_1",
+    "north_0",
+]
+
+
+@dataclass(frozen=True)
+class SceneConditions:
+    """Everything drawn at random for one scene; any field may be overridden."""
+
+    ground: str = "concrete"
+    chalk: str = "white"
+    line_width: float = 0.06  # square sides
+    wobble: float = 0.015
+    gaps_per_unit: float = 0.3
+    smudges: int = 4
+    chalk_opacity: float = 0.85
+    tilt_deg: float = 20.0
+    yaw_deg: float = 0.0
+    roll_deg: float = 0.0
+    fill: float = 0.75  # board length / image width
+    offset: tuple[float, float] = (0.0, 0.0)  # board centre offset, fraction of size
+    light_deg: float = 45.0  # light azimuth in the plane
+    light_gradient: float = 0.25  # uneven illumination strength
+    shadow: bool = False
+    hand: bool = False
+    blur: float = 0.6
+    noise: float = 3.0
+    pebble_size: float = 0.15  # square sides
+    palette: str = "mixed"
+    big_size: float = 0.38
+
+
+def random_conditions(rng: np.random.Generator) -> SceneConditions:
+    """Draw scene conditions covering the product's expected range."""
+    return SceneConditions(
+        ground=str(rng.choice(GROUNDS)),
+        chalk=str(rng.choice(list(CHALKS), p=[0.55, 0.12, 0.1, 0.08, 0.15])),
+        line_width=float(rng.uniform(0.035, 0.08)),
+        wobble=float(rng.uniform(0.0, 0.025)),
+        gaps_per_unit=float(rng.uniform(0.0, 0.6)),
+        smudges=int(rng.integers(0, 8)),
+        chalk_opacity=float(rng.uniform(0.55, 0.95)),
+        tilt_deg=float(rng.uniform(0.0, 45.0)),
+        yaw_deg=float(rng.uniform(-25.0, 25.0)),
+        roll_deg=float(rng.uniform(-3.0, 3.0)),
+        fill=float(rng.uniform(0.62, 0.88)),
+        offset=(float(rng.uniform(-0.04, 0.04)), float(rng.uniform(-0.05, 0.05))),
+        light_deg=float(rng.uniform(0, 360)),
+        light_gradient=float(rng.uniform(0.0, 0.4)),
+        shadow=bool(rng.random() < 0.25),
+        hand=False,
+        blur=float(rng.uniform(0.3, 1.0)),
+        noise=float(rng.uniform(1.0, 5.0)),
+        pebble_size=float(rng.uniform(0.12, 0.18)),
+        palette=str(rng.choice(list(PALETTES))),
+        big_size=float(rng.uniform(0.32, 0.45)),
+    )
+
+
+def _smooth_noise(
+    rng: np.random.Generator, shape: tuple[int, int], scale: float
+) -> NDArray[np.float32]:
+    """Zero-mean unit-ish noise with features about ``scale`` pixels wide."""
+    h, w = shape
+    sh = (max(2, int(h / scale) + 2), max(2, int(w / scale) + 2))
+    small = rng.standard_normal(sh).astype(np.float32)
+    big = cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+    return np.asarray(big / (big.std() + 1e-6), dtype=np.float32)
+
+
+def _ground(rng: np.random.Generator, kind: str, shape: tuple[int, int]) -> NDArray[np.float32]:
+    """Ground texture on the board plane, float BGR 0..255."""
+    h, w = shape
+    fine = rng.standard_normal((h, w)).astype(np.float32)
+    if kind == "asphalt":
+        base = np.array([70, 72, 75], np.float32) * rng.uniform(0.8, 1.2)
+        grain = cv2.GaussianBlur(fine, (0, 0), 1.0) * 22 + _smooth_noise(rng, shape, 200) * 6
+        img = base[None, None, :] + grain[..., None]
+    elif kind == "concrete":
+        base = np.array([150, 152, 150], np.float32) * rng.uniform(0.8, 1.1)
+        mott = _smooth_noise(rng, shape, 120) * 9 + _smooth_noise(rng, shape, 25) * 4
+        img = base[None, None, :] + (mott + fine * 3)[..., None]
+    elif kind == "earth":
+        base = np.array([90, 125, 160], np.float32) * rng.uniform(0.75, 1.1)
+        mott = _smooth_noise(rng, shape, 150) * 10 + _smooth_noise(rng, shape, 12) * 5
+        img = base[None, None, :] + (mott + fine * 4)[..., None]
+    elif kind == "tiles":
+        base = np.array([70, 100, 170], np.float32) * rng.uniform(0.85, 1.1)
+        img = np.repeat((base[None, None, :] + (fine * 3)[..., None]), 1, axis=0)
+        tile = int(_PPU * rng.uniform(1.3, 2.2))
+        jitter = rng.uniform(-12, 12, size=(h // tile + 2, w // tile + 2)).astype(np.float32)
+        ty = np.arange(h) // tile
+        tx = np.arange(w) // tile
+        img += jitter[ty][:, tx][..., None]
+        grout = ((np.arange(h) % tile) < 3)[:, None] | ((np.arange(w) % tile) < 3)[None, :]
+        img[grout] = np.array([150, 155, 160], np.float32)
+    else:  # wood
+        base = np.array([70, 110, 160], np.float32) * rng.uniform(0.8, 1.1)
+        plank = int(_PPU * rng.uniform(0.8, 1.3))
+        yy = np.arange(h)[:, None].astype(np.float32)
+        grain = np.sin(yy / rng.uniform(3, 6) + _smooth_noise(rng, shape, 60) * 2) * 6
+        shade = rng.uniform(-15, 15, size=h // plank + 2).astype(np.float32)[
+            (np.arange(h) // plank)
+        ]
+        img = base[None, None, :] + (grain + shade[:, None] + fine * 2)[..., None]
+        img[(np.arange(h) % plank) < 2] = base * 0.5
+    return np.clip(img, 0, 255).astype(np.float32)
+
+
+def _plane_map() -> FloatArray:
+    """Board units -> plane pixels."""
+    return np.array([[_PPU, 0, -_PX0 * _PPU], [0, -_PPU, _PY1 * _PPU], [0, 0, 1]], np.float64)
+
+
+def _draw_chalk(
+    rng: np.random.Generator, cond: SceneConditions, shape: tuple[int, int], depth: float
+) -> NDArray[np.float32]:
+    """Alpha mask of hand-drawn chalk strokes on the plane."""
+    alpha = np.zeros(shape, np.float32)
+    a = _plane_map()
+    strokes: list[FloatArray] = []
+    xs = np.linspace(0, 5, 101)
+    ys = np.linspace(0, 2, 41)
+    for y in (0.0, 1.0, 2.0):
+        strokes.append(np.stack([xs, np.full_like(xs, y)], 1))
+    for x in range(6):
+        strokes.append(np.stack([np.full_like(ys, float(x)), ys], 1))
+    t = np.linspace(0, np.pi, 60)
+    strokes.append(np.stack([-depth * np.sin(t), 1 + np.cos(t)], 1))
+    strokes.append(np.stack([5 + depth * np.sin(t), 1 + np.cos(t)], 1))
+    for s in strokes:
+        d = np.gradient(s, axis=0)
+        n = np.stack([-d[:, 1], d[:, 0]], 1)
+        n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
+        u = np.linspace(0, 1, len(s))
+        wob = (
+            sum(
+                rng.uniform(-1, 1) * np.sin(2 * np.pi * (k + 1) * u + rng.uniform(0, 6.3))
+                for k in range(3)
+            )
+            * cond.wobble
+        )
+        pts = s + n * wob[:, None]
+        length = float(np.sum(np.linalg.norm(np.diff(s, axis=0), axis=1)))
+        n_gaps = int(rng.poisson(cond.gaps_per_unit * length))
+        keep = np.ones(len(pts), bool)
+        for _ in range(min(n_gaps, 10)):
+            c = int(rng.integers(0, len(pts)))
+            keep[max(0, c - 2) : c + 2] = False
+        pp = pts @ a[:2, :2].T + a[:2, 2]
+        for i in range(len(pp) - 1):
+            if keep[i] and keep[i + 1]:
+                wpx = max(1, round(cond.line_width * _PPU * rng.uniform(0.8, 1.2)))
+                p0 = (round(pp[i, 0]), round(pp[i, 1]))
+                p1 = (round(pp[i + 1, 0]), round(pp[i + 1, 1]))
+                cv2.line(alpha, p0, p1, float(rng.uniform(0.75, 1.0)), wpx, cv2.LINE_AA)
+    for _ in range(cond.smudges):
+        c = (
+            int(rng.uniform(-0.5, 5.5) * _PPU - _PX0 * _PPU),
+            int((_PY1 - rng.uniform(0, 2)) * _PPU),
+        )
+        ax = (int(rng.uniform(0.1, 0.3) * _PPU), int(rng.uniform(0.05, 0.15) * _PPU))
+        cv2.ellipse(alpha, c, ax, float(rng.uniform(0, 180)), 0, 360, 0.12, -1)
+    alpha = cv2.GaussianBlur(alpha, (0, 0), 1.2)
+    grain = 1.0 - 0.35 * rng.random(shape).astype(np.float32)
+    return np.clip(alpha * grain * cond.chalk_opacity, 0, 1)
+
+
+def _place(rng: np.random.Generator, poly: FloatArray, n: int, size: float) -> FloatArray:
+    """Pebble centres inside a region, clustered like dropped handfuls."""
+    centre = poly.mean(axis=0)
+    spread = 0.08 + 0.035 * np.sqrt(n)
+    contour = poly.astype(np.float32).reshape(-1, 1, 2)
+    out: list[FloatArray] = []
+    tries = 0
+    while len(out) < n and tries < 400 * (n + 1):
+        tries += 1
+        p = centre + rng.normal(0, spread, 2)
+        inset = cv2.pointPolygonTest(contour, (float(p[0]), float(p[1])), True)
+        if inset > 0.4 * size or (tries > 200 * (n + 1) and inset > 0):
+            out.append(p)
+    while len(out) < n:  # bounded fallback: stack on the centre
+        out.append(centre + rng.normal(0, 0.01, 2))
+    return np.array(out).reshape(-1, 2)
+
+
+def _draw_pebble(
+    plane: NDArray[np.float32],
+    rng: np.random.Generator,
+    centre_px: FloatArray,
+    diam_px: float,
+    colour: tuple[int, int, int],
+    light: FloatArray,
+) -> None:
+    """A shaded ellipse with a contact shadow, drawn in place on the plane."""
+    a = diam_px / 2 * rng.uniform(0.85, 1.15)
+    b = a * rng.uniform(0.65, 0.95)
+    ang = float(rng.uniform(0, 180))
+    c = (float(centre_px[0]), float(centre_px[1]))
+    pad = int(a * 2.5) + 4
+    x0, y0 = int(c[0]) - pad, int(c[1]) - pad
+    if x0 < 0 or y0 < 0 or x0 + 2 * pad >= plane.shape[1] or y0 + 2 * pad >= plane.shape[0]:
+        return
+    patch = plane[y0 : y0 + 2 * pad, x0 : x0 + 2 * pad]
+    lc = (c[0] - x0, c[1] - y0)
+    shadow = np.zeros(patch.shape[:2], np.float32)
+    sc = (round(lc[0] - light[0] * a * 0.35), round(lc[1] - light[1] * a * 0.35))
+    cv2.ellipse(shadow, sc, (round(a * 1.05), round(b * 1.05)), ang, 0, 360, 1.0, -1)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, a * 0.25))
+    patch *= (1.0 - 0.45 * shadow)[..., None]
+    body = np.zeros(patch.shape[:2], np.float32)
+    cv2.ellipse(body, (round(lc[0]), round(lc[1])), (round(a), round(b)), ang, 0, 360, 1.0, -1)
+    body = cv2.GaussianBlur(body, (0, 0), 0.7)
+    yy, xx = np.mgrid[0 : patch.shape[0], 0 : patch.shape[1]].astype(np.float32)
+    shade = 0.8 + 0.35 * ((xx - lc[0]) * light[0] + (yy - lc[1]) * light[1]) / max(a, 1.0)
+    tone = np.clip(shade, 0.55, 1.25)[..., None] * np.array(colour, np.float32)
+    tone *= rng.uniform(0.85, 1.15)
+    patch[:] = patch * (1 - body[..., None]) + np.clip(tone, 0, 255) * body[..., None]
+
+
+def _camera(cond: SceneConditions, size: tuple[int, int], depth: float) -> FloatArray:
+    """Board units -> image pixels for the tilted, yawed, rolled camera."""
+    w, h = size
+    sq = 0.16
+    yaw, tilt, roll = np.deg2rad([cond.yaw_deg, cond.tilt_deg, cond.roll_deg])
+    rz = np.array([[np.cos(yaw), -np.sin(yaw), 0], [np.sin(yaw), np.cos(yaw), 0], [0, 0, 1]])
+    r0 = np.diag([1.0, -1.0, -1.0])
+    rx = np.array([[1, 0, 0], [0, np.cos(tilt), -np.sin(tilt)], [0, np.sin(tilt), np.cos(tilt)]])
+    rr = np.array([[np.cos(roll), -np.sin(roll), 0], [np.sin(roll), np.cos(roll), 0], [0, 0, 1]])
+    r = rr @ rx @ r0 @ rz
+    dist = 1.5
+    to_m = np.array([[sq, 0, -2.5 * sq], [0, sq, -1.0 * sq], [0, 0, 1]])
+    ext = np.stack([r[:, 0], r[:, 1], np.array([0, 0, dist])], axis=1)
+    h1 = ext @ to_m
+    outline = np.concatenate([region_polygons_board(depth)[0], region_polygons_board(depth)[6]])
+    p = project(h1, outline)
+    span = float(p[:, 0].max() - p[:, 0].min())
+    f = cond.fill * w / max(span, 1e-6)
+    cx = w / 2 - f * float(p[:, 0].mean()) + cond.offset[0] * w
+    cy = h / 2 - f * float(p[:, 1].mean()) + cond.offset[1] * h
+    k = np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]])
+    return np.asarray(k @ h1, dtype=np.float64)
+
+
+def render_scene(
+    board_counts: list[int],
+    big: tuple[int, int],
+    seed: int,
+    *,
+    scene_seed: int | None = None,
+    size: tuple[int, int] = (1280, 960),
+    **conditions: Any,
+) -> tuple[NDArray[np.uint8], dict[str, Any]]:
+    """Render one frame and its truth.
+
+    ``board_counts``: small pebbles per ring square (12); ``big``: big stone on
+    square 0 / square 6; ``seed``: pebble arrangement; ``scene_seed`` (default
+    ``seed``): camera, ground, chalk and light; ``conditions``: overrides of
+    SceneConditions fields (e.g. ``ground="tiles"``, ``hand=True``).
+    """
+    if len(board_counts) != NUM_SQUARES or any(c < 0 for c in board_counts):
+        raise ValueError("board_counts must be 12 non-negative integers")
+    scene_seed = seed if scene_seed is None else scene_seed
+    srng = np.random.default_rng([scene_seed, 1])
+    cond = random_conditions(srng)
+    unknown = set(conditions) - set(SceneConditions.__dataclass_fields__)
+    if unknown:
+        raise ValueError(f"unknown scene condition(s): {', '.join(sorted(unknown))}")
+    cond = replace(cond, **conditions)
+    depth = float(srng.uniform(0.85, 1.05))
+    ph = round((_PY1 - _PY0) * _PPU)
+    pw = round((_PX1 - _PX0) * _PPU)
+    plane = _ground(np.random.default_rng([scene_seed, 2]), cond.ground, (ph, pw))
+    alpha = _draw_chalk(np.random.default_rng([scene_seed, 3]), cond, (ph, pw), depth)
+    chalk = np.array(CHALKS[cond.chalk], np.float32)
+    plane = plane * (1 - alpha[..., None]) + chalk[None, None, :] * alpha[..., None]
+    la = np.deg2rad(cond.light_deg)
+    light = np.array([np.cos(la), np.sin(la)])
+    a = _plane_map()
+    polys = region_polygons_board(depth)
+    palette = PALETTES[cond.palette]
+    pieces: list[dict[str, Any]] = []
+    for sq_i in range(NUM_SQUARES):
+        prng = np.random.default_rng([seed, 7, sq_i, board_counts[sq_i]])
+        has_big = sq_i in (0, 6) and big[0 if sq_i == 0 else 1]
+        if has_big:
+            c = polys[sq_i].mean(axis=0) + prng.normal(0, 0.05, 2)
+            cp = c @ a[:2, :2].T + a[:2, 2]
+            _draw_pebble(plane, prng, cp, cond.big_size * _PPU, (120, 125, 128), light)
+            pieces.append({"kind": "big", "region": REGION_NAMES[sq_i], "position": c.tolist()})
+        cents = _place(prng, polys[sq_i], board_counts[sq_i], cond.pebble_size)
+        for c in cents:
+            cp = c @ a[:2, :2].T + a[:2, 2]
+            col = palette[int(prng.integers(0, len(palette)))]
+            diam = cond.pebble_size * _PPU * prng.uniform(0.85, 1.15)
+            _draw_pebble(plane, prng, cp, diam, col, light)
+            pieces.append({"kind": "small", "region": REGION_NAMES[sq_i], "position": c.tolist()})
+    w, h = size
+    cam = _camera(cond, size, depth)
+    m = cam @ np.linalg.inv(a)
+    img = cv2.warpPerspective(
+        np.clip(plane, 0, 255).astype(np.uint8),
+        m,
+        (w, h),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REFLECT,
+    )
+    irng = np.random.default_rng([scene_seed, 4])
+    out = img.astype(np.float32)
+    grad = _smooth_noise(irng, (h, w), max(w, h) / 2) * cond.light_gradient
+    out *= (1.0 + 0.5 * grad)[..., None]
+    if cond.shadow:
+        mask = np.zeros((h, w), np.float32)
+        for _ in range(int(irng.integers(2, 6))):
+            cx, cy = irng.uniform(0, w), irng.uniform(0, h)
+            pts = np.stack([cx + irng.normal(0, w / 8, 6), cy + irng.normal(0, h / 8, 6)], 1)
+            cv2.fillPoly(mask, [cv2.convexHull(pts.astype(np.int32))], 1.0)
+        mask = cv2.GaussianBlur(mask, (0, 0), 3.0)
+        out *= (1.0 - 0.45 * mask)[..., None]
+    hand_info: dict[str, Any] = {"present": bool(cond.hand)}
+    if cond.hand:
+        target = project(cam, np.array([[irng.uniform(0.5, 4.5), irng.uniform(0.3, 1.7)]]))[0]
+        start = np.array([irng.uniform(0, w), h + 40.0])
+        unit_px = float(
+            np.linalg.norm(np.diff(project(cam, np.array([[2.0, 1.0], [3.0, 1.0]])), axis=0))
+        )
+        width = max(12, round(irng.uniform(0.45, 0.7) * unit_px))
+        skin = np.array([110, 150, 205], np.float32) * irng.uniform(0.7, 1.1)
+        sh = np.zeros((h, w), np.float32)
+        off = (int(0.3 * width), int(0.3 * width))
+        cv2.line(
+            sh,
+            (int(start[0]) + off[0], int(start[1]) + off[1]),
+            (int(target[0]) + off[0], int(target[1]) + off[1]),
+            1.0,
+            width,
+        )
+        out *= (1.0 - 0.35 * cv2.GaussianBlur(sh, (0, 0), 6))[..., None]
+        arm = np.zeros((h, w), np.float32)
+        cv2.line(arm, (int(start[0]), int(start[1])), (int(target[0]), int(target[1])), 1.0, width)
+        cv2.circle(arm, (int(target[0]), int(target[1])), int(width * 0.6), 1.0, -1)
+        arm = cv2.GaussianBlur(arm, (0, 0), 1.5)
+        out = out * (1 - arm[..., None]) + skin[None, None, :] * arm[..., None]
+        hand_info["tip_px"] = [float(target[0]), float(target[1])]
+    if cond.blur > 0:
+        out = cv2.GaussianBlur(out, (0, 0), cond.blur)
+    out += irng.normal(0, cond.noise, out.shape).astype(np.float32)
+    image = np.clip(out, 0, 255).astype(np.uint8)
+    corners = project(cam, BOARD_CORNERS)
+    regions: dict[str, Any] = {}
+    counts: dict[str, Any] = {}
+    for i, name in enumerate(REGION_NAMES):
+        nb = int(big[0]) if i == 0 else int(big[1]) if i == 6 else 0
+        poly = project(cam, polys[i])
+        regions[name] = {
+            "count": int(board_counts[i]),
+            "big": nb,
+            "polygon": poly.round(2).tolist(),
+        }
+        counts[name] = {"small": int(board_counts[i]), "big": nb}
+    inside = np.all((corners >= 0) & (corners < [w, h]))
+    truth: dict[str, Any] = {
+        "width": w,
+        "height": h,
+        "corners": corners.round(2).tolist(),
+        "corner_order": ["SW", "SE", "NE", "NW"],
+        "regions": regions,
+        "counts": counts,
+        "ring_counts": [int(c) for c in board_counts],
+        "ring_big": [int(big[0]), int(big[1])],
+        "board_partially_outside": not bool(inside),
+        "hand": hand_info,
+        "pieces": pieces,
+        "conditions": {**asdict(cond), "arc_depth": depth, "seed": seed, "scene_seed": scene_seed},
+        "generator": "vision.synth",
+    }
+    return image, truth
+
+
+def random_position(rng: np.random.Generator) -> tuple[list[int], tuple[int, int]]:
+    """A plausible mid-game position: 50 pebbles spread unevenly, big stones kept or taken."""
+    total = int(rng.integers(10, 51))
+    weights = rng.dirichlet(np.full(NUM_SQUARES, 0.6))
+    counts = rng.multinomial(total, weights).tolist()
+    big = (int(rng.random() < 0.8), int(rng.random() < 0.8))
+    return [int(c) for c in counts], big

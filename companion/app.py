@@ -109,6 +109,7 @@ class App:
             ai_move=self._suggest if ai_move is not None else None,
             ai_side=ai_side,
             on_new_game=self.new_game,
+            on_confirmed=getattr(observer, "confirmed", None),
         )
         self.controller.last_activity = clock()
         self._shown: bytes | None = None

@@ -6,7 +6,8 @@ of its own: the app loop feeds it events with their times, which is what
 makes every interaction testable without a Pi.
 
 Buttons (four-button layout): ◀ ▶ browse legal moves with a preview of each;
-OK plays the move in manual mode, or confirms a choice; BACK returns to the
+OK plays the move in manual mode (with a camera: tells the referee this move
+was made, when the camera cannot see it), or confirms a choice; BACK returns to the
 board; a long OK opens the menu; a long BACK undoes the last move; the
 operator gesture (a long hold of BACK+OK) opens the operator menu.
 """
@@ -80,6 +81,7 @@ class Controller:
     on_new_game: Callable[[], None] | None = None
     on_shutdown: Callable[[], None] | None = None
     on_reboot: Callable[[], None] | None = None
+    on_confirmed: Callable[[], None] | None = None  # the board now on camera is trusted
     operator_index: int = 0
     view: str = "board"  # board | cursor | scores | menu | rules | confirm | dispute | refill | over | error | attract | hint | ai
     cursor: int = 0
@@ -154,7 +156,7 @@ class Controller:
             and self.ai_move is not None
             and not self.referee.position.over
         ):
-            self._suggested = self.ai_move()
+            self._advice = self.ai_move()
             self.view = "hint"
         elif button == "back":
             self.view = "scores"
@@ -168,6 +170,9 @@ class Controller:
             self.cursor = (self.cursor + (1 if button == "right" else -1)) % len(legal)
         elif button == "ok" and self.referee.mode == "manual":
             self.on_report(self.referee.play_manual(legal[self.cursor % len(legal)]))
+        elif button == "ok":
+            # Camera mode: the players tell the referee which move was made.
+            self.on_report(self.referee.confirm(legal[self.cursor % len(legal)]))
         elif button == "back":
             self.view = "board"
 
@@ -259,7 +264,9 @@ class Controller:
 
     def _press_dispute(self, button: str) -> None:
         pending = self.referee.pending
-        if button == "ok" and pending is not None and pending.move is not None:
+        if button == "ok" and not self.referee.setup_checked:
+            self.on_report(self.referee.confirm_setup())
+        elif button == "ok" and pending is not None and pending.move is not None:
             try:
                 self.on_report(self.referee.confirm(pending.move))
             except EngineError as exc:
@@ -285,6 +292,8 @@ class Controller:
     def on_report(self, report: Report) -> None:
         """Follow what the referee decided: accepted moves, refills, questions, disputes."""
         self.message = report.detail
+        if report.confirmed and self.on_confirmed is not None:
+            self.on_confirmed()
         position = self.referee.position
         if position.over:
             self.view = "over"
@@ -311,7 +320,7 @@ class Controller:
             and self.referee.position.to_move == self.ai_side
             and self.ai_move
         ):
-            self._suggested = self.ai_move()
+            self._advice = self.ai_move()
             return "ai"
         return "board"
 

@@ -28,8 +28,17 @@ FRAMES = Path(__file__).resolve().parent / "demo_frames"
 SCRIPT = "script.json"
 #: V40 of the rules: a whole game from the opening to a 6-square chain that ends it.
 GAME = ["5-", "9-", "4+", "9+", "5-", "9-", "5-", "7+", "5-"]
-SCENE_SEED = 11
-SCENE = {"ground": "concrete", "tilt_deg": 12.0, "yaw_deg": 4.0, "fill": 0.86, "shadow": False}
+SCENE_SEED = 12
+SCENE = {
+    "ground": "earth",
+    "chalk": "white",
+    "tilt_deg": 10.0,
+    "yaw_deg": 3.0,
+    "fill": 0.86,
+    "shadow": False,
+    "pebble_size": 0.17,
+    "palette": "mixed",
+}
 
 
 @dataclass
@@ -39,6 +48,8 @@ class Step:
     file: str
     caption: str
     presses: list[str] = field(default_factory=list)
+    #: the game's ply once this frame's move is made (what the players know)
+    ply: int | None = None
 
 
 def _board_after(moves: list[str]) -> tuple[list[int], tuple[int, int], list[int]]:
@@ -66,40 +77,48 @@ def make_frames(out: Path = FRAMES, size: tuple[int, int] = (800, 600)) -> list[
     out.mkdir(parents=True, exist_ok=True)
     steps: list[Step] = []
 
-    def shoot(counts: list[int], big: tuple[int, int], caption: str, **extra: Any) -> Step:
+    def shoot(
+        counts: list[int], big: tuple[int, int], caption: str, ply: int | None, **extra: Any
+    ) -> Step:
         name = f"frame_{len(steps):02d}.jpg"
         conditions = {**SCENE, **extra}
         image, _ = render_scene(
             counts, big, 100 + len(steps), scene_seed=SCENE_SEED, size=size, **conditions
         )
         cv2.imwrite(str(out / name), image, [cv2.IMWRITE_JPEG_QUALITY, 82])
-        step = Step(name, caption)
+        step = Step(name, caption, ply=ply)
         steps.append(step)
         return step
 
     board, big, _ = _board_after([])
-    shoot(board, big, "the opening: 5 pebbles a square, a big stone in each quan").presses = [
-        "ok",
-        "back",
-    ]
+    opening = shoot(board, big, "the opening: 5 pebbles a square, a big stone in each quan", 0)
+    opening.presses = ["ok", "back"]  # a hint, then back to the board
     for ply, move in enumerate(GAME, start=1):
         board, big, refilled = _board_after(GAME[:ply])
+        player = f"P{(ply - 1) % 2}"
         if ply == 4:
             wrong = list(board)
             donor = next(sq for sq in (3, 4, 5, 2) if wrong[sq] > 0)
             wrong[donor] -= 1
             wrong[(donor + 1) % 12] += 1
-            shoot(wrong, big, f"{move} played, but one pebble landed in the wrong square")
-            shoot(board, big, "the players put the pebble right")
+            shoot(
+                wrong, big, f"{player} plays {move}, but one pebble lands in the wrong square", None
+            )
+            shoot(board, big, "the players put the pebble right", ply)
             continue
         if ply == 6:
-            shoot(board, big, f"{move} played while a hand is still over the board", hand=True)
-            shoot(board, big, "the hand is gone")
+            shoot(
+                board,
+                big,
+                f"{player} plays {move}; a hand is still over the board",
+                None,
+                hand=True,
+            )
+            shoot(board, big, "the hand is gone", ply)
             continue
-        shoot(board, big, f"P{(ply - 1) % 2} plays {move}")
+        shoot(board, big, f"{player} plays {move}", ply)
         if refilled != board:
-            shoot(refilled, big, "P1 refills with 5 pebbles borrowed from P0")
-    steps[-1].presses = []
+            shoot(refilled, big, "P1 refills with 5 pebbles borrowed from P0", ply)
     (out / SCRIPT).write_text(
         json.dumps([s.__dict__ for s in steps], indent=1, ensure_ascii=False) + "\n",
         encoding="utf-8",
@@ -157,7 +176,9 @@ def run_demo(
         make_hardware(config.hardware, "replay", clock=clock) as hw,
     ):
         journal = Journal.open(Path(state) / "journal.jsonl", clock=clock)
-        app = App(config, hw, journal, clock=clock, observer=VisionObserver(stills=True), ai_move=_hint)
+        app = App(
+            config, hw, journal, clock=clock, observer=VisionObserver(stills=True), ai_move=_hint
+        )
         hw.camera.start()
 
         def show(caption: str) -> None:
@@ -174,9 +195,31 @@ def run_demo(
             hw.buttons.release(button)
             clock.t += 0.1
             app.step(camera=False)
-            clock.t += 0.1
+            clock.t += 0.5  # past the debounce and chord windows: the gesture is decided
             app.step(camera=False)
             show(f"button {button.upper()}")
+
+        def players_fix(ply: int) -> None:
+            """What players do when the referee has not followed the game: tell it the move."""
+            ref = app.referee
+            if not ref.setup_checked and app.controller.view == "dispute":
+                press("ok")  # they check the opening by eye and confirm it
+            while ref.position.ply < ply and not ref.position.over:
+                truth = GAME[ref.position.ply]
+                if ref.state == "ambiguous" and ref.pending is not None:
+                    choices = [str(m) for m in ref.pending.choices]
+                    if truth in choices:
+                        for _ in range(choices.index(truth)):
+                            press("right")
+                        press("ok")
+                        continue
+                if app.controller.view not in ("board", "cursor"):
+                    press("back")
+                legal = [str(m) for m in ref.game.legal_moves()]
+                press("right")
+                for _ in range(legal.index(truth)):
+                    press("right")
+                press("ok")
 
         show("start")
         while True:
@@ -188,8 +231,8 @@ def run_demo(
             caption = step.caption if step else "frame"
             detail = f" → referee: {report.state}: {report.detail}" if report else ""
             show(f"{caption}{detail}")
-            if report is not None and report.state == "ambiguous":
-                press("ok")
+            if step is not None and step.ply is not None:
+                players_fix(step.ply)
             for button in step.presses if step else []:
                 press(button)
         journal.close()

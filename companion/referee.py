@@ -23,6 +23,7 @@ from companion.reconcile import (
     Board,
     Evidence,
     ReconcileConfig,
+    SquareDiff,
     SquareEvidence,
     Verdict,
     after_sowing,
@@ -313,9 +314,25 @@ class Referee:
             if verdict.seen and verdict.seen[0][sq] != self.position.board[sq]
         ]
         state = "dispute" if settled else "moving"
+        seen = verdict.seen
+        diffs = tuple(
+            SquareDiff(sq, self.position.board[sq], seen[0][sq])
+            for sq in range(12)
+            if seen is not None and seen[0][sq] != self.position.board[sq]
+        )
+        self.pending = Verdict("dispute", mistake="setup", diffs=diffs, seen=seen)
+        self.state = state
         return Report(
             state, "setup: fix squares " + (", ".join(wrong) or "(unclear)"), verdict=verdict
         )
+
+    def confirm_setup(self) -> Report:
+        """The players looked and say the opening is right: referee from here."""
+        self.setup_checked = True
+        self.pending = None
+        self.state = "waiting"
+        self._log("resolve", {"how": "setup confirmed by the players"})
+        return Report("waiting", "setup confirmed by the players", confirmed=True)
 
     def _pending_detail(self) -> str:
         return self.pending.detail if self.pending is not None else self.state

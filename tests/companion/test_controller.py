@@ -12,6 +12,7 @@ from companion.screens import (
     ConfirmScreen,
     DisputeScreen,
     GameOverScreen,
+    HintScreen,
     IdleScreen,
     MenuScreen,
     MoveScreen,
@@ -138,3 +139,14 @@ def test_operator_hold_opens_the_menu() -> None:
     c.on_input(Held(frozenset({"back", "ok"}), 5.0, 5.0))
     assert isinstance(c.screen(), OperatorScreen)
     assert Game()  # the engine is untouched by the gesture
+
+
+def test_ok_on_the_board_shows_a_hint_with_its_reason() -> None:
+    ref = Referee(mode="manual")
+    c = Controller(ref, ai_move=lambda: Advice(ref.game.legal_moves()[2], "gain", 6))
+    press(c, "ok")
+    screen = c.screen()
+    assert isinstance(screen, HintScreen)
+    assert (screen.preview.square, screen.reason, screen.amount) == (2, "gain", 6)
+    press(c, "ok")  # manual mode: OK plays the suggested move
+    assert [str(m) for m in ref.game.moves] == ["2+"]

@@ -1,0 +1,110 @@
+"""``oanquan ai serve``: a move provider speaking JSON Lines (interchange.md).
+
+One request per input line::
+
+    {"position": {...}, "rules": {}, "time_ms": 500}
+
+and one answer line per request, flushed at once::
+
+    {"move": "3+", "score": 4.5, "depth": 9, "nodes": 120345, "pv": ["3+", "9-"]}
+
+``rules`` defaults to ``{}`` and ``time_ms`` to 500. The clock starts when
+the line has been read, so parsing and checking count against the budget
+and the answer arrives within ``time_ms``. A finished game, an impossible
+position (``Position.status``), or any malformed line (bad JSON, unknown
+key, bad rules, bad position, bad time) gets ``{"error": "..."}`` and the
+process keeps serving; an internal failure is reported the same way rather
+than killing a match. Blank lines are ignored. End of input ends the process
+with status 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from typing import Any
+
+from engine.errors import EngineError
+from engine.position import Position, PositionStatus
+from engine.rules import Rules
+from engine.search import GameOverError, choose_move
+
+DEFAULT_TIME_MS = 500
+#: Longest budget accepted for one move (ten minutes).
+MAX_TIME_MS = 600_000
+_KEYS = {"position", "rules", "time_ms"}
+
+
+class RequestError(ValueError):
+    """A request line that cannot be answered with a move."""
+
+
+def _parse(line: str) -> tuple[Position, Rules, float]:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RequestError(f"bad JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise RequestError(f"request must be a JSON object, got {type(data).__name__}")
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise RequestError(f"unknown key {unknown[0]!r} (expected position, rules, time_ms)")
+    if "position" not in data:
+        raise RequestError("missing key 'position'")
+    time_ms = data.get("time_ms", DEFAULT_TIME_MS)
+    if (
+        isinstance(time_ms, bool)
+        or not isinstance(time_ms, int | float)
+        or not 0 < time_ms <= MAX_TIME_MS
+    ):
+        raise RequestError(f"time_ms must be a number of milliseconds in (0, {MAX_TIME_MS}]")
+    rules = Rules.from_json(data.get("rules", {}))
+    position = Position.from_json(data["position"])
+    if position.status(rules) != PositionStatus.VALID:
+        raise RequestError(position.describe_status(rules))
+    if position.over:
+        raise GameOverError("the game is over: there is no move to choose")
+    return position, rules, float(time_ms)
+
+
+def answer(line: str, received: float, rng: random.Random) -> dict[str, Any]:
+    """The answer object for one request line read at monotonic time ``received``."""
+    try:
+        position, rules, time_ms = _parse(line)
+        left_ms = time_ms - (time.monotonic() - received) * 1000.0
+        result = choose_move(position, rules, time_ms=max(int(left_ms), 1), rng=rng)
+    except (RequestError, EngineError, ValueError, TypeError) as exc:
+        return {"error": str(exc)}
+    except Exception as exc:  # keep serving whatever happens to one request
+        return {"error": f"internal error: {type(exc).__name__}: {exc}"}
+    return {
+        "move": str(result.move),
+        "score": result.score,
+        "depth": result.depth,
+        "nodes": result.nodes,
+        "pv": [str(m) for m in result.pv],
+        "exact": result.exact,
+    }
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="oanquan ai serve",
+        description="Answer move requests given as JSON Lines on standard input.",
+    )
+    parser.add_argument("--seed", type=int, default=None, help="seed ties between equal moves")
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    stdin, stdout = sys.stdin, sys.stdout
+    while True:
+        line = stdin.readline()
+        if not line:
+            return 0
+        received = time.monotonic()
+        if not line.strip():
+            continue
+        stdout.write(json.dumps(answer(line, received, rng)) + "\n")
+        stdout.flush()

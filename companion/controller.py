@@ -93,7 +93,7 @@ class Controller:
     now: float = 0.0
     attract_frame: int = 0
     message: str = ""
-    counters: dict[str, int] = field(default_factory=lambda: {"games": 0})
+    counters: dict[str, int] = field(default_factory=lambda: {"games": 0, "disputes": 0})
     _advice: Advice | None = None
 
     # -- inputs -----------------------------------------------------------
@@ -237,8 +237,7 @@ class Controller:
         elif button == "ok":
             key = items[self.operator_index].key
             if key == "operator.reset_counters":
-                self.counters = {"games": 0}
-                self.referee.counters = dict.fromkeys(self.referee.counters, 0)
+                self.counters = {"games": 0, "disputes": 0}
             elif key == "operator.reboot" and self.on_reboot is not None:
                 self.on_reboot()
             elif key == "operator.shutdown" and self.on_shutdown is not None:
@@ -303,6 +302,8 @@ class Controller:
                 self.confirm_index = 0
             self.view = "confirm"
         elif report.state == "dispute":
+            if self.view != "dispute":
+                self.counters["disputes"] += 1
             self.view = "dispute"
         elif report.accepted:
             self.cursor = 0
@@ -355,7 +356,7 @@ class Controller:
                 OPERATOR_MENU,
                 self.operator_index % len(OPERATOR_MENU),
                 self.counters["games"],
-                self.referee.counters["disputes"],
+                self.counters["disputes"],
             )
         if self.view == "error":
             return ErrorScreen("camera_lost" if self.error == "camera_lost" else "board_not_found")

@@ -155,9 +155,19 @@ class _Clock:
 
 
 def run_demo(
-    folder: Path, out: IO[str], frames_out: Path | None = None, lang: str = "en"
+    folder: Path,
+    out: IO[str],
+    frames_out: Path | None = None,
+    lang: str = "en",
+    kiosk: bool = False,
 ) -> list[Image.Image]:
-    """Play the bundled game through the real app loop; returns every distinct OLED frame."""
+    """Play the bundled game through the real app loop; returns every distinct OLED frame.
+
+    With ``kiosk`` the museum behaviour follows the game: nobody touches the
+    exhibit, so it returns to the attract loop (title, history, saying),
+    counts down and resets; then the operator's hidden hold opens the
+    operator menu.
+    """
     from companion.app import App
     from companion.config import parse_config
     from companion.journal import Journal
@@ -177,7 +187,13 @@ def run_demo(
     ):
         journal = Journal.open(Path(state) / "journal.jsonl", clock=clock)
         app = App(
-            config, hw, journal, clock=clock, observer=VisionObserver(stills=True), ai_move=_hint
+            config,
+            hw,
+            journal,
+            clock=clock,
+            observer=VisionObserver(stills=True),
+            ai_move=_hint,
+            kiosk=kiosk,
         )
         hw.camera.start()
 
@@ -235,6 +251,21 @@ def run_demo(
                 players_fix(step.ply)
             for button in step.presses if step else []:
                 press(button)
+        if kiosk:
+            for _ in range(40):  # ten minutes with nobody at the exhibit, in 15 s steps
+                clock.t += 15.0
+                app.step(camera=False)
+                show(f"idle {int(clock.t - app.controller.last_activity)} s")
+            hw.buttons.press("back")
+            hw.buttons.press("ok")
+            for _ in range(12):  # the operator holds BACK+OK
+                clock.t += 0.5
+                app.step(camera=False)
+            hw.buttons.release("back")
+            hw.buttons.release("ok")
+            clock.t += 0.5
+            app.step(camera=False)
+            show("operator holds BACK+OK for 5 s")
         journal.close()
     out.write(f"\nfinal position: {app.referee.position.to_text()}\n")
     if frames_out is not None:
@@ -261,6 +292,9 @@ def main(argv: list[str]) -> int:
         "--frames-out", type=Path, help="write every OLED frame as PNG, and demo.gif"
     )
     parser.add_argument("--lang", choices=("vi", "en"), default="en")
+    parser.add_argument(
+        "--kiosk", action="store_true", help="museum mode: attract, reset, operator"
+    )
     parser.add_argument("--make", action="store_true", help="regenerate the bundled frames")
     parser.add_argument("--frames", type=Path, default=FRAMES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -268,7 +302,7 @@ def main(argv: list[str]) -> int:
         steps = make_frames(args.frames)
         print(f"wrote {len(steps)} frames to {args.frames}")
         return 0
-    run_demo(args.frames, sys.stdout, args.frames_out, args.lang)
+    run_demo(args.frames, sys.stdout, args.frames_out, args.lang, args.kiosk)
     return 0
 
 

@@ -150,3 +150,16 @@ def test_ok_on_the_board_shows_a_hint_with_its_reason() -> None:
     assert (screen.preview.square, screen.reason, screen.amount) == (2, "gain", 6)
     press(c, "ok")  # manual mode: OK plays the suggested move
     assert [str(m) for m in ref.game.moves] == ["2+"]
+
+
+def test_operator_counters_survive_new_games() -> None:
+    c = Controller(Referee(mode="manual"))
+    from companion.referee import Report
+
+    c.on_report(Report("dispute", "x"))
+    c.on_report(Report("dispute", "x"))  # the same dispute, still open
+    c.new_game()
+    c.on_input(Held(frozenset({"back", "ok"}), 5.0, 5.0))
+    screen = c.screen()
+    assert isinstance(screen, OperatorScreen)
+    assert (screen.games, screen.disputes) == (1, 1)

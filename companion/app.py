@@ -116,6 +116,7 @@ class App:
         self._camera_retry_at: float | None = None
         self.frames_seen = 0
         self.last_report: Report | None = None
+        self._panel = "on"
         self.last_source: str | None = None
 
     # -- game lifecycle ---------------------------------------------------
@@ -170,6 +171,7 @@ class App:
         going = True
         if camera and self.mode == "camera" and self.observer is not None:
             going = self._camera_turn()
+        self._rest_panel(now)
         self.draw()
         if self.notifier is not None:
             self.notifier.watchdog()
@@ -224,6 +226,28 @@ class App:
         if report.accepted and self.notifier is not None:
             self.notifier.status(f"ply {self.referee.position.ply}: {report.detail}")
         return True
+
+    def _rest_panel(self, now: float) -> None:
+        """Dim, then switch off, an OLED nobody looks at (burn-in); wake on any button."""
+        if self.controller.kiosk is None:
+            return
+        k = self.config.kiosk
+        idle = now - self.controller.last_activity
+        level = "on"
+        if k.blank_after_s and idle >= k.blank_after_s:
+            level = "off"
+        elif k.dim_after_s and idle >= k.dim_after_s:
+            level = "dim"
+        if level == self._panel:
+            return
+        display = self.hardware.display
+        if level == "off":
+            display.sleep(True)
+        else:
+            if self._panel == "off":
+                display.sleep(False)
+            display.set_contrast(k.dim_contrast if level == "dim" else self.config.display.contrast)
+        self._panel = level
 
     def draw(self) -> Image.Image:
         image = render_screen(self.controller.screen(), self.controller.lang)  # type: ignore[arg-type]

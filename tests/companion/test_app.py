@@ -79,3 +79,30 @@ def test_new_game_from_the_menu_is_journaled(tmp_path: Path) -> None:
     kinds = [r.kind for r in Journal.open(tmp_path / "journal.jsonl").records]
     assert kinds[-1] == "game"
     hardware.close()  # type: ignore[attr-defined]
+
+
+def test_kiosk_dims_then_blanks_the_panel_and_a_button_wakes_it(tmp_path: Path) -> None:
+    clock = Clock()
+    config = parse_config(
+        '[camera]\nkind = "generated"\n[kiosk]\ndim_after_s = 60.0\nblank_after_s = 600.0\n'
+    )
+    hardware = make_hardware(config.hardware, "fake", clock=clock)
+    journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
+    app = App(config, hardware, journal, clock=clock, manual=True, kiosk=True)
+    calls: list[tuple[str, object]] = []
+    display = hardware.display
+    display.set_contrast = lambda level: calls.append(("contrast", level))  # type: ignore[method-assign]
+    display.sleep = lambda asleep: calls.append(("sleep", asleep))  # type: ignore[method-assign]
+    app.step()
+    clock.t += 61
+    app.step()
+    clock.t += 600
+    app.step()
+    tap(app, hardware, clock, "left")
+    assert calls == [
+        ("contrast", config.kiosk.dim_contrast),
+        ("sleep", True),
+        ("sleep", False),
+        ("contrast", config.display.contrast),
+    ]
+    hardware.close()

@@ -1,0 +1,280 @@
+"""Behaviour of engine.search: legality, determinism, the time budget, tactics, repetition."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.evaluate import DEFAULT_WEIGHTS, evaluate, settlement_diff
+from engine.game import Game
+from engine.move import Move
+from engine.play import legal_moves, play
+from engine.position import Position
+from engine.rules import Rules
+from engine.search import (
+    CHECK_EVERY,
+    LEVELS,
+    GameOverError,
+    Threat,
+    best_capture,
+    choose_move,
+    hint,
+    level_move,
+)
+
+RULES = Rules()
+
+
+class FakeClock:
+    """Advances by ``step`` seconds at every read (about what 16 nodes cost), so no test
+    sleeps or depends on the machine's load."""
+
+    def __init__(self, step: float = 0.0002) -> None:
+        self.t = 100.0
+        self.step = step
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.t += self.step
+        self.reads += 1
+        return self.t
+
+
+def random_positions(n: int, seed: int) -> list[Position]:
+    """Unfinished positions reached by random play, from the opening to late endgames."""
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < n:
+        game = Game(RULES)
+        for _ in range(rng.randint(0, 40)):
+            if game.is_over:
+                break
+            game.play(rng.choice(game.legal_moves()))
+        if not game.is_over:
+            out.append(game.position)
+    return out
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_always_a_legal_move(depth: int) -> None:
+    for i, pos in enumerate(random_positions(25, seed=depth)):
+        result = choose_move(pos, RULES, depth=depth, rng=random.Random(i))
+        assert result.move in legal_moves(pos, RULES), pos
+        assert result.pv[0] == result.move
+        assert 1 <= result.depth <= depth
+        assert result.nodes > 0
+
+
+def test_legal_under_variants() -> None:
+    variants = [
+        Rules(direction="ccw_only"),
+        Rules(quan_non_min=0),
+        Rules(mandarin_stop="always"),
+        Rules(no_refill="pass"),
+        Rules(end_when="big_captured", leftover="taker"),
+    ]
+    rng = random.Random(5)
+    for rules in variants:
+        game = Game(rules)
+        while not game.is_over and len(game.transitions) < 60:
+            move = choose_move(game.position, rules, depth=2, rng=rng).move
+            assert move in game.legal_moves()
+            game.play(move)
+
+
+def test_deterministic_per_seed() -> None:
+    pos = random_positions(1, seed=11)[0]
+    a = choose_move(pos, RULES, depth=5, rng=random.Random(42))
+    b = choose_move(pos, RULES, depth=5, rng=random.Random(42))
+    assert (a.move, a.score, a.depth, a.nodes, a.pv) == (b.move, b.score, b.depth, b.nodes, b.pv)
+    # The fake clock makes even a timed search reproducible.
+    c = choose_move(pos, RULES, time_ms=80, rng=random.Random(7), clock=FakeClock())
+    d = choose_move(pos, RULES, time_ms=80, rng=random.Random(7), clock=FakeClock())
+    assert (c.move, c.nodes, c.depth) == (d.move, d.nodes, d.depth)
+
+
+def test_seed_breaks_ties_between_equal_moves() -> None:
+    # The opening is symmetric (1- and 5+ mirror each other, and so on), so
+    # different seeds must be able to pick different first moves at depth 1.
+    moves = {
+        str(choose_move(Position.initial(), RULES, depth=1, rng=random.Random(s)).move)
+        for s in range(30)
+    }
+    assert len(moves) >= 2
+
+
+@pytest.mark.parametrize("time_ms", [5, 30, 120])
+def test_time_budget_respected_with_fake_clock(time_ms: int) -> None:
+    for pos in random_positions(6, seed=time_ms):
+        clock = FakeClock()
+        start = clock.t
+        result = choose_move(pos, RULES, time_ms=time_ms, rng=random.Random(1), clock=clock)
+        assert (clock.t - start) * 1000 <= time_ms
+        assert result.move in legal_moves(pos, RULES)
+
+
+def test_budget_kept_even_with_a_slow_clock() -> None:
+    # 1 ms per reading (16 nodes): a much slower machine than the Pi.
+    for pos in random_positions(6, seed=99):
+        clock = FakeClock(step=0.001)
+        start = clock.t
+        choose_move(pos, RULES, time_ms=5, rng=random.Random(1), clock=clock)
+        assert (clock.t - start) * 1000 <= 5 + 1e-9
+
+
+def test_more_time_searches_deeper() -> None:
+    pos = Position.initial()
+    short = choose_move(pos, RULES, time_ms=20, rng=random.Random(1), clock=FakeClock())
+    long = choose_move(pos, RULES, time_ms=400, rng=random.Random(1), clock=FakeClock())
+    assert long.depth > short.depth
+    assert long.nodes > short.nodes
+
+
+def test_out_of_time_at_once_still_answers() -> None:
+    calls = iter([0.0] + [50.0] * 10_000)
+    result = choose_move(Position.initial(), RULES, time_ms=10, clock=lambda: next(calls))
+    assert result.move in legal_moves(Position.initial(), RULES)
+    # Depth 1 (ten nodes) may finish before the first reading; nothing deeper starts.
+    assert result.depth <= 1
+    assert result.nodes <= CHECK_EVERY
+
+
+def test_finds_the_big_chain_capture() -> None:
+    # V12: 1+ chain-captures 4, mandarin 6 (big + 6), 8 and 10: 25 points.
+    pos = Position.from_text("0B|1,0,0,3,0|6B|0,2,0,4,0 P0 s27/7 q0/0 d0/0 n20")
+    assert play(pos, "1+", RULES).captured.points == 25
+    assert choose_move(pos, RULES, depth=1, rng=random.Random(0)).move == Move.parse("1+")
+    # Deeper, 1- (which wins the same mandarin a move later) may be preferred, but
+    # the search must keep the material: P0 leads 27-7 and expects to gain more.
+    for depth in (3, 5):
+        result = choose_move(pos, RULES, depth=depth, rng=random.Random(0))
+        assert result.move in (Move.parse("1+"), Move.parse("1-"))
+        assert result.score >= 40
+
+
+def test_finds_the_winning_move_and_solves_it() -> None:
+    # V21: 3+ takes the last mandarin and ends the game 42-28; 3- does not.
+    pos = Position.from_text("0|0,0,1,0,0|5B|0,3,2,0,4 P0 s20/15 q0/1 d0/3 n30 t-/1")
+    result = choose_move(pos, RULES, time_ms=1000, rng=random.Random(0), clock=FakeClock())
+    assert result.move == Move.parse("3+")
+    assert result.score == 14.0
+    # The win is proven at depth 1, so the search stops instead of using the budget.
+    assert result.depth == 1
+
+
+def test_exact_endgame_value_matches_brute_force() -> None:
+    # Few pebbles left: the search must stop on its own with the exact final margin.
+    pos = Position.from_text("0|0,1,0,0,0|0|0,0,2,0,0 P0 s30/25 q1/1 d0/0 n40 t0/1")
+
+    def solve(p: Position) -> int:
+        if p.outcome is not None:
+            return p.outcome.final[p.to_move] - p.outcome.final[1 - p.to_move]
+        best = -1000
+        for m in legal_moves(p, RULES):
+            after = play(p, m, RULES).position
+            v = solve(after)
+            best = max(best, v if after.to_move == p.to_move else -v)
+        return best
+
+    expected = solve(pos)
+    result = choose_move(pos, RULES, depth=30, rng=random.Random(0))
+    assert result.exact
+    assert result.score == expected
+
+
+def test_repetition_in_history_is_scored_as_the_settlement() -> None:
+    # V30's cycle: every P0 move leads to a position we pretend was already seen.
+    pos = Position.from_text("0B|0,0,0,1,0|0B|0,1,0,0,0 P0 s24/24 q0/0 d0/0 n0")
+    children = [play(pos, m, RULES).position for m in legal_moves(pos, RULES)]
+    free = choose_move(pos, RULES, depth=1, rng=random.Random(0), contempt=0.0)
+    seen = choose_move(pos, RULES, depth=1, rng=random.Random(0), history=children, contempt=0.0)
+    assert seen.score == 0.0  # 24 + 1 on each side: the settlement is level
+    # With contempt, a repetition costs the searching side that many points.
+    rep = choose_move(pos, RULES, depth=1, rng=random.Random(0), history=children, contempt=3.0)
+    assert rep.score == -3.0
+    assert all(settlement_diff(c.to_state(), 10) == 0 for c in children)
+    # Without the history the same moves are scored by the evaluation instead.
+    assert free.score == max(-evaluate(c.to_state(), DEFAULT_WEIGHTS, 10) for c in children)
+    assert free.score != 0.0
+
+
+def test_cycle_position_search_terminates_and_plays_on() -> None:
+    # V30 loops forever if both sides shuttle; the search must not, and a game
+    # between two searchers that see the history must still move legally.
+    pos = Position.from_text("0B|0,0,0,1,0|0B|0,1,0,0,0 P0 s24/24 q0/0 d0/0 n0")
+    result = choose_move(pos, RULES, depth=8, rng=random.Random(0))
+    assert result.move in legal_moves(pos, RULES)
+    game = Game(RULES, pos)
+    rng = random.Random(3)
+    for _ in range(30):
+        if game.is_over:
+            break
+        history = [game.start] + [t.before for t in game.transitions]
+        move = choose_move(game.position, RULES, depth=4, rng=rng, history=history).move
+        game.play(move)
+    keys = [t.position.to_text().split(" n")[0] for t in game.transitions]
+    # With the history in view, no position is visited three times.
+    assert max(keys.count(k) for k in keys) <= 2
+
+
+def test_repetition_rule_counts_as_a_game_end() -> None:
+    rules = Rules(repetition=3)
+    pos = Position.from_text("0B|0,0,0,1,0|0B|0,1,0,0,0 P0 s24/24 q0/0 d0/0 n0")
+    result = choose_move(pos, rules, depth=6, rng=random.Random(0))
+    assert result.move in legal_moves(pos, rules)
+
+
+def test_game_over_raises() -> None:
+    game = Game(RULES)
+    game.play_all(["5-", "9-", "4+", "9+", "5-", "9-", "5-", "7+", "5-"])  # V40
+    assert game.is_over
+    with pytest.raises(GameOverError):
+        choose_move(game.position, RULES, depth=2)
+    # A row that cannot be refilled ends the game at the start of the turn (V19).
+    stuck = Position.from_text("6B|0,0,0,0,0|3B|9,8,7,6,7 P0 s1/3 q0/0 d0/0 n10")
+    with pytest.raises(GameOverError):
+        choose_move(stuck, RULES, depth=2)
+
+
+def test_hint_explains_capture_and_prevention() -> None:
+    # V21: 3+ captures 18 points and ends the game 42-28 from a 23-22 lead: +13.
+    pos = Position.from_text("0|0,0,1,0,0|5B|0,3,2,0,4 P0 s20/15 q0/1 d0/3 n30 t-/1")
+    h = hint(pos, RULES, 200, rng=random.Random(0), clock=FakeClock())
+    assert h.move == Move.parse("3+")
+    assert h.captured.points == 18
+    assert h.swing == 13.0
+    assert h.threat_after == 0
+    # V12's 1+ is the biggest capture on the board.
+    v12 = Position.from_text("0B|1,0,0,3,0|6B|0,2,0,4,0 P0 s27/7 q0/0 d0/0 n20")
+    assert best_capture(v12, RULES) == Threat(Move.parse("1+"), 25)
+
+    # P1 threatens 2- (13 points) if P0 could move now; the hint's move defuses it.
+    threat_pos = Position.from_text("7B|0,12,2,0,0|4B|1,9,2,0,0 P1 s9/4 q0/0 d0/0 n5")
+    h = hint(threat_pos, RULES, 200, rng=random.Random(0), clock=FakeClock())
+    assert h.prevents is not None
+    assert h.prevents.points >= 13
+    assert h.threat_after < h.prevents.points
+    assert h.move in legal_moves(threat_pos, RULES)
+
+
+def test_levels_play_legal_moves() -> None:
+    pos = random_positions(1, seed=8)[0]
+    for name in LEVELS:
+        clock = FakeClock(step=0.002)
+        move = level_move(pos, RULES, name, rng=random.Random(1), clock=clock)
+        assert move in legal_moves(pos, RULES)
+    easy = LEVELS["easy"]
+    assert easy.random_move > 0 and easy.depth is not None
+    assert LEVELS["hard"].depth is None or LEVELS["hard"].depth > LEVELS["medium"].depth  # type: ignore[operator]
+
+
+def test_evaluation_and_search_are_symmetric_between_players() -> None:
+    # Turning the ring by 6 swaps the players exactly (rules.md R1), so the
+    # evaluation and the searched value must not care who is P0.
+    for i, pos in enumerate(random_positions(20, seed=31)):
+        st, rot = pos.to_state(), pos.rotated().to_state()
+        assert evaluate(st, DEFAULT_WEIGHTS, 10) == evaluate(rot, DEFAULT_WEIGHTS, 10)
+        a = choose_move(pos, RULES, depth=3, rng=random.Random(i))
+        b = choose_move(pos.rotated(), RULES, depth=3, rng=random.Random(i))
+        assert a.score == b.score

@@ -187,7 +187,7 @@ def main(argv: list[str]) -> int:
         level = args.ai
 
         def computer(game: Game) -> Move:
-            history = [t.before for t in game.transitions]
+            history = [game.start] + [t.before for t in game.transitions]
             return ai_move(game.position, game.rules, level, history=history)
 
     return run(Game(rules, start), sys.stdin, sys.stdout, script, computer, args.ai_side)

@@ -30,12 +30,12 @@ import cv2  # noqa: E402
 
 from companion.observe import VisionObserver  # noqa: E402
 from companion.referee import Referee  # noqa: E402
+from companion.track import FrameJudge  # noqa: E402
 from device.ports import Frame  # noqa: E402
 from engine import Game, Position  # noqa: E402
+from vision.synth import REGION_NAMES  # noqa: E402
 
-REGION_SQUARE = {"west_mandarin": 0, "east_mandarin": 6}
-REGION_SQUARE.update({f"south_{k}": 1 + k for k in range(5)})
-REGION_SQUARE.update({f"north_{k}": 11 - k for k in range(5)})
+REGION_SQUARE = {name: sq for sq, name in enumerate(REGION_NAMES)}
 
 
 def start_position(truth: dict[str, Any]) -> Position:
@@ -70,34 +70,17 @@ def run_sequence(frames: list[tuple[Path, str | None]], start: Position) -> dict
     """
     referee = Referee(start=start)
     referee.setup_checked = True
-    observer = VisionObserver(stills=True)
+    judge = FrameJudge(referee, VisionObserver(stills=True), at_opening=start.ply == 0)
     truth = Game(start=start)
     stats = {"moves": 0, "identified": 0, "asked": 0, "wrong": 0}
     decision_ms: list[float] = []
-    first_fit = True
     for seq, (path, move) in enumerate(frames):
         image = cv2.imread(str(path))
         if move is not None:
             truth.play(move)
             stats["moves"] += 1
         t0 = time.perf_counter()
-        frame = Frame(image, float(seq), seq, path.name)
-        obs = observer(frame)
-        if seq == 0 and start.ply == 0 and observer.looks_like_opening(obs):
-            observer.learn_opening(frame)
-            obs = observer(frame)
-        report = referee.observe(
-            obs.reading,
-            frame=path.name,
-            fit=obs.fit,
-            reason=obs.reason,
-            still=obs.still,
-            changed=obs.changed,
-        )
-        if report.confirmed or (first_fit and obs.fit and not report.accepted):
-            # The caller gave the start position: the first readable frame shows it.
-            observer.confirmed()
-        first_fit = first_fit and not obs.fit
+        report = judge(Frame(image, float(seq), seq, path.name))
         decision_ms.append((time.perf_counter() - t0) * 1000)
         done = referee.position.ply - start.ply
         if report.accepted:
@@ -114,6 +97,7 @@ def run_sequence(frames: list[tuple[Path, str | None]], start: Position) -> dict
         if wrong_path or behind >= 2:
             referee = Referee(start=truth.position)
             referee.setup_checked = True
+            judge.restart(referee)
             start = truth.position
             truth = Game(start=start)
     stats["missed"] = stats["moves"] - stats["identified"] - stats["asked"] - stats["wrong"]

@@ -28,21 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.api import read_board
 from vision.config import VisionConfig, load_config
+from vision.synth import REGION_NAMES
 
-RING_NAMES = [
-    "west_mandarin",
-    "south_0",
-    "south_1",
-    "south_2",
-    "south_3",
-    "south_4",
-    "east_mandarin",
-    "north_4",
-    "north_3",
-    "north_2",
-    "north_1",
-    "north_0",
-]
+RING_NAMES = REGION_NAMES
 BUCKETS = [("0", 0, 0), ("1-3", 1, 3), ("4-7", 4, 7), ("8-15", 8, 15), ("16+", 16, 10**6)]
 
 

@@ -18,7 +18,7 @@ from typing import IO, Any
 import cv2
 
 from companion.observe import VisionObserver
-from companion.referee import Referee
+from companion.referee import Referee, Report
 from device.ports import Frame
 from engine import EngineError, Position, Rules
 from vision import VisionError, config_from_dict, load_config
@@ -39,47 +39,70 @@ def _load_json(path: str | None, what: str) -> Any:
         raise ValueError(f"{what} {path!r}: {exc}") from exc
 
 
+class FrameJudge:
+    """One frame at a time through the observer and the referee (track and its bench).
+
+    The caller gives the start position, so the first readable frame is taken
+    to show it: it becomes the reference for changed squares, and when the
+    start is the opening and the frame looks like it, vision calibrates on it.
+    """
+
+    def __init__(self, referee: Referee, observer: VisionObserver, *, at_opening: bool) -> None:
+        self.referee = referee
+        self.observer = observer
+        self.at_opening = at_opening
+        self.first = True
+
+    def restart(self, referee: Referee) -> None:
+        """Continue from another trusted position (the next readable frame shows it)."""
+        self.referee = referee
+        self.first = True
+        self.at_opening = False
+
+    def __call__(self, frame: Frame) -> Report:
+        observer = self.observer
+        obs = observer(frame)
+        if (
+            self.first
+            and self.at_opening
+            and observer.calibration is None
+            and observer.looks_like_opening(obs)
+        ):
+            observer.learn_opening(frame)
+            obs = observer(frame)
+        report = self.referee.observe(
+            obs.reading,
+            frame=frame.source,
+            fit=obs.fit,
+            reason=obs.reason,
+            still=obs.still,
+            changed=obs.changed,
+        )
+        if report.confirmed or (self.first and obs.fit and not report.accepted):
+            observer.confirmed()
+        if obs.fit:
+            self.first = False
+        return report
+
+
 def track(
     frames: list[Path],
-    referee: Referee,
-    observer: VisionObserver,
+    judge: FrameJudge,
     out: IO[str],
     *,
     timings: list[float] | None = None,
 ) -> int:
     """Referee every frame; returns how many frames could not be read."""
     unreadable = 0
-    first_fit = True
     for seq, path in enumerate(frames):
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None or image.size == 0:
             unreadable += 1
-            line = {"frame": path.name, "state": referee.state, "detail": "unreadable image"}
+            line = {"frame": path.name, "state": judge.referee.state, "detail": "unreadable image"}
             out.write(json.dumps(line) + "\n")
             continue
         started = time.perf_counter()
-        frame = Frame(image, float(seq), seq, path.name)
-        obs = observer(frame)
-        if (
-            not referee.setup_checked
-            and observer.calibration is None
-            and observer.looks_like_opening(obs)
-        ):
-            # The caller says the game starts at the opening: learn the pebbles' look from it.
-            observer.learn_opening(frame)
-            obs = observer(frame)
-        report = referee.observe(
-            obs.reading,
-            frame=path.name,
-            fit=obs.fit,
-            reason=obs.reason,
-            still=obs.still,
-            changed=obs.changed,
-        )
-        if report.confirmed or (first_fit and obs.fit and not report.accepted):
-            # The caller gave the start position: the first readable frame shows it.
-            observer.confirmed()
-        first_fit = first_fit and not obs.fit
+        report = judge(Frame(image, float(seq), seq, path.name))
         if timings is not None:
             timings.append((time.perf_counter() - started) * 1000)
         out.write(
@@ -93,6 +116,7 @@ def track(
                 "confidence": round(accepted.confidence, 4),
             }
             out.write(json.dumps(line) + "\n")
+    referee = judge.referee
     summary = {
         "summary": {
             "moves": [str(m) for m in referee.game.moves],
@@ -129,5 +153,7 @@ def main(argv: list[str]) -> int:
         return 2
     referee = Referee(rules, start=start)
     referee.setup_checked = True  # the caller says where the game starts
-    unreadable = track(frames, referee, VisionObserver(config, stills=True), sys.stdout)
+    observer = VisionObserver(config, stills=True)
+    at_opening = referee.position == Position.initial(rules)
+    unreadable = track(frames, FrameJudge(referee, observer, at_opening=at_opening), sys.stdout)
     return 1 if unreadable else 0

@@ -1,0 +1,98 @@
+"""`oanquan track`: the interchange JSON Lines, for good frames and bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from companion import track
+from engine import Game
+from vision.synth import render_scene
+
+
+def frames_of_a_game(folder: Path, moves: list[str]) -> None:
+    game = Game()
+    for ply in range(len(moves) + 1):
+        p = game.position
+        image, _ = render_scene(list(p.board), p.big, 10 + ply, scene_seed=5, size=(640, 480))
+        cv2.imwrite(str(folder / f"frame_{ply:02d}.jpg"), image)
+        if ply < len(moves):
+            game.play(moves[ply])
+
+
+def run(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[dict[str, object]]]:
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    status = track.main(argv)
+    return status, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_every_frame_gets_a_verdict_line_and_a_summary_closes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frames_of_a_game(tmp_path, ["2+", "9-"])
+    (tmp_path / "notes.txt").write_text("not a frame")
+    status, lines = run([str(tmp_path)], monkeypatch)
+    assert status == 0
+    verdicts = [line for line in lines if "frame" in line and "state" in line]
+    assert [v["frame"] for v in verdicts] == ["frame_00.jpg", "frame_01.jpg", "frame_02.jpg"]
+    assert all(
+        v["state"] in ("waiting", "moving", "settled", "ambiguous", "dispute") for v in verdicts
+    )
+    moves = [line for line in lines if "move" in line]
+    assert all({"move", "ply", "frame", "confidence"} <= set(m) for m in moves)
+    summary = lines[-1]["summary"]
+    assert isinstance(summary, dict) and summary["moves"] == [m["move"] for m in moves]
+    assert summary["position"]["ply"] == len(moves)  # type: ignore[index]
+
+
+def test_an_unreadable_frame_is_reported_and_the_rest_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frames_of_a_game(tmp_path, [])
+    (tmp_path / "frame_01.jpg").write_bytes(b"\xff\xd8 not really a jpeg")
+    status, lines = run([str(tmp_path)], monkeypatch)
+    assert status == 1
+    bad = [line for line in lines if line.get("frame") == "frame_01.jpg"]
+    assert len(bad) == 1 and bad[0]["detail"] == "unreadable image"
+    assert "summary" in lines[-1]
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda d: None, "no images"),
+        (lambda d: (d / "rules.json").write_text('{"quan_non": 1}'), "unknown switch"),
+    ],
+)
+def test_bad_arguments_are_one_line_errors(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    setup: object,
+    message: str,
+) -> None:
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    setup(tmp_path)  # type: ignore[operator]
+    if message != "no images":
+        frames_of_a_game(frames, [])
+    assert (
+        track.main(
+            [str(frames), "--rules", str(tmp_path / "rules.json")]
+            if message != "no images"
+            else [str(frames)]
+        )
+        == 2
+    )
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("oanquan track:") and message in err and "\n" not in err
+
+
+def test_a_missing_folder_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert track.main(["/nonexistent/frames"]) == 2
+    assert "does not exist" in capsys.readouterr().err

@@ -1,6 +1,6 @@
 """``oanquan analyze`` and ``oanquan calibrate``: vision on still images.
 
-``analyze`` follows the interchange contract (/work/shared/interchange.md):
+``analyze`` follows the interchange contract (interchange.md in the shared project material):
 one JSON object per image, JSON Lines on stdout or one file per image with
 ``--json-out``; no board is an answer (exit 0), an unreadable file an error
 (exit 1). ``calibrate`` writes hand-given (or automatically found) corners to

@@ -1,6 +1,6 @@
 """Stage 1: find the chalk board and its homography in one frame.
 
-Pipeline (see /work/shared/notes/vision.md section 4): a polarity-free ridge map
+Pipeline (see the shared vision notes, section 4): a polarity-free ridge map
 on a downscaled copy (chalk may be lighter, darker or just differently coloured
 than the ground; log-luminance makes it shadow-invariant) -> Hough lines ->
 exhaustive, batched template hypotheses from two lines of each direction ->

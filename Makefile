@@ -21,7 +21,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy engine
+	$(BIN)/mypy engine device companion/journal.py companion/reconcile.py companion/referee.py companion/controller.py companion/screens
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest

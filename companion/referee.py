@@ -344,7 +344,7 @@ class Referee:
         move = Move.parse(move) if isinstance(move, str) else move
         reason = illegal_reason(self.position, move, self.rules)
         if reason is not None:
-            raise IllegalMoveError(f"illegal move {str(move)!r}: {reason}")
+            raise IllegalMoveError(f"illegal move {str(move)!r}: {reason}", reason)
         how = "confirmed" if self.state == "ambiguous" else "override"
         if self.state == "dispute":
             self._log("resolve", {"how": "override", "move": str(move)})
@@ -356,7 +356,7 @@ class Referee:
         move = Move.parse(move) if isinstance(move, str) else move
         reason = illegal_reason(self.position, move, self.rules)
         if reason is not None:
-            raise IllegalMoveError(f"illegal move {str(move)!r}: {reason}")
+            raise IllegalMoveError(f"illegal move {str(move)!r}: {reason}", reason)
         accepted = self._apply(move, "buttons", 1.0, None)
         report = self._after_move_report(accepted, refilled=True, verdict=None)
         self.owed = None

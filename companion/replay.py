@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterable
 from typing import IO, Any
 
-from engine import EngineError, Game, Move, Position, Rules, illegal_reason
+from engine import EngineError, Game, IllegalMoveError, Move, Position, Rules
 
 _GAME_KEYS = {"rules", "position", "moves"}
 
@@ -60,11 +60,11 @@ def replay_line(line: str) -> dict[str, Any]:
         except EngineError as exc:
             answer["error"] = _fail(str(exc), ply, text)
             return answer
-        reason = illegal_reason(game.position, move, rules)
-        if reason is not None:
-            answer["error"] = _fail(reason, ply, text)
+        try:
+            transition = game.play(move)
+        except IllegalMoveError as exc:
+            answer["error"] = _fail(exc.reason, ply, text)
             return answer
-        transition = game.play(move)
         answer["positions"].append(transition.position.to_json())
         answer["captured"].append(transition.captured.to_json())
     return answer

@@ -16,7 +16,15 @@ class NotationError(EngineError, ValueError):
 
 
 class IllegalMoveError(EngineError, ValueError):
-    """A well-formed move that the rules do not allow in this position."""
+    """A well-formed move that the rules do not allow in this position.
+
+    ``reason`` is the bare explanation ("square 9 is empty") for callers
+    that show it without the move and position around it.
+    """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 class GameRecordError(EngineError, ValueError):

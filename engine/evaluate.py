@@ -104,8 +104,16 @@ def evaluate(st: State, w: EvalWeights, value: int, ripe_min: int = 5) -> float:
         if left < w.row_full:
             w_row = w.row_end + (w_row - w.row_end) * left / w.row_full
     mob = (
-        (b1 > 0) + (b2 > 0) + (b3 > 0) + (b4 > 0) + (b5 > 0)
-        - (b7 > 0) - (b8 > 0) - (b9 > 0) - (b10 > 0) - (b11 > 0)
+        (b1 > 0)
+        + (b2 > 0)
+        + (b3 > 0)
+        + (b4 > 0)
+        + (b5 > 0)
+        - (b7 > 0)
+        - (b8 > 0)
+        - (b9 > 0)
+        - (b10 > 0)
+        - (b11 > 0)
     )
     v = w.points * pts + w_row * row + w.mobility * mob
     if st.to_move:

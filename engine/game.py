@@ -68,7 +68,9 @@ class Game:
     def play(self, move: Move | str) -> Transition:
         """Play a legal move; raises :class:`IllegalMoveError` otherwise."""
         if self.is_over:
-            raise IllegalMoveError(f"illegal move {str(move)!r}: the game is over")
+            raise IllegalMoveError(
+                f"illegal move {str(move)!r}: the game is over", "the game is over"
+            )
         transition = play(self.position, move, self.rules)
         if not self.transitions and self._first.events:
             # The first step also carries the start position's refill, so nothing is hidden.

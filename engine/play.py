@@ -193,7 +193,9 @@ def play(position: Position, move: Move | str, rules: Rules | None = None) -> Tr
         move = Move.parse(move)
     reason = illegal_reason(position, move, rules)
     if reason is not None:
-        raise IllegalMoveError(f"illegal move {str(move)!r}: {reason} in {position.to_text()}")
+        raise IllegalMoveError(
+            f"illegal move {str(move)!r}: {reason} in {position.to_text()}", reason
+        )
     cfg = config(rules)
     st = position.to_state()
     trace: list[core.TraceEntry] = []

@@ -14,8 +14,7 @@ import argparse
 import logging
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Protocol
 
 from PIL import Image
@@ -24,8 +23,8 @@ from companion.config import Config, ConfigError, load_config
 from companion.controller import Controller, KioskTimers
 from companion.input import InputController
 from companion.journal import Journal, JournalError, Record
-from companion.reconcile import SquareDiff, SquareEvidence, Verdict
-from companion.referee import Referee, Report
+from companion.reconcile import SquareDiff, Verdict
+from companion.referee import Observation, Referee, Report
 from companion.screens import render_screen
 from companion.service import Notifier, ShutdownHandler
 from device.errors import CameraStoppedError, DeviceError, EndOfFramesError
@@ -36,19 +35,6 @@ from engine import EngineError, Move, Position, Rules
 log = logging.getLogger("oanquan")
 
 CAMERA_RETRY_S = 10.0
-
-
-@dataclass(frozen=True, slots=True)
-class Observation:
-    """What vision made of one frame."""
-
-    reading: Sequence[SquareEvidence] | None
-    fit: bool = True
-    reason: str | None = None
-    still: bool = False
-    board_found: bool = True
-    #: per square, whether it differs from the last frame the referee confirmed (None: unknown)
-    changed: tuple[bool, ...] | None = None
 
 
 class Observer(Protocol):
@@ -209,14 +195,7 @@ class App:
             return True
         if self.controller.view == "error":
             self.controller.view = "board"
-        report = self.referee.observe(
-            obs.reading,
-            frame=frame.source,
-            fit=obs.fit,
-            reason=obs.reason,
-            still=obs.still,
-            changed=obs.changed,
-        )
+        report = self.referee.see(obs, frame.source)
         self.last_report = report
         if report.confirmed and hasattr(self.observer, "confirmed"):
             self.observer.confirmed()

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.app import Observation
+from companion.referee import Observation
 from device.ports import Frame
 from vision import Calibration, Locator, VisionConfig, calibrate, config_from_dict, read_board
 

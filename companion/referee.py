@@ -44,6 +44,19 @@ class JournalLike(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Observation:
+    """What vision made of one frame: the reading, or why the frame cannot be counted."""
+
+    reading: Sequence[SquareEvidence] | None
+    fit: bool = True
+    reason: str | None = None
+    still: bool = False
+    board_found: bool = True
+    #: per square, whether it differs from the last frame the referee confirmed (None: unknown)
+    changed: tuple[bool, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RefereeConfig:
     settle_frames: int = 3  # identical readings in a live stream before deciding
     max_catch_up: int = 3  # most moves recognised at once after frames that could not be read
@@ -190,6 +203,17 @@ class Referee:
         if decided and report.state in ("waiting", "settled"):
             return replace(report, confirmed=True)
         return report
+
+    def see(self, observation: Observation, frame: str | None = None) -> Report:
+        """:meth:`observe` for an observation from :mod:`companion.observe`."""
+        return self.observe(
+            observation.reading,
+            frame=frame,
+            fit=observation.fit,
+            reason=observation.reason,
+            still=observation.still,
+            changed=observation.changed,
+        )
 
     def _observe(
         self,

@@ -70,14 +70,7 @@ class FrameJudge:
         ):
             observer.learn_opening(frame)
             obs = observer(frame)
-        report = self.referee.observe(
-            obs.reading,
-            frame=frame.source,
-            fit=obs.fit,
-            reason=obs.reason,
-            still=obs.still,
-            changed=obs.changed,
-        )
+        report = self.referee.see(obs, frame.source)
         if report.confirmed or (self.first and obs.fit and not report.accepted):
             observer.confirmed()
         if obs.fit:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import signal
 from collections.abc import Callable
-from types import FrameType
 from typing import Any, Protocol
 
 from PIL import Image
@@ -26,7 +24,7 @@ from device.errors import (
     DevicePermissionError,
     from_oserror,
 )
-from device.ports import DISPLAY_SIZE, Display
+from device.ports import DISPLAY_SIZE
 from device.settings import DisplaySettings
 
 log = logging.getLogger(__name__)
@@ -317,30 +315,3 @@ def open_display(
         contrast=settings.contrast,
         name=f"{settings.driver}@0x{settings.i2c_address:02X}",
     )
-
-
-def blank(display: Display) -> None:
-    """Clear and switch off the panel, swallowing errors: used while shutting down."""
-    try:
-        display.clear()
-        display.sleep(True)
-    except Exception as exc:
-        log.warning("could not blank the display: %s", exc)
-
-
-SignalHandler = Callable[[int, FrameType | None], Any] | int | None
-
-
-def install_sigterm_blanking(display: Display, *, exit_code: int = 0) -> SignalHandler:
-    """Make SIGTERM blank the panel and exit (Python skips atexit on a bare SIGTERM).
-
-    Call from the main thread at start-up; returns the previous handler so a
-    caller (or a test) can restore it. Nothing is installed at import time.
-    """
-
-    def on_sigterm(signum: int, frame: FrameType | None) -> None:
-        blank(display)
-        raise SystemExit(exit_code)
-
-    previous: SignalHandler = signal.signal(signal.SIGTERM, on_sigterm)
-    return previous

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import logging
-import signal
 
 import pytest
 import smbus2
@@ -14,13 +13,11 @@ from device.clock import FakeClock
 from device.display import (
     NullDisplay,
     OledDisplay,
-    blank,
-    install_sigterm_blanking,
     open_display,
     open_dummy_luma,
     open_luma_oled,
 )
-from device.errors import DeviceError, DeviceNotFoundError, DevicePermissionError
+from device.errors import DeviceNotFoundError, DevicePermissionError
 from device.ports import Display
 from device.settings import DisplaySettings
 
@@ -216,30 +213,6 @@ def test_close_blanks_and_switches_off_and_is_idempotent() -> None:
     assert data and not any(data)
     display.show(frame_with_box())  # after close: ignored, no exception
     assert not display.healthy
-
-
-def test_blank_swallows_errors_because_it_runs_while_shutting_down() -> None:
-    class Broken(NullDisplay):
-        def clear(self) -> None:
-            raise DeviceError("bus gone")
-
-    blank(Broken())  # no exception
-
-
-def test_sigterm_handler_blanks_the_panel_and_exits() -> None:
-    display = OledDisplay(open_dummy_luma())
-    display.show(Image.new("1", (128, 64), 1))
-    previous = install_sigterm_blanking(display, exit_code=0)
-    try:
-        handler = signal.getsignal(signal.SIGTERM)
-        assert callable(handler)
-        with pytest.raises(SystemExit) as info:
-            handler(signal.SIGTERM, None)
-        assert info.value.code == 0
-        assert display.luma is not None and display.luma.image.getbbox() is None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    assert signal.getsignal(signal.SIGTERM) == previous
 
 
 @pytest.mark.parametrize(

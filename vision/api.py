@@ -8,7 +8,7 @@ ordinary answer for a camera, not an error.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -95,42 +95,30 @@ def read_board(
         timings["total"] = timings["locate"]
         return BoardReading(False, why or "board not found", None, (), 0.0, timings, frame=pre)
     frame = assess_frame(image_bgr, previous, outline, cfg.gate)
-    regions = outline.regions
+    located = BoardReading(
+        True,
+        frame.reason,
+        outline.corners,
+        (),
+        outline.quality,
+        timings,
+        outline.regions,
+        outline.homography,
+        frame,
+        outline,
+    )
     if gate and not frame.ok:
         timings["total"] = (time.perf_counter() - t0) * 1000
-        return BoardReading(
-            True,
-            frame.reason,
-            outline.corners,
-            (),
-            outline.quality,
-            timings,
-            regions,
-            outline.homography,
-            frame,
-            outline,
-        )
+        return located
     t1 = time.perf_counter()
     counts: list[SquareCount]
     counts, grid = count_board(image_bgr, outline, cfg.count, calibration)
     timings["count"] = (time.perf_counter() - t1) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
-    regions = _grid_regions(outline, grid)
     squares = tuple(
         SquareReading(i, c.count, c.probs, c.big, c.big_prob) for i, c in enumerate(counts)
     )
-    return BoardReading(
-        True,
-        None if frame.ok else frame.reason,
-        outline.corners,
-        squares,
-        outline.quality,
-        timings,
-        regions,
-        outline.homography,
-        frame,
-        outline,
-    )
+    return replace(located, squares=squares, regions=_grid_regions(outline, grid))
 
 
 def _grid_regions(outline: Outline, grid: Grid) -> tuple[FloatArray, ...]:

@@ -9,6 +9,20 @@ from numpy.typing import NDArray
 from vision.api import BoardReading
 
 
+def _warn(out: NDArray[np.uint8], text: str, scale: float, thick: int) -> None:
+    """A red line of text at the top left: why the frame was not (fully) read."""
+    cv2.putText(
+        out,
+        text,
+        (10, round(30 * scale)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.8 * scale,
+        (0, 0, 255),
+        thick,
+        cv2.LINE_AA,
+    )
+
+
 def annotate(image_bgr: NDArray[np.uint8], reading: BoardReading) -> NDArray[np.uint8]:
     """Copy of the image with outline, square numbers, counts and big stones."""
     out = image_bgr.copy()
@@ -17,16 +31,7 @@ def annotate(image_bgr: NDArray[np.uint8], reading: BoardReading) -> NDArray[np.
     thick = max(1, round(2 * scale))
     if not reading.found or reading.corners is None:
         text = f"no board: {reading.reason or 'unknown'}"
-        cv2.putText(
-            out,
-            text,
-            (10, round(30 * scale)),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.8 * scale,
-            (0, 0, 255),
-            thick,
-            cv2.LINE_AA,
-        )
+        _warn(out, text, scale, thick)
         return out
     colour = (
         (0, 255, 255) if reading.outline is None or not reading.outline.manual else (255, 0, 255)
@@ -65,14 +70,5 @@ def annotate(image_bgr: NDArray[np.uint8], reading: BoardReading) -> NDArray[np.
             cv2.LINE_AA,
         )
     if reading.reason:
-        cv2.putText(
-            out,
-            reading.reason,
-            (10, round(30 * scale)),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.8 * scale,
-            (0, 0, 255),
-            thick,
-            cv2.LINE_AA,
-        )
+        _warn(out, reading.reason, scale, thick)
     return out

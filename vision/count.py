@@ -438,6 +438,15 @@ def count_squares(
     return count_board(image_bgr, outline, cfg, calibration)[0]
 
 
+def _foreground(
+    image_bgr: NDArray[np.uint8], outline: Outline, cfg: CountConfig
+) -> tuple[NDArray[np.uint8], NDArray[np.uint8], _Segmentation, NDArray[np.uint8]]:
+    """Rectified board, where it lies inside the image, its segmentation, and the pebble mask."""
+    rect, valid = rectify(image_bgr, outline, cfg.px_per_square)
+    seg = segment(rect, cfg, outline.arc_depth)
+    return rect, valid, seg, seg.fg & (valid > 0).astype(np.uint8)
+
+
 def count_board(
     image_bgr: NDArray[np.uint8],
     outline: Outline,
@@ -447,10 +456,8 @@ def count_board(
     """Counts plus the drawn grid found on the way (for drawing true regions)."""
     cfg = cfg or CountConfig()
     px = cfg.px_per_square
-    rect, valid = rectify(image_bgr, outline, px)
-    seg = segment(rect, cfg, outline.arc_depth)
+    rect, valid, seg, fg = _foreground(image_bgr, outline, cfg)
     labels = seg.labels
-    fg = seg.fg & (valid > 0).astype(np.uint8)
     prior = np.pi * (0.075 * px) ** 2
     blobs = _blobs(fg, labels, cfg.min_blob_frac * prior * 0.5)
     if calibration is not None and calibration.px_per_square == px:
@@ -536,10 +543,8 @@ def calibrate_opening(
     """
     cfg = cfg or CountConfig()
     px = cfg.px_per_square
-    rect, valid = rectify(image_bgr, outline, px)
-    seg = segment(rect, cfg, outline.arc_depth)
+    _, _, seg, fg = _foreground(image_bgr, outline, cfg)
     labels = seg.labels
-    fg = seg.fg & (valid > 0).astype(np.uint8)
     citizen = (labels > 0) & (labels != 6)
     unit = float(fg[citizen].sum()) / 50.0
     big_areas = [float(fg[labels == m].sum()) for m in MANDARINS]

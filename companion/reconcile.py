@@ -69,6 +69,14 @@ class Evidence:
             probs[1] = rest
         return cls(tuple(probs), sure if big else 1.0 - sure)
 
+    @classmethod
+    def either(cls, first: int, second: int, big: int = 0, sure: float = 0.98) -> Evidence:
+        """A reading torn evenly between two counts (the same count twice: certain)."""
+        probs = [0.0] * (max(first, second) + 1)
+        probs[first] += 0.5
+        probs[second] += 0.5
+        return cls(tuple(probs), sure if big else 1.0 - sure)
+
 
 @dataclass(frozen=True, slots=True)
 class ReconcileConfig:

@@ -83,12 +83,7 @@ def test_ambiguous_reading_opens_the_confirm_screen_and_ok_settles_it() -> None:
     start = Position.initial()
     c.on_report(ref.observe(exact(start), still=True))
     a, b = play(start, "2+").position.board, play(start, "4-").position.board
-    evidence = []
-    for sq in range(12):
-        probs = [0.0] * 10
-        probs[a[sq]] += 0.5
-        probs[b[sq]] += 0.5
-        evidence.append(Evidence(tuple(probs), 0.98 if sq % 6 == 0 else 0.02))
+    evidence = [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
     c.on_report(ref.observe(evidence, still=True))
     screen = c.screen()
     assert isinstance(screen, ConfirmScreen)

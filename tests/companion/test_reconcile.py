@@ -72,15 +72,7 @@ def test_vague_reading_between_two_moves_asks_the_players() -> None:
     start = Position.initial()
     a = play(start, "2+").position.board
     b = play(start, "4-").position.board
-    reading = []
-    for sq in range(12):
-        if a[sq] == b[sq]:
-            reading.append(Evidence.exact(a[sq], 1 if sq % 6 == 0 else 0))
-        else:
-            probs = [0.0] * 10
-            probs[a[sq]] += 0.5
-            probs[b[sq]] += 0.5
-            reading.append(Evidence(tuple(probs), 0.98 if sq % 6 == 0 else 0.02))
+    reading = [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
     verdict = reconcile(start, reading)
     assert a != b
     assert verdict.kind == "ambiguous"

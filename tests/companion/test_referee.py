@@ -84,12 +84,7 @@ def test_ambiguous_reading_is_settled_by_the_players_choice() -> None:
     start = Position.initial()
     ref.observe(reading(start.board, start.big), still=True)
     a, b = play(start, "2+").position.board, play(start, "4-").position.board
-    evidence = []
-    for sq in range(12):
-        probs = [0.0] * 10
-        probs[a[sq]] += 0.5
-        probs[b[sq]] += 0.5
-        evidence.append(Evidence(tuple(probs), 0.98 if sq % 6 == 0 else 0.02))
+    evidence = [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
     report = ref.observe(evidence, still=True)
     assert report.state == "ambiguous"
     with pytest.raises(IllegalMoveError):

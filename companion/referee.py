@@ -135,13 +135,13 @@ class Referee:
             self.journal.append(kind, data)
 
     def _apply(self, move: Move, how: str, confidence: float, frame: str | None) -> Accepted:
-        transition = self.game.preview(move)
+        """Journal, then play, a move already known to be legal (reconciled or checked)."""
         # Journal first: a power cut after this line still knows the move.
         self._log(
             "move",
             {
                 "move": str(move),
-                "ply": transition.position.ply,
+                "ply": self.position.ply + 1,
                 "how": how,
                 "confidence": round(confidence, 4),
                 "frame": frame,

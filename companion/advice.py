@@ -1,11 +1,19 @@
-"""Hints for the screen: the search's best move and the reason a player can read."""
+"""Hints and the companion's own moves, worded for the screen.
+
+Both end as an :class:`~companion.controller.Advice`: the move, and the one
+reason a player can read on a 128x64 panel (points taken now, a capture
+stopped, or a quiet move).
+"""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 
+from companion.ai import ai_move
 from companion.controller import Advice
 from engine import Position, Rules
+from engine.play import play
 from engine.search import hint
 
 
@@ -17,3 +25,21 @@ def advise(position: Position, rules: Rules, time_ms: int = 300, seed: int = 0) 
     if h.prevents is not None:
         return Advice(h.move, "prevent", h.prevents.points)
     return Advice(h.move, "quiet")
+
+
+def opponent_advice(
+    position: Position,
+    rules: Rules,
+    level: str,
+    *,
+    rng: random.Random | None = None,
+    history: Iterable[Position] = (),
+) -> Advice:
+    """The companion's own move at ``level``, with what it takes.
+
+    The reason is only ever the capture: "it stops your capture" would tell
+    the visitor what they were about to play.
+    """
+    move = ai_move(position, rules, level, rng=rng, history=history)
+    points = play(position, move, rules).captured.points
+    return Advice(move, "gain", points) if points else Advice(move, "quiet")

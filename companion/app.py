@@ -20,7 +20,7 @@ from typing import Protocol
 from PIL import Image
 
 from companion.config import Config, ConfigError, load_config
-from companion.controller import Controller, KioskTimers
+from companion.controller import Advice, Controller, KioskTimers
 from companion.input import InputController
 from companion.journal import Journal, JournalError, Record
 from companion.reconcile import SquareDiff, Verdict
@@ -68,9 +68,11 @@ class App:
         notifier: Notifier | None = None,
         manual: bool = False,
         kiosk: bool = False,
-        ai_move: Callable[[Position, Rules], Move] | None = None,
-        ai_side: int | None = None,
+        advisor: Callable[[Position, Rules], Advice] | None = None,
+        opponent: Callable[..., Advice] | None = None,
     ) -> None:
+        """``advisor`` gives hints; ``opponent(position, rules, level, history=)``
+        the companion's own moves (``config.play`` says at which level and side)."""
         self.config = config
         self.hardware = hardware
         self.journal = journal
@@ -81,7 +83,8 @@ class App:
         self.mode = "manual" if manual or observer is None else "camera"
         self.input = InputController(config.input_settings(), clock)
         self.referee = self._resume()
-        self._ai = ai_move
+        self._advisor = advisor
+        self._opponent = opponent
         timers = None
         if kiosk:
             k = config.kiosk
@@ -92,8 +95,11 @@ class App:
             self.referee,
             lang=config.language,
             kiosk=timers,
-            ai_move=self._suggest if ai_move is not None else None,
-            ai_side=ai_side,
+            hints=config.play.hints,
+            ai_move=self._suggest if advisor is not None else None,
+            opponent_move=self._companion_move if opponent is not None else None,
+            opponent=config.play.opponent,
+            ai_side=config.play.companion_side,
             on_new_game=self.new_game,
             on_confirmed=getattr(observer, "confirmed", None),
         )
@@ -126,9 +132,15 @@ class App:
         self.referee = fresh
         self.controller.referee = fresh
 
-    def _suggest(self) -> Move:
-        assert self._ai is not None
-        return self._ai(self.referee.position, self.referee.rules)
+    def _suggest(self) -> Advice:
+        assert self._advisor is not None
+        return self._advisor(self.referee.position, self.referee.rules)
+
+    def _companion_move(self, level: str) -> Advice:
+        assert self._opponent is not None
+        game = self.referee.game
+        history = [t.before for t in game.transitions]
+        return self._opponent(game.position, game.rules, level, history=history)
 
     # -- the loop ---------------------------------------------------------
 
@@ -259,6 +271,8 @@ def run_main(argv: list[str]) -> int:
     except (ConfigError, EngineError, OSError) as exc:
         print(f"oanquan run: {exc}", file=sys.stderr)
         return 2
+    from companion.advice import advise, opponent_advice
+
     notifier = Notifier.from_environ()
     with ShutdownHandler(notifier=notifier):
         try:
@@ -286,6 +300,8 @@ def run_main(argv: list[str]) -> int:
                 notifier=notifier,
                 manual=args.manual,
                 kiosk=args.kiosk or config.kiosk.enabled,
+                advisor=advise,
+                opponent=opponent_advice,
             )
             camera_ok = app.mode != "camera" or app.start_camera()
             notifier.ready("refereeing" if camera_ok else "camera missing: retrying")

@@ -66,6 +66,15 @@ class KioskConfig:
 
 
 @dataclass(frozen=True)
+class PlayConfig:
+    """Help for players: hints, and the companion playing one side itself."""
+
+    hints: bool = True
+    opponent: str = "off"  # off | easy | medium | hard (engine.search.LEVELS)
+    companion_side: int = 1
+
+
+@dataclass(frozen=True)
 class StorageConfig:
     state_dir: Path = Path("/var/lib/oanquan")
     journal_dir: Path = Path("/var/lib/oanquan/journal")
@@ -81,6 +90,7 @@ class Config:
     camera: CameraSettings = field(default_factory=CameraSettings)
     input: InputSettings = field(default_factory=InputSettings)
     kiosk: KioskConfig = field(default_factory=KioskConfig)
+    play: PlayConfig = field(default_factory=PlayConfig)
     storage: StorageConfig = field(default_factory=StorageConfig)
     #: Rule variant switches for the engine, unvalidated here.
     rules: dict[str, Any] = field(default_factory=dict)
@@ -313,6 +323,7 @@ def _build(data: dict[str, Any], source: Path | None, where: str) -> Config:
         camera=_camera(root.table("camera")),
         input=input_settings,
         kiosk=kiosk,
+        play=_play(root.table("play")),
         storage=_storage(root.table("storage")),
         rules=dict(data["rules"]),
         vision=dict(data["vision"]),
@@ -449,6 +460,14 @@ def _kiosk(t: _Table) -> KioskConfig:
         blank_after_s=t.number("blank_after_s", 0.0, 864_000.0),
         operator_buttons=t.names("operator_buttons", min_len=1, max_len=2),
         operator_long_press_s=t.number("operator_long_press_s", 1.0, 60.0),
+    )
+
+
+def _play(t: _Table) -> PlayConfig:
+    return PlayConfig(
+        hints=t.boolean("hints"),
+        opponent=t.choice("opponent", ("off", "easy", "medium", "hard")),
+        companion_side=t.integer("companion_side", 0, 1),
     )
 
 

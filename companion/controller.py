@@ -44,9 +44,11 @@ from companion.screens import (
     move_preview,
     refill_view,
 )
-from engine import EngineError, Move
+from engine import EngineError, Move, Position
 
 RULES_PAGES = 4
+#: What the menu's opponent item cycles through: off, then engine.search.LEVELS' names.
+OPPONENT_LEVELS = ("off", "easy", "medium", "hard")
 ATTRACT_PAGE_FRAMES = 40  # attract frames run at 4 per second: a page every 10 s
 
 
@@ -76,8 +78,12 @@ class Controller:
     lang: str = "vi"
     hints: bool = True
     kiosk: KioskTimers | None = None
-    ai_move: Callable[[], Advice] | None = None  # hints, and the companion's own moves
-    ai_side: int | None = None
+    ai_move: Callable[[], Advice] | None = None  # hints
+    #: the companion's own move at a level ("easy", "medium", "hard")
+    opponent_move: Callable[[str], Advice] | None = None
+    #: "off", or the level the companion plays ``ai_side`` at
+    opponent: str = "off"
+    ai_side: int = 1
     on_new_game: Callable[[], None] | None = None
     on_shutdown: Callable[[], None] | None = None
     on_reboot: Callable[[], None] | None = None
@@ -95,6 +101,13 @@ class Controller:
     message: str = ""
     counters: dict[str, int] = field(default_factory=lambda: {"games": 0, "disputes": 0})
     _advice: Advice | None = None
+    _expected: Move | None = None
+    _expected_at: Position | None = None
+    _own_advice: Advice | None = None
+
+    def __post_init__(self) -> None:
+        if self.view == "board":
+            self.view = self.turn_view()  # the companion may have the first move
 
     # -- inputs -----------------------------------------------------------
 
@@ -136,7 +149,8 @@ class Controller:
                 self.view, self.menu_index = "menu", 0
             elif event.button == "back":
                 self.message = self.referee.undo().detail
-                self.view = "board"
+                self._expected = None
+                self.view = self.turn_view()
             return
         if isinstance(event, ShortPress | Repeat):
             self._press(event.button)
@@ -150,6 +164,8 @@ class Controller:
         if button in ("left", "right") and self._legal():
             self.view = "cursor"
             self.cursor = 0 if button == "right" else len(self._legal()) - 1
+        elif button == "ok" and self._companion_turn():
+            self.view = self.turn_view()  # the companion's turn: show its move again
         elif (
             button == "ok"
             and self.hints
@@ -202,6 +218,10 @@ class Controller:
                 item = MenuItem(item.key, f"value.{self.lang}")
             elif item.key == "menu.hints":
                 item = MenuItem(item.key, "value.on" if self.hints else "value.off")
+            elif item.key == "menu.opponent":
+                if self.opponent_move is None:
+                    continue
+                item = MenuItem(item.key, f"value.{self.opponent}")
             items.append(item)
         return tuple(items)
 
@@ -210,7 +230,7 @@ class Controller:
         if button in ("left", "right"):
             self.menu_index = (self.menu_index + (1 if button == "right" else -1)) % len(items)
         elif button == "back":
-            self.view = "board"
+            self.view = self.turn_view()
         elif button == "ok":
             key = items[self.menu_index].key
             if key == "menu.new_game":
@@ -221,6 +241,10 @@ class Controller:
                 self.lang = "en" if self.lang == "vi" else "vi"
             elif key == "menu.hints":
                 self.hints = not self.hints
+            elif key == "menu.opponent":
+                i = OPPONENT_LEVELS.index(self.opponent) if self.opponent in OPPONENT_LEVELS else 0
+                self.opponent = OPPONENT_LEVELS[(i + 1) % len(OPPONENT_LEVELS)]
+                self._expected = None
             elif key == "menu.shutdown" and self.on_shutdown is not None:
                 self.on_shutdown()
             elif key == "menu.back":
@@ -275,7 +299,7 @@ class Controller:
 
     def _press_refill(self, button: str) -> None:
         if button in ("ok", "back"):
-            self.view = "board"
+            self.view = self.turn_view()
 
     def _press_over(self, button: str) -> None:
         if button == "ok":
@@ -307,29 +331,58 @@ class Controller:
             self.view = "dispute"
         elif report.accepted:
             self.cursor = 0
-            self.view = "refill" if self.referee.owed is not None else self._turn_view()
+            self._check_companion_move(report)
+            self.view = "refill" if self.referee.owed is not None else self.turn_view()
         elif self.view in ("confirm", "dispute", "refill") and report.state == "waiting":
-            self.view = self._turn_view()
+            self.view = self.turn_view()
 
     def on_error(self, kind: str) -> None:
         self.error = kind
         self.view = "error"
 
-    def _turn_view(self) -> str:
-        if (
-            self.ai_side is not None
-            and self.referee.position.to_move == self.ai_side
-            and self.ai_move
-        ):
-            self._advice = self.ai_move()
-            return "ai"
-        return "board"
+    def _companion_turn(self) -> bool:
+        position = self.referee.position
+        return (
+            self.opponent != "off"
+            and self.opponent_move is not None
+            and position.to_move == self.ai_side
+            and not position.over
+        )
+
+    def turn_view(self) -> str:
+        """The board, or the companion's move when it is the companion's turn.
+
+        The move is searched once per position: showing it again must not
+        give a different answer (or cost another second of search).
+        """
+        if not self._companion_turn():
+            return "board"
+        assert self.opponent_move is not None
+        position = self.referee.position
+        if self._expected is None or self._expected_at != position:
+            self._advice = self.opponent_move(self.opponent)
+            self._expected, self._expected_at = self._advice.move, position
+            self._own_advice = self._advice
+        else:
+            self._advice = self._own_advice
+        return "ai"
+
+    def _check_companion_move(self, report: Report) -> None:
+        """Say so when the visitor sowed something else than the companion asked for."""
+        expected, self._expected = self._expected, None
+        if expected is None or not report.accepted:
+            return
+        played = report.accepted[0].move
+        if played != expected:
+            self.message = f"played {played}, the companion asked for {expected}: long BACK undoes"
 
     def new_game(self) -> None:
         self.counters["games"] += 1
         if self.on_new_game is not None:
             self.on_new_game()
         self.view, self.cursor, self.message = "board", 0, ""
+        self._expected = None
+        self.view = self.turn_view()
 
     # -- output ---------------------------------------------------------------
 

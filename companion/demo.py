@@ -192,7 +192,7 @@ def run_demo(
             journal,
             clock=clock,
             observer=VisionObserver(stills=True),
-            ai_move=_hint,
+            advisor=_hint,
             kiosk=kiosk,
         )
         hw.camera.start()
@@ -268,16 +268,105 @@ def run_demo(
             show("operator holds BACK+OK for 5 s")
         journal.close()
     out.write(f"\nfinal position: {app.referee.position.to_text()}\n")
-    if frames_out is not None:
-        frames_out.mkdir(parents=True, exist_ok=True)
-        for i, image in enumerate(shown):
-            image.resize((512, 256), Image.NEAREST).save(frames_out / f"oled_{i:03d}.png")
-        big = [im.convert("L").resize((512, 256), Image.NEAREST) for im in shown]
-        big[0].save(
-            frames_out / "demo.gif", save_all=True, append_images=big[1:], duration=1200, loop=0
-        )
-        out.write(f"wrote {len(shown)} frames and demo.gif to {frames_out}\n")
+    _write_frames(shown, frames_out, out)
     return shown
+
+
+def _write_frames(shown: list[Image.Image], frames_out: Path | None, out: IO[str]) -> None:
+    if frames_out is None or not shown:
+        return
+    frames_out.mkdir(parents=True, exist_ok=True)
+    for i, image in enumerate(shown):
+        image.resize((512, 256), Image.NEAREST).save(frames_out / f"oled_{i:03d}.png")
+    big = [im.convert("L").resize((512, 256), Image.NEAREST) for im in shown]
+    big[0].save(
+        frames_out / "demo.gif", save_all=True, append_images=big[1:], duration=1200, loop=0
+    )
+    out.write(f"wrote {len(shown)} frames and demo.gif to {frames_out}\n")
+
+
+def run_versus(
+    out: IO[str],
+    frames_out: Path | None = None,
+    lang: str = "en",
+    level: str = "medium",
+    seed: int = 7,
+) -> tuple[list[Image.Image], Any]:
+    """A visitor against the companion, buttons only, to the final score.
+
+    The companion plays P1 at ``level``: its screen names the move, the
+    visitor sows it for the companion and presses OK. The scripted visitor
+    takes the largest capture on offer (a greedy beginner), choosing it with
+    the cursor as a person would. Returns the OLED frames and the referee.
+    """
+    import random
+
+    from companion.advice import advise, opponent_advice
+    from companion.app import App
+    from companion.config import parse_config
+    from companion.journal import Journal
+    from device.factory import make_hardware
+    from engine.play import play
+
+    clock = _Clock()
+    config = parse_config(
+        f'language = "{lang}"\n[camera]\nkind = "generated"\n'
+        f'[play]\nopponent = "{level}"\ncompanion_side = 1\n'
+    )
+    rng = random.Random(seed)
+
+    def companion(position: Any, rules: Any, lvl: str, history: Any = ()) -> Any:
+        return opponent_advice(position, rules, lvl, rng=rng, history=history)
+
+    shown: list[Image.Image] = []
+    with (
+        tempfile.TemporaryDirectory() as state,
+        make_hardware(config.hardware, "fake", clock=clock) as hw,
+    ):
+        journal = Journal.open(Path(state) / "journal.jsonl", clock=clock)
+        app = App(config, hw, journal, clock=clock, manual=True, advisor=advise, opponent=companion)
+
+        def show(caption: str) -> None:
+            image = app.draw()
+            if shown and shown[-1].tobytes() == image.tobytes():
+                return
+            shown.append(image.copy())
+            out.write(f"\n── {caption}\n{oled_text(image)}\n")
+
+        def press(button: str, caption: str) -> None:
+            hw.buttons.press(button)
+            clock.t += 0.1
+            app.step(camera=False)
+            hw.buttons.release(button)
+            clock.t += 0.6  # past the debounce and chord windows: the gesture is decided
+            app.step(camera=False)
+            show(caption)
+
+        show("start: the visitor plays P0, the companion P1")
+        ref = app.referee
+        while not ref.position.over:
+            ply = ref.position.ply
+            if app.controller.view == "ai":
+                move = ref.game.legal_moves()  # the screen names one of these
+                press("ok", f"ply {ply + 1}: the visitor sows the companion's move for it, OK")
+                assert ref.game.moves[-1] in move
+                continue
+            legal = ref.game.legal_moves()
+            gains = [play(ref.position, m, ref.rules).captured.points for m in legal]
+            choice = gains.index(max(gains))
+            press("right", f"ply {ply + 1}: the visitor picks a move")
+            for _ in range(choice):
+                press("right", f"ply {ply + 1}: the visitor picks a move")
+            press(
+                "ok", f"ply {ply + 1}: the visitor sows {legal[choice]}, OK; the companion answers"
+            )
+            if ref.position.ply == ply:
+                raise RuntimeError(f"the referee did not take {legal[choice]} at ply {ply}")
+        journal.close()
+    final = ref.position
+    out.write(f"\nfinal position: {final.to_text()}\n")
+    _write_frames(shown, frames_out, out)
+    return shown, ref
 
 
 def _hint(position: Any, rules: Any) -> Any:
@@ -295,12 +384,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--kiosk", action="store_true", help="museum mode: attract, reset, operator"
     )
+    parser.add_argument(
+        "--versus",
+        choices=("easy", "medium", "hard"),
+        help="instead: a visitor plays a whole game against the companion at this level",
+    )
     parser.add_argument("--make", action="store_true", help="regenerate the bundled frames")
     parser.add_argument("--frames", type=Path, default=FRAMES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.make:
         steps = make_frames(args.frames)
         print(f"wrote {len(steps)} frames to {args.frames}")
+        return 0
+    if args.versus:
+        run_versus(sys.stdout, args.frames_out, args.lang, args.versus)
         return 0
     run_demo(args.frames, sys.stdout, args.frames_out, args.lang, args.kiosk)
     return 0

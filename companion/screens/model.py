@@ -190,6 +190,7 @@ MenuKey = Literal[
     "menu.rules",
     "menu.language",
     "menu.hints",
+    "menu.opponent",
     "menu.calibrate",
     "menu.shutdown",
     "menu.back",
@@ -317,6 +318,7 @@ MAIN_MENU: tuple[MenuItem, ...] = (
     MenuItem("menu.rules"),
     MenuItem("menu.language", "value.vi"),
     MenuItem("menu.hints", "value.on"),
+    MenuItem("menu.opponent", "value.off"),
     MenuItem("menu.calibrate"),
     MenuItem("menu.shutdown"),
 )

@@ -130,7 +130,11 @@ SAMPLES: Final[dict[str, Screen]] = {
     "menu_top": MenuScreen(MAIN_MENU, selected=0),
     "menu_language": MenuScreen(MAIN_MENU, selected=2),
     "menu_bottom": MenuScreen(
-        (*MAIN_MENU[:3], MenuItem("menu.hints", "value.off"), *MAIN_MENU[4:]), selected=5
+        (*MAIN_MENU[:3], MenuItem("menu.hints", "value.off"), *MAIN_MENU[4:]),
+        selected=len(MAIN_MENU) - 1,
+    ),
+    "menu_opponent": MenuScreen(
+        (*MAIN_MENU[:4], MenuItem("menu.opponent", "value.medium"), *MAIN_MENU[5:]), selected=4
     ),
     "rules_1": RulesScreen(1),
     "rules_2": RulesScreen(2),

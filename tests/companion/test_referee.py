@@ -29,10 +29,15 @@ def test_a_whole_random_game_is_refereed_from_stills() -> None:
     truth = Game()
     journal = ListJournal()
     ref = Referee(journal=journal, clock=lambda: 0.0)
-    assert ref.observe(reading(truth.position.board, truth.position.big), still=True).state == "waiting"
+    assert (
+        ref.observe(reading(truth.position.board, truth.position.big), still=True).state
+        == "waiting"
+    )
     while not truth.is_over:
         t = truth.play(rng.choice(truth.legal_moves()))
-        report = ref.observe(reading(t.position.board, t.position.big), still=True, frame=f"{t.position.ply}")
+        report = ref.observe(
+            reading(t.position.board, t.position.big), still=True, frame=f"{t.position.ply}"
+        )
         assert report.state == "settled", report.detail
         assert [a.move for a in report.accepted] == [t.move]
     assert ref.position == truth.position
@@ -52,7 +57,9 @@ def test_refill_is_owed_until_the_board_shows_it() -> None:
     report = ref.observe(reading(tuple(owed), t.position.big), still=True)
     assert report.state == "settled" and "refill: P1 puts 1 pebble" in report.detail
     assert ref.observe(reading(tuple(owed), t.position.big), still=True).detail == "refill owed"
-    assert ref.observe(reading(t.position.board, t.position.big), still=True).detail == "refill done"
+    assert (
+        ref.observe(reading(t.position.board, t.position.big), still=True).detail == "refill done"
+    )
 
 
 def test_a_wrong_board_is_disputed_then_fixed_by_the_players() -> None:

@@ -133,6 +133,9 @@ class Tally:
     search_s: float = 0.0
     depths: list[int] = field(default_factory=list)
     over_budget: int = 0
+    #: how the games the AI did not win ended (repetition, ply_limit, mandarins_taken, ...)
+    not_won: Counter[str] = field(default_factory=Counter)
+    last_reason: str = ""
 
 
 def _position_key(p: Position) -> tuple[object, ...]:
@@ -187,6 +190,9 @@ def play_game(
     assert outcome is not None
     margin = outcome.final[ai_side] - outcome.final[1 - ai_side]
     tally.margins.append(margin)
+    tally.last_reason = outcome.reason
+    if outcome.winner != ai_side:
+        tally.not_won[outcome.reason] += 1
     if outcome.winner is None:
         tally.results["draw"] += 1
     elif outcome.winner == ai_side:
@@ -245,7 +251,7 @@ def run(
             result = "draw" if winner is None else ("win" if winner == i % 2 else "loss")
             log(
                 f"game {i}: AI is P{i % 2}, opening {' '.join(map(str, opening))}: "
-                f"{result} by {tally.margins[-1]:+}"
+                f"{result} by {tally.margins[-1]:+} ({tally.last_reason})"
             )
         if log is not None and ((i + 1) % 10 == 0 or i + 1 == games):
             r = tally.results
@@ -275,6 +281,7 @@ def run(
         "over_budget_moves": tally.over_budget,
         "mean_depth": round(sum(tally.depths) / max(len(tally.depths), 1), 2),
         "nodes_per_s": round(tally.nodes / tally.search_s) if tally.search_s else 0,
+        "not_won": dict(tally.not_won),
         "wall_s": round(time.perf_counter() - t0, 1),
     }
 
@@ -316,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"mean {summary['mean_move_ms']} ms, max {summary['max_move_ms']} ms "
                 f"/ budget {args.time_ms} ms, "
                 f"p99 {summary['p99_move_ms']} ms, over budget {summary['over_budget_moves']}; "
-                f"mean depth {summary['mean_depth']}, {summary['nodes_per_s']} nodes/s",
+                f"mean depth {summary['mean_depth']}, {summary['nodes_per_s']} nodes/s; "
+                f"not won by reason {summary['not_won']}",
                 flush=True,
             )
         if summary["over_budget_moves"]:

@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/oanquan demo
+	$(BIN)/oanquan demo --versus medium
 
 test: lint typecheck unit appliance
 

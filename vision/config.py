@@ -22,15 +22,23 @@ class LocateConfig:
 
     work_width: int = 480  # px; localisation runs on a downscaled copy
     ridge_sigmas: tuple[float, ...] = (1.5, 2.5)  # px at work scale
+    edge_suppress: float = 1.0  # minus this x scale-normalised gradient: no ridges beside edges
     ridge_threshold: float = 4.0  # binarisation of the ridge map, in noise units
     hough_threshold_frac: float = 0.05  # min Hough votes as a fraction of work width
     max_lines: int = 28
     max_long_lines: int = 12
     max_short_lines: int = 16
-    polarities: tuple[int, ...] = (0, 1)  # ridge maps tried: 1 light, -1 dark, 0 either
+    polarities: tuple[int, ...] = (0,)  # ridge maps tried: 1 light, -1 dark, 0 either
     accept_quality: float = 0.6  # stop trying polarities once a fit is this good
     max_directions: int = 4  # orientation peaks tried as line families
-    max_quads: int = 60  # best line quadruples kept per direction assignment
+    max_quads: int = 60  # best global-Hough line quadruples per direction pair (0 = strips only)
+    max_strips: int = 10  # long-line pairs searched for dividers (0 = global Hough only)
+    strip_lines: int = 7  # strongest lines per family paired into strips
+    strip_rows: int = 16  # canvas rows across a strip
+    strip_max_shear: float = 3.0  # divider slant in the strip canvas, strip half-heights
+    strip_shear_step: float = 1.5  # canvas px between tried divider slants
+    strip_dividers: int = 8  # dividers kept per strip
+    strip_min_support: float = 0.25  # mean evidence along a divider
     min_board_frac: float = 0.18  # board length / image width, lower bound
     max_aspect: float = 2.2  # allowed image aspect of a square (foreshortening)
     arc_depth: float = 0.95  # semicircle depth in square sides
@@ -38,7 +46,7 @@ class LocateConfig:
     refine_candidates: int = 4
     refine_rounds: int = 30
     quick_rounds: int = 10  # rounds for every candidate before the leader gets refine_rounds
-    min_quality: float = 0.12  # below this the board is reported as not found
+    min_quality: float = 0.22  # below this the board is reported as not found
     verify_drop: float = 0.6  # Locator re-locates when quality falls under drop*initial
     manual_corners: tuple[tuple[float, float], ...] | None = None  # SW, SE, NE, NW px
     seed: int = 0

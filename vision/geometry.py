@@ -103,14 +103,27 @@ def extension_points(step: float, depth: float) -> tuple[FloatArray, FloatArray]
 
 def offgrid_points(step: float) -> FloatArray:
     """Points half a square away from every line: a true fit has no chalk here."""
+    return offgrid_with_tangents(step)[0]
+
+
+def offgrid_with_tangents(step: float) -> tuple[FloatArray, FloatArray]:
+    """Off-grid points and the direction of the template lines they parallel.
+
+    Evidence there only counts against a fit when it runs parallel to the
+    template lines (tiles, planks, stripes shifted half a square), so pebble
+    outlines inside the squares do not penalise the true board.
+    """
     pts: list[FloatArray] = []
+    tan: list[FloatArray] = []
     xs = np.arange(0.5, 5.0, step)
     for y in (0.5, 1.5):
         pts.append(np.stack([xs, np.full_like(xs, y)], axis=1))
+        tan.append(np.tile([1.0, 0.0], (len(xs), 1)))
     ys = np.arange(0.25, 2.0, step)
     for x in (0.5, 1.5, 2.5, 3.5, 4.5):
         pts.append(np.stack([np.full_like(ys, x), ys], axis=1))
-    return np.concatenate(pts, axis=0)
+        tan.append(np.tile([0.0, 1.0], (len(ys), 1)))
+    return np.concatenate(pts, axis=0), np.concatenate(tan, axis=0)
 
 
 def project(h: FloatArray, pts: FloatArray) -> FloatArray:

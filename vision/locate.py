@@ -2,8 +2,9 @@
 
 Pipeline (see the shared vision notes, section 4): a polarity-free ridge map
 on a downscaled copy (chalk may be lighter, darker or just differently coloured
-than the ground; log-luminance makes it shadow-invariant) -> Hough lines ->
-exhaustive, batched template hypotheses from two lines of each direction ->
+than the ground; log-luminance makes it shadow-invariant; step edges are
+suppressed) -> Hough lines -> batched template hypotheses from two lines of
+each direction, plus dividers searched inside strips between long-line pairs ->
 score = chalk response along the projected template minus response half a
 square away -> greedy corner refinement of the best few.
 """
@@ -27,7 +28,7 @@ from vision.geometry import (
     canonical_corners,
     extension_points,
     homography_from_corners,
-    offgrid_points,
+    offgrid_with_tangents,
     project,
     region_polygons_board,
     template_with_tangents,
@@ -66,7 +67,10 @@ def outline_from_corners(
 
 
 def ridge_map(
-    bgr: NDArray[np.uint8], sigmas: tuple[float, ...], polarity: int = 0
+    bgr: NDArray[np.uint8],
+    sigmas: tuple[float, ...],
+    polarity: int = 0,
+    edge_suppress: float = 0.0,
 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """Line-likeness per pixel (in units of the image's own texture noise) and
     the line's normal angle in [0, pi).
@@ -78,13 +82,22 @@ def ridge_map(
     ones (charcoal, marker, scratches), 0 both; floor joints and cracks are
     usually dark, so the light-only map hides them from white chalk.
     """
-    return ridge_maps(bgr, sigmas, (polarity,))[polarity]
+    return ridge_maps(bgr, sigmas, (polarity,), edge_suppress)[polarity]
 
 
 def _hessian_ridge(
-    chan: NDArray[np.float32], sigmas: tuple[float, ...], polarities: tuple[int, ...]
+    chan: NDArray[np.float32],
+    sigmas: tuple[float, ...],
+    polarities: tuple[int, ...],
+    edge_suppress: float = 0.0,
 ) -> dict[int, tuple[NDArray[np.float32], NDArray[np.float32]]]:
-    """Best-over-scales ridge strength and normal angle, per luminance polarity."""
+    """Best-over-scales ridge strength and normal angle, per luminance polarity.
+
+    A step edge (shadow border, arm, tile edge) has a second-derivative lobe
+    beside it as strong as a line's, but also a strong gradient there, while a
+    line centre has none: subtracting ``edge_suppress`` x the scale-normalised
+    gradient keeps lines and removes the double response along edges.
+    """
     best = {p: np.zeros(chan.shape, np.float32) for p in polarities}
     best_ang = {p: np.zeros(chan.shape, np.float32) for p in polarities}
     for s in sigmas:
@@ -98,6 +111,12 @@ def _hessian_ridge(
         l2 = 0.5 * (tr - d)
         first = np.abs(l1) >= np.abs(l2)
         r = np.abs(np.abs(l1) - np.abs(l2)) * float(s * s)
+        if edge_suppress > 0.0:
+            gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+            gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+            # Sobel 1st derivative is 8x, 2nd 4x the true derivative: rescale
+            grad = np.sqrt(gx * gx + gy * gy) * (float(s) / 8.0)
+            r = np.maximum(r / 4.0 - edge_suppress * grad, 0.0)
         dom = np.where(first, l1, l2)
         # eigenvector of l1 has angle a1; the dominant one is the normal
         a1 = 0.5 * np.arctan2(2.0 * ixy, ixx - iyy)
@@ -111,13 +130,16 @@ def _hessian_ridge(
 
 
 def ridge_maps(
-    bgr: NDArray[np.uint8], sigmas: tuple[float, ...], polarities: tuple[int, ...]
+    bgr: NDArray[np.uint8],
+    sigmas: tuple[float, ...],
+    polarities: tuple[int, ...],
+    edge_suppress: float = 0.0,
 ) -> dict[int, tuple[NDArray[np.float32], NDArray[np.float32]]]:
     """``ridge_map`` for several polarities, sharing the chroma work."""
     lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
     lum = np.log(lab[..., 0] + 8.0) * 40.0
-    lum_maps = _hessian_ridge(lum, sigmas, polarities)
-    chroma = [_hessian_ridge(lab[..., c], sigmas, (0,))[0] for c in (1, 2)]
+    lum_maps = _hessian_ridge(lum, sigmas, polarities, edge_suppress)
+    chroma = [_hessian_ridge(lab[..., c], sigmas, (0,), edge_suppress)[0] for c in (1, 2)]
     out: dict[int, tuple[NDArray[np.float32], NDArray[np.float32]]] = {}
     for p in polarities:
         r_l, a_l = lum_maps[p]
@@ -303,7 +325,7 @@ def _hypotheses(
     round); only the best quadruples get the 45 template assignments.
     """
     shape = maps.shape[1:]
-    if len(fams) < 2:
+    if len(fams) < 2 or cfg.max_quads <= 0:
         return np.zeros((0, 3, 3))
     height, width = int(shape[0]), int(shape[1])
     y_pairs = [(0.0, 1.0), (1.0, 2.0), (0.0, 2.0)]
@@ -393,12 +415,177 @@ def _hypotheses(
     return hs[np.all(np.isfinite(hs), axis=(1, 2))]
 
 
+def _clip_span(
+    line: FloatArray, w: int, h: int
+) -> tuple[FloatArray, FloatArray, float, float] | None:
+    """Point, direction and parameter range of a (rho, theta) line inside the image."""
+    rho, theta = float(line[0]), float(line[1])
+    p0 = np.array([rho * np.cos(theta), rho * np.sin(theta)])
+    d = np.array([-np.sin(theta), np.cos(theta)])
+    lo, hi = -np.inf, np.inf
+    for k, size in ((0, w), (1, h)):
+        if abs(d[k]) < 1e-9:
+            if not 0.0 <= p0[k] <= size:
+                return None
+            continue
+        a, b = (0.0 - p0[k]) / d[k], (size - p0[k]) / d[k]
+        lo, hi = max(lo, min(a, b)), min(hi, max(a, b))
+    if hi - lo < 10.0:
+        return None
+    return p0, d, float(lo), float(hi)
+
+
+def _strip_dividers(
+    maps: NDArray[np.float32], la: FloatArray, lb: FloatArray, cfg: LocateConfig
+) -> tuple[float, FloatArray, FloatArray] | None:
+    """Chalk segments crossing the strip between two long-line candidates.
+
+    The strip is mapped to a canvas whose top and bottom rows are the two
+    lines; a divider is then a straight segment from (u, 0) to (u + shear, H)
+    and all of them are scored at once by sheared column means. Short board
+    lines are too short to win a global Hough vote against tile joints or
+    printed stripes, but inside the right strip they are the strongest thing.
+    Returns (strip score, canvas->image homography, dividers as (u_bottom,
+    u_top) rows) or None.
+    """
+    _, h, w = maps.shape
+    sa = _clip_span(la, w, h)
+    sb = _clip_span(lb, w, h)
+    if sa is None or sb is None:
+        return None
+    p0a, da, lo, hi = sa
+    p0b, db, lob, hib = sb
+    if float(da @ db) < 0:
+        db = -db
+        lob, hib = -hib, -lob
+        p0b = p0b.copy()
+    # extend line a's range by the image part of line b (perpendicular feet)
+    ends_b = [p0b + lob * db, p0b + hib * db]
+    tb = [float((e - p0a) @ da) for e in ends_b]
+    lo, hi = min(lo, *tb), max(hi, *tb)
+    a0, a1 = p0a + lo * da, p0a + hi * da
+    b0 = p0b + float((a0 - p0b) @ db) * db
+    b1 = p0b + float((a1 - p0b) @ db) * db
+    sep = 0.5 * (np.linalg.norm(b0 - a0) + np.linalg.norm(b1 - a1))
+    if sep < 0.2 * cfg.min_board_frac * w:
+        return None
+    width = int(np.clip(round((hi - lo) / 2.0), 16, 1024))  # 2 work px per canvas column
+    rows = cfg.strip_rows
+    src = np.array([[0.0, 0.0], [width, 0.0], [width, rows], [0.0, rows]])
+    dst = np.array([a0, a1, b1, b0])
+    hcan = batch_homographies(src[None], dst[None])[0]
+    if not np.all(np.isfinite(hcan)):
+        return None
+    long_ang = np.mod(float(la[1]), np.pi)
+    k_long = int(np.rint(long_ang / (np.pi / _BINS))) % _BINS
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    free = cv2.warpPerspective(maps[_BINS], hcan, (width, rows), flags=flags)
+    along = cv2.warpPerspective(maps[k_long], hcan, (width, rows), flags=flags)
+    ev = np.maximum(free - along, 0.0)
+    rr = np.arange(int(0.1 * rows), int(np.ceil(0.9 * rows)))
+    max_shear = cfg.strip_max_shear * rows / 2.0
+    shears = np.arange(-max_shear, max_shear + 1e-9, cfg.strip_shear_step)
+    offs = np.rint(shears[:, None] * (rr[None, :] / rows)).astype(np.intp)  # (D, R)
+    u = np.arange(width)
+    xs = u[None, None, :] + offs[:, :, None]
+    inside = (xs >= 0) & (xs < width)
+    vals = np.where(inside, ev[rr[None, :, None], np.clip(xs, 0, width - 1)], 0.0)
+    score = vals.mean(axis=1)  # (D, U)
+    best = score.max(axis=0)
+    shear_at = shears[score.argmax(axis=0)]
+    pad = np.pad(best, 2, constant_values=-1.0)
+    peak = (best >= cfg.strip_min_support) & np.all(
+        [best >= pad[2 + k : 2 + k + width] for k in (-2, -1, 1, 2)], axis=0
+    )
+    cand = np.nonzero(peak)[0]
+    cand = cand[np.argsort(-best[cand])]
+    found: list[tuple[float, float, float]] = []
+    for ui in cand[: 4 * cfg.strip_dividers]:
+        ub, ut = float(ui), float(ui + shear_at[ui])
+        if any(abs(ub - fb) < 3.0 or abs(ut - ft) < 3.0 for fb, ft, _ in found):
+            continue
+        found.append((ub, ut, float(best[ui])))
+        if len(found) >= cfg.strip_dividers:
+            break
+    if len(found) < 2:
+        return None
+    divs = np.array(found)
+    top = np.sort(divs[:, 2])[::-1][:6]
+    return float(top.sum()), hcan, divs
+
+
+def _strip_hypotheses(
+    fams: list[FloatArray], maps: NDArray[np.float32], cfg: LocateConfig
+) -> FloatArray:
+    """Homographies from the best strips: long-line pair x divider pair x assignment."""
+    w = maps.shape[2]
+    strips: list[tuple[float, FloatArray, FloatArray]] = []
+    for fam in fams:
+        lines = fam[: cfg.strip_lines]
+        for i, j in itertools.combinations(range(len(lines)), 2):
+            if _angle_diff(lines[i : i + 1, 1], float(lines[j, 1]))[0] > np.deg2rad(20.0):
+                continue
+            got = _strip_dividers(maps, lines[i], lines[j], cfg)
+            if got is not None:
+                strips.append(got)
+    strips.sort(key=lambda s: -s[0])
+    rows = float(cfg.strip_rows)
+    y_pairs = [(0.0, 2.0), (0.0, 1.0), (1.0, 2.0)]
+    x_pairs = [(float(a), float(b)) for a, b in itertools.combinations(range(6), 2)]
+    out: list[FloatArray] = []
+    srcs: list[FloatArray] = []
+    for _, hcan, divs in strips[: cfg.max_strips]:
+        n = len(divs)
+        p, q = np.array(list(itertools.combinations(range(n), 2))).T
+        # order each pair west->east along the strip
+        swap = divs[p, 0] > divs[q, 0]
+        p, q = np.where(swap, q, p), np.where(swap, p, q)
+        can = np.stack(
+            [
+                np.stack([divs[p, 0], np.zeros(len(p))], 1),
+                np.stack([divs[q, 0], np.zeros(len(p))], 1),
+                np.stack([divs[q, 1], np.full(len(p), rows)], 1),
+                np.stack([divs[p, 1], np.full(len(p), rows)], 1),
+            ],
+            axis=1,
+        )
+        quad = project(hcan, can.reshape(-1, 2)).reshape(-1, 4, 2)
+        side_x = 0.5 * (
+            np.linalg.norm(quad[:, 1] - quad[:, 0], axis=1)
+            + np.linalg.norm(quad[:, 2] - quad[:, 3], axis=1)
+        )
+        side_y = 0.5 * (
+            np.linalg.norm(quad[:, 3] - quad[:, 0], axis=1)
+            + np.linalg.norm(quad[:, 2] - quad[:, 1], axis=1)
+        )
+        for (ya, yb), (xa, xb) in itertools.product(y_pairs, x_pairs):
+            ux = side_x / (xb - xa)
+            uy = side_y / (yb - ya)
+            ratio = uy / np.maximum(ux, 1e-9)
+            sel = (
+                (ratio < cfg.max_aspect)
+                & (ratio > 1.0 / cfg.max_aspect)
+                & (5.0 * ux > cfg.min_board_frac * w)
+                & (5.0 * ux < 1.6 * w)
+            )
+            if not sel.any():
+                continue
+            src = np.array([[xa, ya], [xb, ya], [xb, yb], [xa, yb]])
+            srcs.append(np.broadcast_to(src, (int(sel.sum()), 4, 2)))
+            out.append(quad[sel])
+    if not out:
+        return np.zeros((0, 3, 3))
+    # one batched solve for every strip and assignment
+    hs = batch_homographies(np.concatenate(srcs, axis=0), np.concatenate(out, axis=0))
+    return hs[np.all(np.isfinite(hs), axis=(1, 2))]
+
+
 _BINS = 8
 
 
 @functools.lru_cache(maxsize=8)
-def _offgrid(step: float) -> FloatArray:
-    return offgrid_points(step)
+def _offgrid(step: float) -> tuple[FloatArray, FloatArray]:
+    return offgrid_with_tangents(step)
 
 
 @functools.lru_cache(maxsize=64)
@@ -471,7 +658,7 @@ def _scores(
     maps: NDArray[np.float32],
     hs: FloatArray,
     on: tuple[FloatArray, FloatArray],
-    off: FloatArray,
+    off: tuple[FloatArray, FloatArray],
     ext: tuple[FloatArray, FloatArray] | None = None,
 ) -> FloatArray:
     """Template support minus support half a square away and past the ends."""
@@ -480,7 +667,7 @@ def _scores(
     for s in range(0, len(hs), chunk):
         h = hs[s : s + chunk]
         val = _sample(maps, h, on[0], on[1]).mean(axis=1)
-        val -= 0.5 * _sample(maps, h, off, None).mean(axis=1)
+        val -= 0.5 * _sample(maps, h, off[0], off[1]).mean(axis=1)
         if ext is not None:
             val -= 0.5 * _sample(maps, h, ext[0], ext[1]).mean(axis=1)
         res[s : s + chunk] = val
@@ -495,7 +682,6 @@ def _refine(
     step0: float,
     rounds: int,
 ) -> tuple[FloatArray, float, float]:
-    """Greedy coordinate search on the 4 corners and the arc depth."""
     """Greedy coordinate search on the 4 corners and the arc depth."""
     c = corners.copy()
     step = step0
@@ -544,7 +730,7 @@ def _work_evidence(
     work = cv2.resize(
         image_bgr, (cfg.work_width, max(8, round(h0 * scale))), interpolation=cv2.INTER_AREA
     )
-    ridge, normal = ridge_map(work, cfg.ridge_sigmas)
+    ridge, normal = ridge_map(work, cfg.ridge_sigmas, 0, cfg.edge_suppress)
     sat = np.minimum(ridge / _SAT, 1.0).astype(np.float32)
     return evidence_maps(sat, normal, dilate), ridge, normal, scale
 
@@ -572,6 +758,8 @@ def _fit_polarity(
     sat_coarse = evidence_maps(sat, normal, 5)
     fams = hough_families(ridge, normal, cfg)
     hs = _hypotheses(fams, sat_coarse, cfg)
+    if cfg.max_strips > 0:
+        hs = np.concatenate([hs, _strip_hypotheses(fams, sat_coarse, cfg)], axis=0)
     if len(hs) == 0:
         return None
     if len(hs) > cfg.prescreen_keep:
@@ -627,7 +815,7 @@ def locate_board(
     )
     best: tuple[float, FloatArray, float] | None = None
     pols = tuple(int(p) for p in cfg.polarities)
-    maps = ridge_maps(work, cfg.ridge_sigmas, pols)
+    maps = ridge_maps(work, cfg.ridge_sigmas, pols, cfg.edge_suppress)
     for polarity in pols:
         found = _fit_polarity(*maps[polarity], cfg, rng)
         if found is not None and (best is None or found[0] > best[0]):

@@ -43,9 +43,12 @@ class LocateConfig:
     max_aspect: float = 2.2  # allowed image aspect of a square (foreshortening)
     arc_depth: float = 0.95  # semicircle depth in square sides
     prescreen_keep: int = 400  # hypotheses kept after the sparse first scoring pass
+    prescreen_step: float = 0.5  # template point spacing of that pass, squares
     refine_candidates: int = 4
     refine_rounds: int = 30
     quick_rounds: int = 10  # rounds for every candidate before the leader gets refine_rounds
+    side_passes: tuple[float, ...] = (0.15, 0.06)  # full-res side search radii, squares
+    side_tolerance: float = 0.05  # outline chalk support the side refinement may cost
     min_quality: float = 0.22  # below this the board is reported as not found
     verify_drop: float = 0.6  # Locator re-locates when quality falls under drop*initial
     manual_corners: tuple[tuple[float, float], ...] | None = None  # SW, SE, NE, NW px

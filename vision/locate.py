@@ -6,7 +6,9 @@ than the ground; log-luminance makes it shadow-invariant; step edges are
 suppressed) -> Hough lines -> batched template hypotheses from two lines of
 each direction, plus dividers searched inside strips between long-line pairs ->
 score = chalk response along the projected template minus response half a
-square away -> greedy corner refinement of the best few.
+square away -> greedy corner refinement of the best few -> the winner's four
+outer sides re-fitted to the chalk ridge at full resolution (drawn boards are
+irregular, so the rigid template is biased by a few px).
 """
 
 from __future__ import annotations
@@ -97,36 +99,50 @@ def _hessian_ridge(
     beside it as strong as a line's, but also a strong gradient there, while a
     line centre has none: subtracting ``edge_suppress`` x the scale-normalised
     gradient keeps lines and removes the double response along edges.
+
+    With eigenvalues l1 >= l2, ||l1| - |l2|| = min(l1 - l2, |l1 + l2|) and the
+    dominant eigenvalue has the sign of the trace, so no eigen-decomposition is
+    needed; the angle is computed once, from the winning scale's Hessian.
     """
-    best = {p: np.zeros(chan.shape, np.float32) for p in polarities}
-    best_ang = {p: np.zeros(chan.shape, np.float32) for p in polarities}
+    shape = chan.shape
+    best = {p: np.zeros(shape, np.float32) for p in polarities}
+    comp = {p: [np.zeros(shape, np.float32) for _ in range(3)] for p in polarities}
     for s in sigmas:
         g = cv2.GaussianBlur(chan, (0, 0), s)
         ixx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
         iyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
         ixy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
-        d = np.sqrt((ixx - iyy) ** 2 + 4.0 * ixy**2)
+        diff = ixx - iyy
+        ixy2 = ixy + ixy
         tr = ixx + iyy
-        l1 = 0.5 * (tr + d)
-        l2 = 0.5 * (tr - d)
-        first = np.abs(l1) >= np.abs(l2)
-        r = np.abs(np.abs(l1) - np.abs(l2)) * float(s * s)
+        r = np.minimum(cv2.magnitude(diff, ixy2), np.abs(tr))
         if edge_suppress > 0.0:
             gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
             gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
             # Sobel 1st derivative is 8x, 2nd 4x the true derivative: rescale
-            grad = np.sqrt(gx * gx + gy * gy) * (float(s) / 8.0)
-            r = np.maximum(r / 4.0 - edge_suppress * grad, 0.0)
-        dom = np.where(first, l1, l2)
-        # eigenvector of l1 has angle a1; the dominant one is the normal
-        a1 = 0.5 * np.arctan2(2.0 * ixy, ixx - iyy)
-        a = np.where(first, a1, a1 + np.pi / 2)
+            grad = cv2.magnitude(gx, gy)
+            r = cv2.addWeighted(r, float(s * s) / 4.0, grad, -edge_suppress * float(s) / 8.0, 0.0)
+            np.maximum(r, 0.0, out=r)
+        else:
+            r *= float(s * s)
         for p in polarities:
-            rp = r if p == 0 else np.where(dom * p < 0, r, 0.0)
-            upd = rp > best[p]
-            best[p] = np.where(upd, rp, best[p])
-            best_ang[p] = np.where(upd, a, best_ang[p])
-    return {p: (best[p], best_ang[p]) for p in polarities}
+            rp = r
+            if p != 0:
+                rp = r.copy()
+                rp[tr * p >= 0] = 0.0
+            # cv2 masked copies: numpy's where/copyto are ~30x slower here
+            upd = cv2.compare(rp, best[p], cv2.CMP_GT)
+            cv2.copyTo(rp, upd, best[p])
+            for dst, src in zip(comp[p], (diff, ixy2, tr), strict=True):
+                cv2.copyTo(src, upd, dst)
+    out: dict[int, tuple[NDArray[np.float32], NDArray[np.float32]]] = {}
+    for p in polarities:
+        diff, ixy2, tr = comp[p]
+        # eigenvector of l1 has angle a1; the dominant one is the normal
+        a = 0.5 * cv2.phase(diff, ixy2)
+        a += cv2.compare(tr, 0.0, cv2.CMP_LT).astype(np.float32) * np.float32(np.pi / 2 / 255)
+        out[p] = (best[p], a)
+    return out
 
 
 def ridge_maps(
@@ -136,23 +152,29 @@ def ridge_maps(
     edge_suppress: float = 0.0,
 ) -> dict[int, tuple[NDArray[np.float32], NDArray[np.float32]]]:
     """``ridge_map`` for several polarities, sharing the chroma work."""
-    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
-    lum = np.log(lab[..., 0] + 8.0) * 40.0
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
+    lum = cv2.log(lab[..., 0].astype(np.float32) + 8.0) * 40.0
     lum_maps = _hessian_ridge(lum, sigmas, polarities, edge_suppress)
-    chroma = [_hessian_ridge(lab[..., c], sigmas, (0,), edge_suppress)[0] for c in (1, 2)]
+    chroma = [
+        _hessian_ridge(lab[..., c].astype(np.float32), sigmas, (0,), edge_suppress)[0]
+        for c in (1, 2)
+    ]
     out: dict[int, tuple[NDArray[np.float32], NDArray[np.float32]]] = {}
     for p in polarities:
         r_l, a_l = lum_maps[p]
-        nz = r_l[r_l > 0]
+        # medians on a 1-in-9 subsample: the noise level, not an exact statistic
+        sub = r_l[::3, ::3]
+        nz = sub[sub > 0]
         noise = max(float(np.median(nz)) if nz.size else 0.0, 1e-3)
-        resp = r_l / noise
-        ang = a_l
+        resp = r_l / np.float32(noise)
+        ang = a_l.copy()
         for r_c, a_c in chroma:
-            scaled = r_c / max(float(np.median(r_c)), noise)
-            upd = scaled > resp
-            resp = np.where(upd, scaled, resp)
-            ang = np.where(upd, a_c, ang)
-        out[p] = (resp.astype(np.float32), np.mod(ang, np.pi).astype(np.float32))
+            scaled = r_c / np.float32(max(float(np.median(r_c[::3, ::3])), noise))
+            upd = cv2.compare(scaled, resp, cv2.CMP_GT)
+            cv2.copyTo(scaled, upd, resp)
+            cv2.copyTo(a_c, upd, ang)
+        ang = ang - cv2.compare(ang, np.pi, cv2.CMP_GE).astype(np.float32) * np.float32(np.pi / 255)
+        out[p] = (resp.astype(np.float32), ang)
     return out
 
 
@@ -313,6 +335,55 @@ def _segment_mean(
     return np.asarray((cum[row, b] - cum[row, a]) / np.maximum(b - a, 1), dtype=np.float64)
 
 
+_UNIT_SQUARE = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+
+
+def _assign(
+    quad: FloatArray, side_x: FloatArray, side_y: FloatArray, cfg: LocateConfig, width: int
+) -> FloatArray:
+    """Board homographies for image quadrilaterals x every template assignment.
+
+    A quadrilateral bounded by template lines x = xa, xb and y = ya, yb; one
+    4-point solve per quadrilateral, then each assignment is a product with a
+    fixed affine map (45 solves per quad would dominate the search time).
+    """
+    if len(quad) == 0:
+        return np.zeros((0, 3, 3))
+    hq = batch_homographies(np.broadcast_to(_UNIT_SQUARE, quad.shape).copy(), quad)
+    out: list[FloatArray] = []
+    for (ya, yb), (xa, xb) in _ASSIGNMENTS:
+        ux = side_x / (xb - xa)
+        uy = side_y / (yb - ya)
+        ratio = uy / np.maximum(ux, 1e-9)
+        sel = (
+            (ratio < cfg.max_aspect)
+            & (ratio > 1.0 / cfg.max_aspect)
+            & (5.0 * ux > cfg.min_board_frac * width)
+            & (5.0 * ux < 1.6 * width)
+        )
+        if not sel.any():
+            continue
+        a = np.array(
+            [
+                [1.0 / (xb - xa), 0.0, -xa / (xb - xa)],
+                [0.0, 1.0 / (yb - ya), -ya / (yb - ya)],
+                [0, 0, 1],
+            ]
+        )
+        out.append(hq[sel] @ a)
+    if not out:
+        return np.zeros((0, 3, 3))
+    hs = np.concatenate(out, axis=0)
+    return hs[np.all(np.isfinite(hs), axis=(1, 2))]
+
+
+_ASSIGNMENTS = [
+    (yp, xp)
+    for yp in ((0.0, 2.0), (0.0, 1.0), (1.0, 2.0))
+    for xp in itertools.combinations((0.0, 1.0, 2.0, 3.0, 4.0, 5.0), 2)
+]
+
+
 def _hypotheses(
     fams: list[FloatArray],
     maps: NDArray[np.float32],
@@ -328,8 +399,6 @@ def _hypotheses(
     if len(fams) < 2 or cfg.max_quads <= 0:
         return np.zeros((0, 3, 3))
     height, width = int(shape[0]), int(shape[1])
-    y_pairs = [(0.0, 1.0), (1.0, 2.0), (0.0, 2.0)]
-    x_pairs = [(float(a), float(b)) for a, b in itertools.combinations(range(6), 2)]
     out: list[FloatArray] = []
     for fl, fs in itertools.permutations([f for f in fams if len(f) >= 2], 2):
         if _angle_diff(fl[:1, 1], float(fs[0, 1]))[0] < np.deg2rad(25.0):
@@ -393,22 +462,7 @@ def _hypotheses(
         ).reshape(-1, 4)[ok_all]
         qscore = sup.mean(axis=1) + sup.min(axis=1)
         top = np.argsort(-qscore)[: cfg.max_quads]
-        quad, side_x, side_y = quad[top], side_x[top], side_y[top]
-        for (ya, yb), (xa, xb) in itertools.product(y_pairs, x_pairs):
-            ux = side_x / (xb - xa)
-            uy = side_y / (yb - ya)
-            ratio = uy / np.maximum(ux, 1e-9)
-            sel = (
-                (ratio < cfg.max_aspect)
-                & (ratio > 1.0 / cfg.max_aspect)
-                & (5.0 * ux > cfg.min_board_frac * width)
-                & (5.0 * ux < 1.6 * width)
-            )
-            if not sel.any():
-                continue
-            src = np.array([[xa, ya], [xb, ya], [xb, yb], [xa, yb]])
-            src_b = np.broadcast_to(src, (int(sel.sum()), 4, 2))
-            out.append(batch_homographies(np.ascontiguousarray(src_b), quad[sel]))
+        out.append(_assign(quad[top], side_x[top], side_y[top], cfg, width))
     if not out:
         return np.zeros((0, 3, 3))
     hs = np.concatenate(out, axis=0)
@@ -530,10 +584,7 @@ def _strip_hypotheses(
                 strips.append(got)
     strips.sort(key=lambda s: -s[0])
     rows = float(cfg.strip_rows)
-    y_pairs = [(0.0, 2.0), (0.0, 1.0), (1.0, 2.0)]
-    x_pairs = [(float(a), float(b)) for a, b in itertools.combinations(range(6), 2)]
     out: list[FloatArray] = []
-    srcs: list[FloatArray] = []
     for _, hcan, divs in strips[: cfg.max_strips]:
         n = len(divs)
         p, q = np.array(list(itertools.combinations(range(n), 2))).T
@@ -558,26 +609,10 @@ def _strip_hypotheses(
             np.linalg.norm(quad[:, 3] - quad[:, 0], axis=1)
             + np.linalg.norm(quad[:, 2] - quad[:, 1], axis=1)
         )
-        for (ya, yb), (xa, xb) in itertools.product(y_pairs, x_pairs):
-            ux = side_x / (xb - xa)
-            uy = side_y / (yb - ya)
-            ratio = uy / np.maximum(ux, 1e-9)
-            sel = (
-                (ratio < cfg.max_aspect)
-                & (ratio > 1.0 / cfg.max_aspect)
-                & (5.0 * ux > cfg.min_board_frac * w)
-                & (5.0 * ux < 1.6 * w)
-            )
-            if not sel.any():
-                continue
-            src = np.array([[xa, ya], [xb, ya], [xb, yb], [xa, yb]])
-            srcs.append(np.broadcast_to(src, (int(sel.sum()), 4, 2)))
-            out.append(quad[sel])
+        out.append(_assign(quad, side_x, side_y, cfg, w))
     if not out:
         return np.zeros((0, 3, 3))
-    # one batched solve for every strip and assignment
-    hs = batch_homographies(np.concatenate(srcs, axis=0), np.concatenate(out, axis=0))
-    return hs[np.all(np.isfinite(hs), axis=(1, 2))]
+    return np.concatenate(out, axis=0)
 
 
 _BINS = 8
@@ -631,27 +666,38 @@ def _sample(
     hs: FloatArray,
     pts: FloatArray,
     tangents: FloatArray | None,
-) -> FloatArray:
+) -> NDArray[np.float32]:
     """Evidence at pts projected by each homography (K, P), nearest pixel.
 
     With tangents, each point reads the channel matching the projected line's
-    direction; without, the direction-free channel.
+    direction (from the homography's Jacobian); without, the direction-free
+    channel. float32 and one flat gather: this is the search's inner loop.
     """
-    x, y, good = _project_batch(hs, pts)
-    if tangents is None:
-        chan = np.full(x.shape, _BINS, dtype=np.intp)
-    else:
-        x2, y2, _ = _project_batch(hs, pts + 0.02 * tangents)
-        normal_ang = np.mod(np.arctan2(y2 - y, x2 - x) + np.pi / 2, np.pi)
-        chan = np.rint(normal_ang / (np.pi / _BINS)).astype(np.intp) % _BINS
     _, h, wd = maps.shape
-    xr = np.rint(x)
-    yr = np.rint(y)
-    inside = good & (xr >= 0) & (xr < wd) & (yr >= 0) & (yr < h)
-    xi = np.clip(xr, 0, wd - 1).astype(np.intp)
-    yi = np.clip(yr, 0, h - 1).astype(np.intp)
-    vals = maps[chan, yi, xi].astype(np.float64)
-    return np.where(inside, vals, 0.0)
+    hs32 = hs.astype(np.float32)
+    ph = np.concatenate([pts, np.ones((len(pts), 1))], axis=1).T.astype(np.float32)
+    num = hs32 @ ph  # (K, 3, P)
+    w = num[:, 2]
+    good = w > 1e-9
+    inv = 1.0 / np.where(good, w, np.float32(1.0))
+    x = num[:, 0] * inv
+    y = num[:, 1] * inv
+    if tangents is None:
+        base = np.intp(_BINS * h * wd)
+    else:
+        dt = hs32[:, :, :2] @ tangents.T.astype(np.float32)  # (K, 3, P)
+        dx = dt[:, 0] - x * dt[:, 2]
+        dy = dt[:, 1] - y * dt[:, 2]
+        normal_ang = np.arctan2(dy, dx) + np.float32(np.pi / 2)
+        chan = (normal_ang * np.float32(_BINS / np.pi) + np.float32(0.5 + 2 * _BINS)).astype(
+            np.intp
+        ) % _BINS
+        base = chan * (h * wd)
+    inside = good & (x >= -0.5) & (x < wd - 0.5) & (y >= -0.5) & (y < h - 0.5)
+    xi = np.clip(x + np.float32(0.5), 0, wd - 1).astype(np.intp)
+    yi = np.clip(y + np.float32(0.5), 0, h - 1).astype(np.intp)
+    vals = np.take(maps.reshape(-1), base + yi * wd + xi)
+    return vals * inside
 
 
 def _scores(
@@ -747,13 +793,213 @@ def support(
     return float(_scores(maps, h, on, _offgrid(0.1), _extension(0.1, outline.arc_depth))[0])
 
 
+_OUTER = (  # outer sides in board units: south, north, west, east
+    (np.array([0.0, 0.0]), np.array([5.0, 0.0])),
+    (np.array([0.0, 2.0]), np.array([5.0, 2.0])),
+    (np.array([0.0, 0.0]), np.array([0.0, 2.0])),
+    (np.array([5.0, 0.0]), np.array([5.0, 2.0])),
+)
+
+
+def _gauss_derivs(sigma: float, radius: int) -> tuple[FloatArray, FloatArray]:
+    u = np.arange(-radius, radius + 1, dtype=np.float64)
+    g = np.exp(-0.5 * (u / sigma) ** 2)
+    g /= g.sum()
+    return -u / sigma**2 * g, (u * u / sigma**4 - 1.0 / sigma**2) * g
+
+
+def _profiles(
+    image_bgr: NDArray[np.uint8], h: FloatArray, ts: FloatArray, radius: int
+) -> tuple[NDArray[np.float32], FloatArray, FloatArray, NDArray[np.bool_]]:
+    """Lab profiles across the 4 outer sides at full resolution.
+
+    Returns profiles (4, T, 2R+1, 3) averaged over 5 px along the line, the
+    image points and unit normals (4, T, 2) of the profile centres, and which
+    profiles lie wholly inside the image.
+    """
+    hgt, wid = image_bgr.shape[:2]
+    a = np.stack([s[0] for s in _OUTER])
+    b = np.stack([s[1] for s in _OUTER])
+    pts_b = a[:, None, :] + ts[None, :, None] * (b - a)[:, None, :]  # (4, T, 2)
+    flat = pts_b.reshape(-1, 2)
+    pts = project(h, flat).reshape(pts_b.shape)
+    ahead = project(h, (pts_b + 1e-3 * (b - a)[:, None, :]).reshape(-1, 2)).reshape(pts_b.shape)
+    tan = ahead - pts
+    tan /= np.linalg.norm(tan, axis=2, keepdims=True) + 1e-12
+    nrm = np.stack([-tan[..., 1], tan[..., 0]], axis=2)
+    u = np.arange(-radius, radius + 1, dtype=np.float64)
+    v = np.arange(-2.0, 2.5, 1.0)
+    grid = (
+        pts[:, :, None, None, :]
+        + u[None, None, None, :, None] * nrm[:, :, None, None, :]
+        + v[None, None, :, None, None] * tan[:, :, None, None, :]
+    )  # (4, T, V, U, 2)
+    ends = grid[:, :, :, [0, -1], :]
+    inside = np.all(
+        (ends[..., 0] >= 0)
+        & (ends[..., 0] <= wid - 1)
+        & (ends[..., 1] >= 0)
+        & (ends[..., 1] <= hgt - 1),
+        axis=(2, 3),
+    )
+    n4, nt, nv, nu = grid.shape[:4]
+    mx = grid[..., 0].reshape(-1, nu).astype(np.float32)
+    my = grid[..., 1].reshape(-1, nu).astype(np.float32)
+    patch = cv2.remap(image_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab[..., 0] = np.log(lab[..., 0] + 8.0) * 40.0
+    prof = lab.reshape(n4, nt, nv, nu, 3).mean(axis=2)
+    return prof, pts, nrm, inside
+
+
+def _fit_side(pts: FloatArray, w: FloatArray) -> tuple[FloatArray, FloatArray, int] | None:
+    """Robust weighted total-least-squares line: (point, unit direction, inliers)."""
+    keep = w > 0
+    c = d = None
+    for _ in range(4):
+        if keep.sum() < 5:
+            return None
+        ww = w[keep]
+        p = pts[keep]
+        c = (ww[:, None] * p).sum(axis=0) / ww.sum()
+        q = p - c
+        cov = (ww[:, None, None] * q[:, :, None] * q[:, None, :]).sum(axis=0)
+        _, evecs = np.linalg.eigh(cov)
+        d = evecs[:, 1]
+        res = np.abs((pts - c) @ np.array([-d[1], d[0]]))
+        mad = float(np.median(res[keep])) * 1.4826
+        new = (w > 0) & (res < max(1.5, 3.0 * mad))
+        if np.array_equal(new, keep):
+            break
+        keep = new
+    assert c is not None and d is not None
+    return c, d, int(keep.sum())
+
+
+def _intersect(c1: FloatArray, d1: FloatArray, c2: FloatArray, d2: FloatArray) -> FloatArray | None:
+    m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]])
+    if abs(np.linalg.det(m)) < 1e-6:
+        return None
+    t = np.linalg.solve(m, c2 - c1)
+    return np.asarray(c1 + t[0] * d1)
+
+
+def refine_sides(
+    image_bgr: NDArray[np.uint8], corners: FloatArray, passes: tuple[float, ...] = (0.15, 0.06)
+) -> FloatArray:
+    """Full-resolution corners from the chalk ridge across each outer side.
+
+    The drawn board is an irregular quadrilateral with uneven dividers, so a
+    rigid template fit is biased; the corners are where the four outer chalk
+    lines meet. Each side gets perpendicular profiles; the ridge peak in the
+    channel and polarity where the chalk stands out most gives one point per
+    profile; a robust line through them moves that side. A side without enough
+    consistent peaks (hand, shadow, rubbed out) keeps its previous position.
+    """
+    c = np.asarray(corners, dtype=np.float64).copy()
+    ts = np.linspace(0.06, 0.94, 36)  # corners excluded: the other side crosses there
+    for frac in passes:
+        h = homography_from_corners(c)
+        unit = outline_from_corners(c).px_per_unit()
+        radius = int(np.clip(round(frac * unit), 4, 60))
+        sigmas = [float(np.clip(f * unit, 1.0, 8.0)) for f in (0.015, 0.03, 0.05)]
+        near = int(np.clip(round(0.06 * unit), 2, radius))
+        kr = int(np.ceil(3 * max(sigmas)))
+        prof, pts, nrm, inside = _profiles(image_bgr, h, ts, radius + kr)
+        n4, nt, nu, _ = prof.shape
+        flat = prof.transpose(3, 0, 1, 2).reshape(3, n4 * nt, nu)
+        best: tuple[float, NDArray[np.float64]] | None = None
+        one = np.ones(1, np.float32)
+        noise_lum = 1.0
+        for sigma in sigmas:
+            d1, d2 = _gauss_derivs(sigma, kr)
+            for ch in range(3):
+                x = flat[ch]
+                s2 = cv2.sepFilter2D(
+                    x, cv2.CV_32F, d2.astype(np.float32), one, borderType=cv2.BORDER_REPLICATE
+                )[:, kr:-kr] * (sigma * sigma)
+                s1 = cv2.sepFilter2D(
+                    x, cv2.CV_32F, d1.astype(np.float32), one, borderType=cv2.BORDER_REPLICATE
+                )[:, kr:-kr]
+                s1 = np.abs(s1) * sigma
+                noise = max(float(np.median(np.abs(s2))), 1e-3)
+                if ch == 0:
+                    noise_lum = noise
+                else:  # chroma is quantised flat on grey ground: not less than luma noise
+                    noise = max(noise, noise_lum)
+                for pol in (1.0, -1.0):
+                    r = (np.maximum(-pol * s2 - s1, 0.0) / noise).astype(np.float64)
+                    # the chalk runs along every profile near the prior line; a
+                    # crack or joint only crosses a few, or runs further off
+                    score = float(np.median(r[:, radius - near : radius + near + 1].max(axis=1)))
+                    if best is None or score > best[0]:
+                        best = (score, r)
+        assert best is not None
+        resp = best[1].reshape(n4, nt, -1)
+        nu = resp.shape[2]
+        uu = np.arange(nu) - radius
+        prior = np.exp(-0.5 * (uu / (0.7 * radius)) ** 2)
+        k = (resp * prior).argmax(axis=2)
+        peak = np.take_along_axis(resp, k[..., None], axis=2)[..., 0]
+        kk = np.clip(k, 1, nu - 2)
+        ym = np.take_along_axis(resp, (kk - 1)[..., None], axis=2)[..., 0]
+        y0 = np.take_along_axis(resp, kk[..., None], axis=2)[..., 0]
+        yp = np.take_along_axis(resp, (kk + 1)[..., None], axis=2)[..., 0]
+        den = ym - 2 * y0 + yp
+        sub = np.where(
+            (k == kk) & (den < -1e-9), 0.5 * (ym - yp) / np.where(den < -1e-9, den, -1.0), 0.0
+        )
+        off = k + sub - radius
+        found = pts + off[..., None] * nrm
+        lines = []
+        for side in range(4):
+            w = np.where(inside[side], peak[side], 0.0)
+            med = float(np.median(w[w > 0])) if np.any(w > 0) else 0.0
+            w = np.where(w > max(2.0, 0.3 * med), w, 0.0)
+            fit = _fit_side(found[side], w)
+            a, b = project(h, np.stack(_OUTER[side]))
+            d0 = (b - a) / np.linalg.norm(b - a)
+            if (
+                fit is None
+                or fit[2] < 0.3 * nt
+                or abs(float(fit[1] @ d0)) < np.cos(np.deg2rad(4.0))
+            ):
+                lines.append((a, d0))
+            else:
+                lines.append((fit[0], fit[1]))
+        (cs, ds), (cn, dn), (cw, dw), (ce, de) = lines
+        new = [
+            _intersect(cs, ds, cw, dw),
+            _intersect(cs, ds, ce, de),
+            _intersect(cn, dn, ce, de),
+            _intersect(cn, dn, cw, dw),
+        ]
+        if any(p is None for p in new):
+            break
+        c = np.array(new)
+    return c
+
+
+def _outline_support(maps: NDArray[np.float32], corners: FloatArray) -> float:
+    """Mean direction-matched chalk evidence along the 4 outer sides."""
+    a = corners
+    b = np.roll(corners, -1, axis=0)
+    return float(_side_support(maps, a, b).mean())
+
+
 def _fit_polarity(
     ridge: NDArray[np.float32],
     normal: NDArray[np.float32],
     cfg: LocateConfig,
     rng: np.random.Generator,
+    image_bgr: NDArray[np.uint8],
+    scale: float,
 ) -> tuple[float, FloatArray, float] | None:
-    """Best refined fit (score, work-scale corners, arc depth) on one ridge map."""
+    """Best refined fit (score, work-scale corners, arc depth) on one ridge map.
+
+    The best few hypotheses get their sides refined at full resolution and
+    the arc depth chosen; the template score then picks among them.
+    """
     sat = np.minimum(ridge / _SAT, 1.0).astype(np.float32)
     sat_coarse = evidence_maps(sat, normal, 5)
     fams = hough_families(ridge, normal, cfg)
@@ -764,7 +1010,7 @@ def _fit_polarity(
         return None
     if len(hs) > cfg.prescreen_keep:
         # cheap first pass on a sparse template keeps the promising few
-        sparse = template_with_tangents(0.5, cfg.arc_depth)
+        sparse = template_with_tangents(cfg.prescreen_step, cfg.arc_depth)
         pre = _sample(sat_coarse, hs, sparse[0], sparse[1]).mean(axis=1)
         hs = hs[np.argsort(-pre)[: cfg.prescreen_keep]]
     on = template_with_tangents(0.25, cfg.arc_depth)
@@ -782,7 +1028,8 @@ def _fit_polarity(
             break
     sat_fine = evidence_maps(cv2.GaussianBlur(sat, (0, 0), 1.0), normal, 3)
     best: tuple[float, FloatArray, float] | None = None
-    # a few rounds for every candidate, then the full search for the leader
+    # a few greedy rounds for every candidate, then more for the leader: the
+    # template score after refinement ranks candidates and is the quality
     for c in picked:
         rc, depth, s = _refine(sat_fine, c, cfg.arc_depth, cfg, 2.0, rounds=cfg.quick_rounds)
         if best is None or s > best[0]:
@@ -790,6 +1037,14 @@ def _fit_polarity(
     if best is not None and cfg.quick_rounds < cfg.refine_rounds:
         rc, depth, s = _refine(sat_fine, best[1], best[2], cfg, 1.0, rounds=cfg.refine_rounds)
         best = (s, rc, depth) if s >= best[0] else best
+    if best is not None and cfg.side_passes:
+        quality, c, depth = best
+        sides = refine_sides(image_bgr, c / scale, cfg.side_passes) * scale
+        # a side snapped to a joint or shadow loses chalk support along the
+        # outline: keep the template fit then (the whole-template score would
+        # also penalise the true, unevenly divided board)
+        if _outline_support(sat_fine, sides) >= _outline_support(sat_fine, c) - cfg.side_tolerance:
+            best = (quality, sides, depth)
     return best
 
 
@@ -817,7 +1072,7 @@ def locate_board(
     pols = tuple(int(p) for p in cfg.polarities)
     maps = ridge_maps(work, cfg.ridge_sigmas, pols, cfg.edge_suppress)
     for polarity in pols:
-        found = _fit_polarity(*maps[polarity], cfg, rng)
+        found = _fit_polarity(*maps[polarity], cfg, rng, image_bgr, scale)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
         if best is not None and best[0] >= cfg.accept_quality:

@@ -26,7 +26,6 @@ from vision.errors import BoardNotFoundError
 from vision.geometry import (
     BOARD_CORNERS,
     FloatArray,
-    batch_homographies,
     canonical_corners,
     extension_points,
     homography_from_corners,
@@ -335,9 +334,6 @@ def _segment_mean(
     return np.asarray((cum[row, b] - cum[row, a]) / np.maximum(b - a, 1), dtype=np.float64)
 
 
-_UNIT_SQUARE = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
-
-
 def _assign(
     quad: FloatArray, side_x: FloatArray, side_y: FloatArray, cfg: LocateConfig, width: int
 ) -> FloatArray:
@@ -349,31 +345,21 @@ def _assign(
     """
     if len(quad) == 0:
         return np.zeros((0, 3, 3))
-    hq = batch_homographies(np.broadcast_to(_UNIT_SQUARE, quad.shape).copy(), quad)
-    out: list[FloatArray] = []
-    for (ya, yb), (xa, xb) in _ASSIGNMENTS:
-        ux = side_x / (xb - xa)
-        uy = side_y / (yb - ya)
-        ratio = uy / np.maximum(ux, 1e-9)
-        sel = (
-            (ratio < cfg.max_aspect)
-            & (ratio > 1.0 / cfg.max_aspect)
-            & (5.0 * ux > cfg.min_board_frac * width)
-            & (5.0 * ux < 1.6 * width)
-        )
-        if not sel.any():
-            continue
-        a = np.array(
-            [
-                [1.0 / (xb - xa), 0.0, -xa / (xb - xa)],
-                [0.0, 1.0 / (yb - ya), -ya / (yb - ya)],
-                [0, 0, 1],
-            ]
-        )
-        out.append(hq[sel] @ a)
-    if not out:
+    hq = _square_homographies(quad)
+    # all assignments at once (assignment-major order, as a loop would give)
+    ux = side_x[None, :] / _ASSIGN_DX[:, None]
+    uy = side_y[None, :] / _ASSIGN_DY[:, None]
+    ratio = uy / np.maximum(ux, 1e-9)
+    sel = (
+        (ratio < cfg.max_aspect)
+        & (ratio > 1.0 / cfg.max_aspect)
+        & (5.0 * ux > cfg.min_board_frac * width)
+        & (5.0 * ux < 1.6 * width)
+    )
+    ai, qi = np.nonzero(sel)
+    if len(ai) == 0:
         return np.zeros((0, 3, 3))
-    hs = np.concatenate(out, axis=0)
+    hs: FloatArray = np.matmul(hq[qi], _ASSIGN_MAPS[ai])
     return hs[np.all(np.isfinite(hs), axis=(1, 2))]
 
 
@@ -382,6 +368,18 @@ _ASSIGNMENTS = [
     for yp in ((0.0, 2.0), (0.0, 1.0), (1.0, 2.0))
     for xp in itertools.combinations((0.0, 1.0, 2.0, 3.0, 4.0, 5.0), 2)
 ]
+_ASSIGN_DX = np.array([xb - xa for _, (xa, xb) in _ASSIGNMENTS])
+_ASSIGN_DY = np.array([yb - ya for (ya, yb), _ in _ASSIGNMENTS])
+_ASSIGN_MAPS = np.array(  # template rectangle -> unit square, per assignment
+    [
+        [
+            [1.0 / (xb - xa), 0.0, -xa / (xb - xa)],
+            [0.0, 1.0 / (yb - ya), -ya / (yb - ya)],
+            [0, 0, 1],
+        ]
+        for (ya, yb), (xa, xb) in _ASSIGNMENTS
+    ]
+)
 
 
 def _hypotheses(
@@ -400,7 +398,11 @@ def _hypotheses(
         return np.zeros((0, 3, 3))
     height, width = int(shape[0]), int(shape[1])
     out: list[FloatArray] = []
-    for fl, fs in itertools.permutations([f for f in fams if len(f) >= 2], 2):
+    usable = [f for f in fams if len(f) >= 2]
+    n_prof = max(cfg.max_long_lines, cfg.max_short_lines)
+    # each family is long in some pairs and short in others: profile it once
+    profs = [_line_profiles(maps, f[:n_prof]) for f in usable]
+    for (fl, pl), (fs, ps) in itertools.permutations(zip(usable, profs, strict=True), 2):
         if _angle_diff(fl[:1, 1], float(fs[0, 1]))[0] < np.deg2rad(25.0):
             continue
         long_l = fl[: cfg.max_long_lines]
@@ -419,21 +421,16 @@ def _hypotheses(
         sp = np.array(list(itertools.combinations(range(len(shorts)), 2)))
         i, j = lp[:, 0][:, None], lp[:, 1][:, None]
         k, m = sp[:, 0][None, :], sp[:, 1][None, :]
-        quad = np.stack([inter[i, k], inter[i, m], inter[j, m], inter[j, k]], axis=2)
-        ok = valid[i, k] & valid[i, m] & valid[j, m] & valid[j, k]
-        quad = quad.reshape(-1, 4, 2)
-        ok = ok.reshape(-1)
+        # filters from per-point and per-segment tables ((L, S) and (L, S, S)):
+        # the quadrilateral array is only built for the survivors
         lo = np.array([-0.5 * width, -0.5 * height])
         hi = np.array([1.5 * width, 1.5 * height])
-        ok &= np.all((quad > lo) & (quad < hi), axis=(1, 2))
-        side_x = 0.5 * (
-            np.linalg.norm(quad[:, 1] - quad[:, 0], axis=1)
-            + np.linalg.norm(quad[:, 2] - quad[:, 3], axis=1)
-        )
-        side_y = 0.5 * (
-            np.linalg.norm(quad[:, 3] - quad[:, 0], axis=1)
-            + np.linalg.norm(quad[:, 2] - quad[:, 1], axis=1)
-        )
+        pt_ok = valid & np.all((inter > lo) & (inter < hi), axis=-1)
+        seg_l = np.linalg.norm(inter[:, :, None, :] - inter[:, None, :, :], axis=-1)  # (L, S, S)
+        seg_s = np.linalg.norm(inter[None, :, :, :] - inter[:, None, :, :], axis=-1)  # (L, L, S)
+        ok = pt_ok[i, k] & pt_ok[i, m] & pt_ok[j, m] & pt_ok[j, k]
+        side_x = 0.5 * (seg_l[i, m, k] + seg_l[j, m, k])
+        side_y = 0.5 * (seg_s[j, i, k] + seg_s[j, i, m])
         # only quadrilaterals that admit some template assignment: slivers
         # between the two edges of one stroke would otherwise rank first
         min_unit = 0.2 * cfg.min_board_frac * width
@@ -441,28 +438,26 @@ def _hypotheses(
         ok &= (side_x < 1.6 * width) & (side_y < 1.6 * width)
         ratio_q = side_y / np.maximum(side_x, 1e-9)
         ok &= (ratio_q > 1.0 / (5.0 * cfg.max_aspect)) & (ratio_q < 2.0 * cfg.max_aspect)
-        ok_all = ok.copy()
-        quad, side_x, side_y = quad[ok], side_x[ok], side_y[ok]
-        if len(quad) == 0:
+        ok_all = ok.reshape(-1)
+        if not ok_all.any():
             continue
-        cl, p0l, dl = _line_profiles(maps, long_l)
-        cs, p0s, ds = _line_profiles(maps, short_l)
+        side_x, side_y = side_x.reshape(-1)[ok_all], side_y.reshape(-1)[ok_all]
+        cl, p0l, dl = (a[: len(long_l)] for a in pl)
+        cs, p0s, ds = (a[: len(short_l)] for a in ps)
         tl = np.einsum("lsk,lk->ls", inter - p0l[:, None, :], dl)  # position on long lines
         ts = np.einsum("lsk,sk->ls", inter - p0s[None, :, :], ds)  # position on short lines
-        ii, jj = np.broadcast_to(i, (len(lp), len(sp))), np.broadcast_to(j, (len(lp), len(sp)))
-        kk, mm = np.broadcast_to(k, (len(lp), len(sp))), np.broadcast_to(m, (len(lp), len(sp)))
-        sup = np.stack(
-            [
-                _segment_mean(cl, ii, tl[ii, kk], tl[ii, mm]),
-                _segment_mean(cl, jj, tl[jj, kk], tl[jj, mm]),
-                _segment_mean(cs, kk, ts[ii, kk], ts[jj, kk]),
-                _segment_mean(cs, mm, ts[ii, mm], ts[jj, mm]),
-            ],
-            axis=-1,
-        ).reshape(-1, 4)[ok_all]
-        qscore = sup.mean(axis=1) + sup.min(axis=1)
+        # chalk support only for the quadrilaterals that passed the filters
+        grid = (len(lp), len(sp))
+        ii, jj, kk, mm = (np.broadcast_to(v, grid).reshape(-1)[ok_all] for v in (i, j, k, m))
+        s0 = _segment_mean(cl, ii, tl[ii, kk], tl[ii, mm])
+        s1 = _segment_mean(cl, jj, tl[jj, kk], tl[jj, mm])
+        s2 = _segment_mean(cs, kk, ts[ii, kk], ts[jj, kk])
+        s3 = _segment_mean(cs, mm, ts[ii, mm], ts[jj, mm])
+        qscore = (s0 + s1 + s2 + s3) * 0.25 + np.minimum(np.minimum(s0, s1), np.minimum(s2, s3))
         top = np.argsort(-qscore)[: cfg.max_quads]
-        out.append(_assign(quad[top], side_x[top], side_y[top], cfg, width))
+        ii, jj, kk, mm = ii[top], jj[top], kk[top], mm[top]
+        quad = np.stack([inter[ii, kk], inter[ii, mm], inter[jj, mm], inter[jj, kk]], axis=1)
+        out.append(_assign(quad, side_x[top], side_y[top], cfg, width))
     if not out:
         return np.zeros((0, 3, 3))
     hs = np.concatenate(out, axis=0)
@@ -487,6 +482,18 @@ def _clip_span(
     if hi - lo < 10.0:
         return None
     return p0, d, float(lo), float(hi)
+
+
+@functools.lru_cache(maxsize=8)
+def _shear_table(
+    rows: int, max_shear_frac: float, step: float
+) -> tuple[NDArray[np.intp], FloatArray, NDArray[np.intp]]:
+    """Rows used, divider slants and per-row column shifts (D, R) of a strip canvas."""
+    rr = np.arange(int(0.1 * rows), int(np.ceil(0.9 * rows)))
+    max_shear = max_shear_frac * rows / 2.0
+    shears = np.arange(-max_shear, max_shear + 1e-9, step)
+    offs = np.rint(shears[:, None] * (rr[None, :] / rows)).astype(np.intp)
+    return rr, shears, offs
 
 
 def _strip_dividers(
@@ -523,12 +530,21 @@ def _strip_dividers(
     sep = 0.5 * (np.linalg.norm(b0 - a0) + np.linalg.norm(b1 - a1))
     if sep < 0.2 * cfg.min_board_frac * w:
         return None
-    width = int(np.clip(round((hi - lo) / 2.0), 16, 1024))  # 2 work px per canvas column
+    width = min(max(round((hi - lo) / 2.0), 16), 1024)  # 2 work px per canvas column
     rows = cfg.strip_rows
     src = np.array([[0.0, 0.0], [width, 0.0], [width, rows], [0.0, rows]])
     dst = np.array([a0, a1, b1, b0])
-    hcan = batch_homographies(src[None], dst[None])[0]
-    if not np.all(np.isfinite(hcan)):
+    # one OpenCV 4-point solve: a batched solver's overhead would dominate here
+    hcan: FloatArray = np.asarray(
+        cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32)), np.float64
+    )
+    (h00, h01, h02), (h10, h11, h12), (h20, h21, h22) = hcan.tolist()
+    det = (
+        h00 * (h11 * h22 - h12 * h21)
+        - h01 * (h10 * h22 - h12 * h20)
+        + h02 * (h10 * h21 - h11 * h20)
+    )
+    if not np.isfinite(det) or abs(det) < 1e-12:
         return None
     long_ang = np.mod(float(la[1]), np.pi)
     k_long = int(np.rint(long_ang / (np.pi / _BINS))) % _BINS
@@ -536,21 +552,25 @@ def _strip_dividers(
     free = cv2.warpPerspective(maps[_BINS], hcan, (width, rows), flags=flags)
     along = cv2.warpPerspective(maps[k_long], hcan, (width, rows), flags=flags)
     ev = np.maximum(free - along, 0.0)
-    rr = np.arange(int(0.1 * rows), int(np.ceil(0.9 * rows)))
-    max_shear = cfg.strip_max_shear * rows / 2.0
-    shears = np.arange(-max_shear, max_shear + 1e-9, cfg.strip_shear_step)
-    offs = np.rint(shears[:, None] * (rr[None, :] / rows)).astype(np.intp)  # (D, R)
-    u = np.arange(width)
-    xs = u[None, None, :] + offs[:, :, None]
-    inside = (xs >= 0) & (xs < width)
-    vals = np.where(inside, ev[rr[None, :, None], np.clip(xs, 0, width - 1)], 0.0)
-    score = vals.mean(axis=1)  # (D, U)
-    best = score.max(axis=0)
-    shear_at = shears[score.argmax(axis=0)]
-    pad = np.pad(best, 2, constant_values=-1.0)
-    peak = (best >= cfg.strip_min_support) & np.all(
-        [best >= pad[2 + k : 2 + k + width] for k in (-2, -1, 1, 2)], axis=0
-    )
+    rr, shears, offs = _shear_table(rows, cfg.strip_max_shear, cfg.strip_shear_step)
+    # every slant is a whole-row shift per canvas row: gather contiguous
+    # windows of a zero-padded canvas instead of single pixels
+    pad_w = int(np.abs(offs).max()) if offs.size else 0
+    evp = np.zeros((rows, width + 2 * pad_w), np.float32)
+    evp[:, pad_w : pad_w + width] = ev
+    st = evp.strides
+    win = np.lib.stride_tricks.as_strided(
+        evp, (rows, 2 * pad_w + 1, width), (st[0], st[1], st[1]), writeable=False
+    )  # (rows, 2P+1, U): row r shifted by s is win[r, s]
+    score = win[rr[None, :], offs + pad_w].mean(axis=1)  # (D, U)
+    arg = score.argmax(axis=0)
+    best = score[arg, np.arange(width)]
+    shear_at = shears[arg]
+    pad = np.full(width + 4, -1.0, np.float32)
+    pad[2:-2] = best
+    peak = best >= cfg.strip_min_support
+    for k in (-2, -1, 1, 2):
+        peak &= best >= pad[2 + k : 2 + k + width]
     cand = np.nonzero(peak)[0]
     cand = cand[np.argsort(-best[cand])]
     found: list[tuple[float, float, float]] = []
@@ -639,11 +659,21 @@ def evidence_maps(
     """
     kernel = np.ones((dilate, dilate), np.uint8)
     maps = np.empty((_BINS + 1, *sat.shape), np.float32)
-    c60 = np.cos(np.deg2rad(60.0))
+    c60 = np.float32(np.cos(np.deg2rad(60.0)))
+    gain = np.float32(1.0) / (np.float32(1.0) - c60)
+    # cos(2 (normal - a)) from one cos and one sin of 2 normal (addition theorem)
+    n2 = normal * np.float32(2.0)
+    c2, s2 = np.cos(n2), np.sin(n2)
     for k in range(_BINS):
-        delta = 2.0 * (normal - k * np.pi / _BINS)
-        w = np.clip((np.cos(delta) - c60) / (1.0 - c60), 0.0, 1.0)
-        maps[k] = cv2.dilate(sat * w.astype(np.float32), kernel)
+        a = 2.0 * k * np.pi / _BINS
+        w = c2 * np.float32(np.cos(a)) if k else c2.copy()
+        if k:
+            w += s2 * np.float32(np.sin(a))
+        w -= c60
+        w *= gain
+        np.clip(w, 0.0, 1.0, out=w)
+        w *= sat
+        maps[k] = cv2.dilate(w, kernel)
     maps[_BINS] = cv2.dilate(sat, kernel)
     return maps
 
@@ -661,6 +691,19 @@ def _project_batch(
     return x, y, good
 
 
+def _prepared(pts: FloatArray, tangents: FloatArray | None) -> _Prepared:
+    """Homogeneous float32 points (3, P) and tangents (2, P) for _sample_batch."""
+    ph = np.concatenate([pts, np.ones((len(pts), 1))], axis=1).T.astype(np.float32)
+    tan = None if tangents is None else np.ascontiguousarray(tangents.T, np.float32)
+    return ph, tan
+
+
+_Prepared = tuple[NDArray[np.float32], NDArray[np.float32] | None]
+
+
+_CHUNK = 49152  # elements per _sample batch: temporaries stay in the CPU cache (2x)
+
+
 def _sample(
     maps: NDArray[np.float32],
     hs: FloatArray,
@@ -671,101 +714,192 @@ def _sample(
 
     With tangents, each point reads the channel matching the projected line's
     direction (from the homography's Jacobian); without, the direction-free
-    channel. float32 and one flat gather: this is the search's inner loop.
+    channel. float32, int32 indices and one flat gather per cache-sized batch
+    of hypotheses: this is the search's inner loop.
     """
+    return _sample_prepared(maps, hs, _prepared(pts, tangents))
+
+
+def _sample_prepared(
+    maps: NDArray[np.float32], hs: FloatArray, prep: _Prepared
+) -> NDArray[np.float32]:
+    per = max(1, _CHUNK // max(prep[0].shape[1], 1))
+    if len(hs) <= per:
+        return _sample_batch(maps, hs, prep)
+    return np.concatenate(
+        [_sample_batch(maps, hs[s : s + per], prep) for s in range(0, len(hs), per)]
+    )
+
+
+def _sample_batch(
+    maps: NDArray[np.float32], hs: FloatArray, prep: _Prepared
+) -> NDArray[np.float32]:
     _, h, wd = maps.shape
+    ph, tan32 = prep
     hs32 = hs.astype(np.float32)
-    ph = np.concatenate([pts, np.ones((len(pts), 1))], axis=1).T.astype(np.float32)
-    num = hs32 @ ph  # (K, 3, P)
+    k = len(hs32)
+    num = (hs32.reshape(3 * k, 3) @ ph).reshape(k, 3, -1)  # (K, 3, P), one GEMM
     w = num[:, 2]
     good = w > 1e-9
     inv = 1.0 / np.where(good, w, np.float32(1.0))
     x = num[:, 0] * inv
     y = num[:, 1] * inv
-    if tangents is None:
-        base = np.intp(_BINS * h * wd)
+    if tan32 is None:
+        base: NDArray[np.int32] | np.int32 = np.int32(_BINS * h * wd)
     else:
-        dt = hs32[:, :, :2] @ tangents.T.astype(np.float32)  # (K, 3, P)
+        dt = (hs32[:, :, :2].reshape(3 * k, 2) @ tan32).reshape(k, 3, -1)  # (K, 3, P)
         dx = dt[:, 0] - x * dt[:, 2]
         dy = dt[:, 1] - y * dt[:, 2]
-        normal_ang = np.arctan2(dy, dx) + np.float32(np.pi / 2)
-        chan = (normal_ang * np.float32(_BINS / np.pi) + np.float32(0.5 + 2 * _BINS)).astype(
-            np.intp
-        ) % _BINS
-        base = chan * (h * wd)
-    inside = good & (x >= -0.5) & (x < wd - 0.5) & (y >= -0.5) & (y < h - 0.5)
-    xi = np.clip(x + np.float32(0.5), 0, wd - 1).astype(np.intp)
-    yi = np.clip(y + np.float32(0.5), 0, h - 1).astype(np.intp)
-    vals = np.take(maps.reshape(-1), base + yi * wd + xi)
-    return vals * inside
+        # channel of the normal (direction + pi/2) rounded, kept positive
+        ang = np.arctan2(dy, dx)
+        ang *= np.float32(_BINS / np.pi)
+        ang += np.float32(0.5 + 2.5 * _BINS)
+        chan = ang.astype(np.int32)
+        chan &= _BINS - 1  # _BINS is a power of two
+        base = chan * np.int32(h * wd)
+    x += np.float32(0.5)
+    y += np.float32(0.5)
+    inside = good & (x >= 0) & (x < wd) & (y >= 0) & (y < h)
+    np.clip(x, 0, wd - 1, out=x)
+    np.clip(y, 0, h - 1, out=y)
+    idx = y.astype(np.int32)
+    idx *= np.int32(wd)
+    idx += x.astype(np.int32)
+    idx += base
+    vals = np.take(maps.reshape(-1), idx)
+    vals *= inside
+    return vals
 
 
-def _scores(
-    maps: NDArray[np.float32],
-    hs: FloatArray,
-    on: tuple[FloatArray, FloatArray],
-    off: tuple[FloatArray, FloatArray],
-    ext: tuple[FloatArray, FloatArray] | None = None,
-) -> FloatArray:
+@functools.lru_cache(maxsize=64)
+def _score_template(step: float, depth: float) -> tuple[_Prepared, int, int]:
+    """Template, off-grid and extension points in one prepared set, and the
+    sizes of the first two (per-call overhead dominates the small batches of
+    the greedy refinement, so they are sampled in one call and built once)."""
+    parts = [template_with_tangents(step, depth), _offgrid(step), _extension(step, depth)]
+    pts = np.concatenate([p[0] for p in parts], axis=0)
+    tans = np.concatenate([p[1] for p in parts], axis=0)
+    return _prepared(pts, tans), len(parts[0][0]), len(parts[1][0])
+
+
+def _scores(maps: NDArray[np.float32], hs: FloatArray, step: float, depth: float) -> FloatArray:
     """Template support minus support half a square away and past the ends."""
+    prep, n_on, n_off = _score_template(round(step, 4), round(depth, 3))
     chunk = 2048
     res = np.empty(len(hs))
     for s in range(0, len(hs), chunk):
-        h = hs[s : s + chunk]
-        val = _sample(maps, h, on[0], on[1]).mean(axis=1)
-        val -= 0.5 * _sample(maps, h, off[0], off[1]).mean(axis=1)
-        if ext is not None:
-            val -= 0.5 * _sample(maps, h, ext[0], ext[1]).mean(axis=1)
+        v = _sample_prepared(maps, hs[s : s + chunk], prep)
+        val = v[:, :n_on].mean(axis=1)
+        val -= 0.5 * v[:, n_on : n_on + n_off].mean(axis=1)
+        val -= 0.5 * v[:, n_on + n_off :].mean(axis=1)
         res[s : s + chunk] = val
     return res
 
 
+_MOVES = np.concatenate(
+    [
+        np.zeros((1, 8)),
+        np.repeat(np.eye(8), 2, axis=0) * np.tile([-1.0, 1.0], 8)[:, None],
+        np.zeros((2, 8)),
+    ]
+)
+
+
+def _square_homographies(quads: FloatArray) -> FloatArray:
+    """Unit-square-to-image homographies for (K, 4, 2) quadrilaterals.
+
+    Closed form (Heckbert) for corners (0,0), (1,0), (1,1), (0,1): thousands
+    are needed per frame, where a general batched 8x8 solve costs more than
+    the rest of the search step. NaN where degenerate.
+    """
+    x, y = quads[..., 0], quads[..., 1]
+    sx = x[:, 0] - x[:, 1] + x[:, 2] - x[:, 3]
+    sy = y[:, 0] - y[:, 1] + y[:, 2] - y[:, 3]
+    dx1, dx2 = x[:, 1] - x[:, 2], x[:, 3] - x[:, 2]
+    dy1, dy2 = y[:, 1] - y[:, 2], y[:, 3] - y[:, 2]
+    den = dx1 * dy2 - dx2 * dy1
+    bad = np.abs(den) < 1e-12
+    den = np.where(bad, 1.0, den)
+    g = (sx * dy2 - dx2 * sy) / den
+    hh = (dx1 * sy - sx * dy1) / den
+    out = np.empty((len(quads), 3, 3))
+    out[:, 0, 0] = x[:, 1] - x[:, 0] + g * x[:, 1]
+    out[:, 0, 1] = x[:, 3] - x[:, 0] + hh * x[:, 3]
+    out[:, 0, 2] = x[:, 0]
+    out[:, 1, 0] = y[:, 1] - y[:, 0] + g * y[:, 1]
+    out[:, 1, 1] = y[:, 3] - y[:, 0] + hh * y[:, 3]
+    out[:, 1, 2] = y[:, 0]
+    out[:, 2, 0] = g
+    out[:, 2, 1] = hh
+    out[:, 2, 2] = 1.0
+    out[bad] = np.nan
+    return out
+
+
+_BOARD_SCALE = np.diag([1.0 / 5.0, 1.0 / 2.0, 1.0])
+
+
+def _board_homographies(quads: FloatArray) -> FloatArray:
+    """Board-to-image homographies for (K, 4, 2) SW, SE, NE, NW image corners
+    (the greedy refinement solves 19 per round)."""
+    out: FloatArray = _square_homographies(quads) * np.diag(_BOARD_SCALE)[None, None, :]
+    return out
+
+
 def _refine(
     sat: NDArray[np.float32],
-    corners: FloatArray,
-    depth: float,
-    cfg: LocateConfig,
+    starts: list[tuple[FloatArray, float]],
     step0: float,
     rounds: int,
-) -> tuple[FloatArray, float, float]:
-    """Greedy coordinate search on the 4 corners and the arc depth."""
-    c = corners.copy()
-    step = step0
-    best = -np.inf
-    off = _offgrid(0.1)
+) -> list[tuple[FloatArray, float, float]]:
+    """Greedy coordinate search on the 4 corners and the arc depth, for several
+    starting fits in lockstep: each round scores every candidate's moves with
+    one sampling call per arc depth (call overhead dominates these batches).
+    Returns (corners, depth, score) per start."""
+    cs = [np.asarray(c, np.float64).copy() for c, _ in starts]
+    dep = [float(d) for _, d in starts]
+    steps = [step0] * len(starts)
+    bests = [-np.inf] * len(starts)
+    active = list(range(len(starts)))
     for _ in range(rounds):
-        cands = [c.reshape(-1)]
-        depths = [depth]
-        for idx in range(8):
-            for sgn in (-1.0, 1.0):
-                v = c.reshape(-1).copy()
-                v[idx] += sgn * step
-                cands.append(v)
-                depths.append(depth)
-        for dd in (-0.05, 0.05):
-            cands.append(c.reshape(-1))
-            depths.append(float(np.clip(depth + dd, 0.6, 1.3)))
-        cv = np.array(cands).reshape(-1, 4, 2)
-        hs = batch_homographies(np.broadcast_to(BOARD_CORNERS, cv.shape).copy(), cv)
+        if not active:
+            break
+        # per candidate: current corners, +-step on each of the 8 coordinates,
+        # then the current corners at the two neighbouring arc depths
+        cv = np.concatenate(
+            [(cs[i].reshape(-1) + steps[i] * _MOVES).reshape(-1, 4, 2) for i in active]
+        )
+        depths = np.array(
+            [
+                d
+                for i in active
+                for d in [dep[i]] * 17
+                + [float(np.clip(dep[i] + dd, 0.6, 1.3)) for dd in (-0.05, 0.05)]
+            ]
+        )
+        hs = _board_homographies(cv)
         sc = np.full(len(cv), -np.inf)
-        for dval in set(depths):
-            sel = np.array([d == dval for d in depths])
-            on = template_with_tangents(0.1, dval)
-            fin = np.all(np.isfinite(hs[sel]), axis=(1, 2))
-            idxs = np.nonzero(sel)[0][fin]
-            if len(idxs):
-                sc[idxs] = _scores(sat, hs[idxs], on, off, _extension(0.1, dval))
-        k = int(np.argmax(sc))
-        if sc[k] > best + 1e-6 and k != 0:
-            best = float(sc[k])
-            c = cv[k]
-            depth = depths[k]
-        else:
-            best = max(best, float(sc[0]))
-            step *= 0.5
-            if step < 0.2:
-                break
-    return c, depth, best
+        finite = np.all(np.isfinite(hs), axis=(1, 2))
+        for dval in np.unique(depths):
+            rows = (depths == dval) & finite
+            if rows.any():
+                sc[rows] = _scores(sat, hs[rows], 0.1, float(dval))
+        still = []
+        for n, i in enumerate(active):
+            sci = sc[19 * n : 19 * n + 19]
+            k = int(np.argmax(sci))
+            if sci[k] > bests[i] + 1e-6 and k != 0:
+                bests[i] = float(sci[k])
+                cs[i] = cv[19 * n + k]
+                dep[i] = float(depths[19 * n + k])
+                still.append(i)
+            else:
+                bests[i] = max(bests[i], float(sci[0]))
+                steps[i] *= 0.5
+                if steps[i] >= 0.2:
+                    still.append(i)
+        active = still
+    return list(zip(cs, dep, bests, strict=True))
 
 
 def _work_evidence(
@@ -789,8 +923,7 @@ def support(
     maps, _, _, scale = _work_evidence(image_bgr, cfg, 3)
     s = np.diag([scale, scale, 1.0])
     h = (s @ outline.homography)[None]
-    on = template_with_tangents(0.1, outline.arc_depth)
-    return float(_scores(maps, h, on, _offgrid(0.1), _extension(0.1, outline.arc_depth))[0])
+    return float(_scores(maps, h, 0.1, outline.arc_depth)[0])
 
 
 _OUTER = (  # outer sides in board units: south, north, west, east
@@ -1013,9 +1146,7 @@ def _fit_polarity(
         sparse = template_with_tangents(cfg.prescreen_step, cfg.arc_depth)
         pre = _sample(sat_coarse, hs, sparse[0], sparse[1]).mean(axis=1)
         hs = hs[np.argsort(-pre)[: cfg.prescreen_keep]]
-    on = template_with_tangents(0.25, cfg.arc_depth)
-    off = _offgrid(0.25)
-    sc = _scores(sat_coarse, hs, on, off, _extension(0.25, cfg.arc_depth))
+    sc = _scores(sat_coarse, hs, 0.25, cfg.arc_depth)
     sc = sc + rng.uniform(0.0, 1e-9, size=len(sc))
     order = np.argsort(-sc)
     picked: list[FloatArray] = []
@@ -1030,12 +1161,13 @@ def _fit_polarity(
     best: tuple[float, FloatArray, float] | None = None
     # a few greedy rounds for every candidate, then more for the leader: the
     # template score after refinement ranks candidates and is the quality
-    for c in picked:
-        rc, depth, s = _refine(sat_fine, c, cfg.arc_depth, cfg, 2.0, rounds=cfg.quick_rounds)
+    for rc, depth, s in _refine(
+        sat_fine, [(c, cfg.arc_depth) for c in picked], 2.0, cfg.quick_rounds
+    ):
         if best is None or s > best[0]:
             best = (s, rc, depth)
     if best is not None and cfg.quick_rounds < cfg.refine_rounds:
-        rc, depth, s = _refine(sat_fine, best[1], best[2], cfg, 1.0, rounds=cfg.refine_rounds)
+        rc, depth, s = _refine(sat_fine, [(best[1], best[2])], 1.0, cfg.refine_rounds)[0]
         best = (s, rc, depth) if s >= best[0] else best
     if best is not None and cfg.side_passes:
         quality, c, depth = best

@@ -2,11 +2,18 @@
 
     python bench/vision.py DATASET_DIR            # render-public layout, recursive
     python bench/vision.py --synth 100 --seed 7   # fresh vision.synth scenes
+    python bench/vision.py DATASET_DIR --only sequence --oracle-corners
+    python bench/vision.py DATASET_DIR --only singles --fold 0/4 --model fold0.onnx
+    python bench/vision.py DATASET_DIR --only singles --cv-dir out/counter   # 4-fold CV models
 
 Prints board-found rate, corner error, exact-count accuracy per true-count
 bucket, within-one for 8-15, MAE (relative for 16+), big-stone accuracy, the
 share of images with all 12 squares exact, and single-thread latency by image
 size. ``--csv FILE`` writes one row per image for digging into failures.
+``--oracle-corners`` counts on the true board outline, so counting is measured
+apart from localisation; ``--only``/``--fold`` pick a subset and ``--model`` a
+counter network; ``--cv-dir`` counts each image with the cross-validation model
+that did not see it (``foldK.onnx`` for index % 4 == K, from bench/train_counter.py).
 """
 
 from __future__ import annotations
@@ -26,8 +33,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from vision import detect
 from vision.api import read_board
 from vision.config import VisionConfig, load_config
+from vision.locate import outline_from_corners
 from vision.synth import REGION_NAMES
 
 RING_NAMES = REGION_NAMES
@@ -49,6 +58,7 @@ class Tally:
     big_ok: list[bool] = field(default_factory=list)
     all_exact: int = 0
     latency: dict[str, list[float]] = field(default_factory=dict)
+    count_ms: dict[str, list[float]] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -80,6 +90,7 @@ def evaluate(
     corners: np.ndarray,
     config: VisionConfig,
     extra: dict[str, Any],
+    oracle: bool = False,
 ) -> None:
     """Run read_board on one image and add its errors to the tally."""
     tally.images += 1
@@ -87,7 +98,8 @@ def evaluate(
         tally.rows.append({"image": name, "found": False, "reason": "unreadable"})
         return
     t0 = time.perf_counter()
-    reading = read_board(image, config, gate=False)
+    outline = outline_from_corners(corners, config.locate.arc_depth) if oracle else None
+    reading = read_board(image, config, outline=outline, gate=False)
     ms = (time.perf_counter() - t0) * 1000
     key = f"{image.shape[1]}x{image.shape[0]}"
     tally.latency.setdefault(key, []).append(ms)
@@ -97,6 +109,8 @@ def evaluate(
         tally.rows.append(row)
         return
     tally.found += 1
+    if "count" in reading.timings_ms:
+        tally.count_ms.setdefault(key, []).append(reading.timings_ms["count"])
     err = float(np.linalg.norm(reading.corners - corners, axis=1).mean())
     diag = float(np.linalg.norm(corners[2] - corners[0]))
     tally.corner_px.append(err)
@@ -179,6 +193,11 @@ def report(tally: Tally, title: str) -> str:
             f"{100 * tally.all_exact / n:.1f}% of all"
         )
     for size, ms in sorted(tally.latency.items()):
+        if size in tally.count_ms:
+            cm = tally.count_ms[size]
+            lines.append(
+                f"counting {size}: median {np.median(cm):.0f} ms, p95 {np.percentile(cm, 95):.0f} ms"
+            )
         lines.append(
             f"latency {size}: median {np.median(ms):.0f} ms, p95 "
             f"{np.percentile(ms, 95):.0f} ms (n={len(ms)}, 1 thread)"
@@ -186,18 +205,50 @@ def report(tally: Tally, title: str) -> str:
     return "\n".join(lines)
 
 
-def run_dataset(root: Path, config: VisionConfig, limit: int | None) -> Tally:
+def _selected(name: str, only: str | None, fold: tuple[int, int] | None) -> bool:
+    """Subset filter: path substring, and image index modulo the fold count.
+
+    Folds follow ``bench/train_counter.py``: sorted images of one folder, index % n.
+    """
+    if only is not None and only not in name:
+        return False
+    if fold is None:
+        return True
+    return _index(name) % fold[1] == fold[0]
+
+
+def _index(name: str) -> int:
+    """Image number within its folder (img_00042.jpg -> 42)."""
+    return int("".join(ch for ch in Path(name).stem if ch.isdigit()) or 0)
+
+
+def run_dataset(
+    root: Path,
+    config: VisionConfig,
+    limit: int | None,
+    only: str | None = None,
+    fold: tuple[int, int] | None = None,
+    oracle: bool = False,
+    cv_dir: Path | None = None,
+    cv_folds: int = 4,
+) -> Tally:
     tally = Tally()
-    for i, (name, image, js) in enumerate(dataset_items(root)):
-        if limit is not None and i >= limit:
+    done = 0
+    for name, image, js in dataset_items(root):
+        if not _selected(name, only, fold):
+            continue
+        if limit is not None and done >= limit:
             break
+        done += 1
+        if cv_dir is not None:
+            detect.use_model(str(cv_dir / f"fold{_index(name) % cv_folds}.onnx"))
         counts, bigs, corners = load_truth(js)
         data = json.loads(js.read_text("utf-8"))
         extra = {
             "hand": bool(data.get("hand", {}).get("present", False)),
             "ground": data.get("conditions", {}).get("ground"),
         }
-        evaluate(tally, name, image, counts, bigs, corners, config, extra)
+        evaluate(tally, name, image, counts, bigs, corners, config, extra, oracle)
     return tally
 
 
@@ -229,14 +280,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", help="vision TOML config")
     ap.add_argument("--limit", type=int, help="evaluate at most this many images")
     ap.add_argument("--csv", type=Path, help="write one row per image")
+    ap.add_argument("--oracle-corners", action="store_true", help="count on the true outline")
+    ap.add_argument("--only", help="evaluate only images whose path contains this")
+    ap.add_argument("--fold", help="K/N: only images whose index %% N == K")
+    ap.add_argument("--model", type=Path, help="counter network (ONNX) to use instead")
+    ap.add_argument("--cv-dir", type=Path, help="folder of foldK.onnx cross-validation models")
     args = ap.parse_args(argv)
+    fold = None
+    if args.fold:
+        k, n = (int(v) for v in args.fold.split("/"))
+        fold = (k, n)
+    if args.model is not None:
+        detect.use_model(str(args.model))
     if args.dataset is None and not args.synth:
         ap.error("give DATASET_DIR or --synth N")
     cv2.setNumThreads(1)
     config = load_config(args.config) if args.config else VisionConfig()
     tallies: list[tuple[str, Tally]] = []
     if args.dataset is not None:
-        tallies.append((str(args.dataset), run_dataset(args.dataset, config, args.limit)))
+        title = str(args.dataset)
+        if args.only or fold:
+            title += f" [only={args.only} fold={args.fold}]"
+        if args.oracle_corners:
+            title += " [oracle corners]"
+        if args.cv_dir:
+            title += f" [CV models {args.cv_dir}]"
+        tally = run_dataset(
+            args.dataset, config, args.limit, args.only, fold, args.oracle_corners, args.cv_dir
+        )
+        tallies.append((title, tally))
     if args.synth:
         tallies.append(
             (

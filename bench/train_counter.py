@@ -1,0 +1,468 @@
+"""Train the pebble-centre density network used by ``vision.count``.
+
+    python bench/train_counter.py DATASET_DIR               # 4 CV folds, then the shipped model
+    python bench/train_counter.py DATASET_DIR --run 0,1     # some folds only (parallel jobs)
+    python bench/train_counter.py DATASET_DIR --run final   # writes vision/models/counter.onnx
+    python bench/train_counter.py DATASET_DIR --report      # figures from out/counter only
+
+Trains ONLY on ``DATASET_DIR/singles`` (render-public layout); the sequences stay
+held out and are only *evaluated*, with the model trained on all singles. Fold
+k holds out the singles with index % 4 == k; its model and held-out density
+maps go to ``--work`` (``bench/vision.py --cv-dir`` reuses them). The network
+sees the board rectified to the canvas of ``vision.detect`` (80 px per square,
+a pebble ~12 px) and regresses density maps at 1/4 resolution: small-pebble
+centres and big-stone centres, each a unit-mass Gaussian at the piece's centre
+projected onto the ground (the point that decides its square). Hidden pebbles
+are in the targets, so the net learns how much piles hide. The big-stone
+channel has not learnt anything so far and is ignored at run time. Prints
+exact/within-one accuracy per true-count bucket with the run-time counting rule
+and fits the count spread (``CountConfig.sigma_base``/``sigma_rel``) to the
+cross-validated residuals. Seeds are fixed; one thread.
+
+Needs the ``train`` extra (PyTorch, onnx); the shipped model runs with OpenCV only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision import detect
+from vision.config import CountConfig
+from vision.geometry import homography_from_corners
+from vision.synth import REGION_NAMES
+
+STRIDE = detect.STRIDE
+CROP = (320, 160)  # training window, canvas px (w, h)
+LR = 3e-3
+COUNT_W = 1.0  # weight of the windowed count loss against the per-cell loss
+BUCKETS = [("0", 0, 0), ("1-3", 1, 3), ("4-7", 4, 7), ("8-15", 8, 15), ("16+", 16, 10**6)]
+
+
+@dataclass
+class Item:
+    """One labelled image: pieces as ground-plane centres in image px."""
+
+    name: str
+    image: np.ndarray
+    corners: np.ndarray
+    small: np.ndarray  # (n, 2) px
+    big: np.ndarray  # (m, 2) px
+    counts: list[int]
+    bigs: list[int]
+
+
+def _ground_px(data: dict[str, Any], pos: list[float]) -> tuple[float, float]:
+    """Project a piece centre onto the ground (z=0): the square rule uses that point."""
+    cam = data["camera_model"]
+    k = np.array(cam["K"])
+    r = np.array(cam["R_world_to_cam_opencv"])
+    t = np.array(cam["t_opencv"])
+    x = k @ (r @ np.array([pos[0], pos[1], 0.0]) + t)
+    return float(x[0] / x[2]), float(x[1] / x[2])
+
+
+def load_items(folder: Path) -> list[Item]:
+    items = []
+    for js in sorted(folder.glob("*.json")):
+        data = json.loads(js.read_text("utf-8"))
+        img = cv2.imread(str(js.with_suffix(".jpg")))
+        small, big = [], []
+        for p in data["pieces"]:
+            (big if p["kind"] == "big" else small).append(_ground_px(data, p["position_m"]))
+        regions = data["regions"]
+        items.append(
+            Item(
+                js.stem,
+                img,
+                np.array(data["corners"], np.float64),
+                np.array(small, np.float64).reshape(-1, 2),
+                np.array(big, np.float64).reshape(-1, 2),
+                [int(regions[n]["count"]) for n in REGION_NAMES],
+                [int(regions[n]["big"]) for n in REGION_NAMES],
+            )
+        )
+    return items
+
+
+def synth_items(n: int, seed: int) -> list[Item]:
+    """Scenes from ``vision.synth`` (the cartoonish scenes the unit tests use).
+
+    A few of them teach the net that a flat grey disc in a mandarin is the big
+    stone, not a pebble, without which the repo's own tests fail.
+    """
+    from vision.geometry import project
+    from vision.synth import random_position, render_scene
+
+    items = []
+    for i in range(n):
+        rng = np.random.default_rng([seed, i])
+        counts, big = random_position(rng)
+        image, truth = render_scene(counts, big, seed=seed * 1000 + i)
+        h = homography_from_corners(np.array(truth["corners"]))
+        small = [p["position"] for p in truth["pieces"] if p["kind"] == "small"]
+        bigs = [p["position"] for p in truth["pieces"] if p["kind"] == "big"]
+        items.append(
+            Item(
+                f"synth_{i}",
+                image,
+                np.array(truth["corners"], np.float64),
+                project(h, np.array(small, np.float64).reshape(-1, 2)),
+                project(h, np.array(bigs, np.float64).reshape(-1, 2)),
+                list(truth["ring_counts"]),
+                [truth["ring_big"][0], 0, 0, 0, 0, 0, truth["ring_big"][1], 0, 0, 0, 0, 0],
+            )
+        )
+    return items
+
+
+# ---------------------------------------------------------------- model
+
+
+def _cbr(i: int, o: int, stride: int = 1, dil: int = 1, k: int = 3) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(i, o, k, stride, dil * (k // 2), dilation=dil, bias=False),
+        nn.BatchNorm2d(o),
+        nn.ReLU(inplace=True),
+    )
+
+
+class CounterNet(nn.Module):
+    """Tiny encoder-decoder; output stride 4, receptive field ~1 square for piles."""
+
+    def __init__(self, w: int = 16) -> None:
+        super().__init__()
+        self.e1 = _cbr(3, w, 2)
+        self.e2 = _cbr(w, 2 * w, 2)
+        self.e3 = _cbr(2 * w, 2 * w)
+        self.e4 = _cbr(2 * w, 3 * w, 2)
+        self.e5 = _cbr(3 * w, 3 * w, 1, 2)
+        self.e6 = _cbr(3 * w, 3 * w, 1, 4)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.m1 = _cbr(5 * w, 2 * w, k=1)
+        self.m2 = _cbr(2 * w, 2 * w)
+        self.head = nn.Conv2d(2 * w, 2, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a = self.e3(self.e2(self.e1(x)))
+        b = self.e6(self.e5(self.e4(a)))
+        y = self.m2(self.m1(torch.cat([a, self.up(b)], 1)))
+        return self.head(y) * (1.0 / detect.OUT_SCALE)
+
+
+# ---------------------------------------------------------------- data
+
+
+def _targets(pts: np.ndarray, shape: tuple[int, int], sigma: float) -> np.ndarray:
+    """Unit-mass Gaussians (sigma in output cells) at canvas points."""
+    h, w = shape
+    out = np.zeros((h, w), np.float32)
+    ys, xs = np.arange(h, dtype=np.float32), np.arange(w, dtype=np.float32)
+    r = int(np.ceil(3 * sigma))
+    # unit mass measured on an unbounded grid, so a piece near the edge keeps its share
+    gk = np.arange(-r - 1, r + 2, dtype=np.float32)
+    for x, y in pts / STRIDE:
+        fx, fy = x - np.floor(x), y - np.floor(y)
+        norm = (
+            np.exp(-0.5 * ((gk - fx) / sigma) ** 2).sum()
+            * np.exp(-0.5 * ((gk - fy) / sigma) ** 2).sum()
+        )
+        x0, x1 = max(0, int(x) - r), min(w, int(x) + r + 2)
+        y0, y1 = max(0, int(y) - r), min(h, int(y) + r + 2)
+        if x0 >= x1 or y0 >= y1:
+            continue
+        gx = np.exp(-0.5 * ((xs[x0:x1] - x) / sigma) ** 2)
+        gy = np.exp(-0.5 * ((ys[y0:y1] - y) / sigma) ** 2)
+        out[y0:y1, x0:x1] += np.outer(gy, gx) / norm
+    return out
+
+
+def _warp_pts(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    if len(pts) == 0:
+        return pts.reshape(0, 2)
+    p = np.concatenate([pts, np.ones((len(pts), 1))], 1) @ m.T
+    return p[:, :2] / p[:, 2:3]
+
+
+def _colour_aug(rect: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    x = rect.astype(np.float32) / 255.0
+    x = x * rng.uniform(0.75, 1.25, 3).astype(np.float32)  # white balance
+    x = np.clip(x, 0, 1) ** rng.uniform(0.7, 1.4)  # gamma / exposure
+    x = (x - 0.5) * rng.uniform(0.7, 1.3) + 0.5 + rng.uniform(-0.1, 0.1)
+    if rng.random() < 0.2:
+        g = x.mean(axis=2, keepdims=True)
+        x = g + (x - g) * rng.uniform(0.0, 0.6)
+    if rng.random() < 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.5, 1.2))
+    x = x + rng.normal(0, rng.uniform(0.0, 0.03), x.shape).astype(np.float32)
+    return np.clip(x * 255.0, 0, 255).astype(np.uint8)
+
+
+def sample(item: Item, rng: np.random.Generator, augment: bool) -> tuple[np.ndarray, ...]:
+    """Rectified (and perturbed) canvas, its input tensor and the two target maps."""
+    corners = item.corners.copy()
+    w, h, a = detect.canvas(detect.PX)
+    extra = np.eye(3)
+    if augment:
+        side = float(np.linalg.norm(corners[1] - corners[0])) / 5.0
+        corners += rng.normal(0, 0.025 * side, corners.shape)  # localisation error
+        s = rng.uniform(0.85, 1.18)
+        ang = np.deg2rad(rng.uniform(-3, 3))
+        c, sn = np.cos(ang) * s, np.sin(ang) * s
+        cx, cy = w / 2, h / 2
+        tx, ty = rng.normal(0, 0.06 * detect.PX, 2)
+        extra = np.array(
+            [[c, -sn, cx - c * cx + sn * cy + tx], [sn, c, cy - sn * cx - c * cy + ty], [0, 0, 1]]
+        )
+        if rng.random() < 0.5:
+            extra = np.array([[-1, 0, w - 1], [0, 1, 0], [0, 0, 1]]) @ extra
+        if rng.random() < 0.5:
+            extra = np.array([[1, 0, 0], [0, -1, h - 1], [0, 0, 1]]) @ extra
+    m = extra @ a @ np.linalg.inv(homography_from_corners(corners))
+    rect = cv2.warpPerspective(
+        item.image, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
+    if augment:
+        rect = _colour_aug(rect, rng)
+    oh, ow = h // STRIDE, w // STRIDE
+    ts = _targets(_warp_pts(m, item.small), (oh, ow), detect.SIGMA_SMALL)
+    tb = _targets(_warp_pts(m, item.big), (oh, ow), detect.SIGMA_BIG)
+    x, y = detect.prepare(rect), np.stack([ts, tb])
+    if augment:  # a 4x2-square window: half the cost, same content statistics
+        cw, ch = CROP
+        i = int(rng.integers(0, (h - ch) // 8 + 1)) * 8
+        j = int(rng.integers(0, (w - cw) // 8 + 1)) * 8
+        x = x[:, :, i : i + ch, j : j + cw]
+        y = y[:, i // STRIDE : (i + ch) // STRIDE, j // STRIDE : (j + cw) // STRIDE]
+    return rect, x, y
+
+
+# ---------------------------------------------------------------- training
+
+
+def train(
+    items: list[Item], steps: int, seed: int, log: str = "", init: Path | None = None
+) -> CounterNet:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = CounterNet()
+    lr = LR
+    if init is not None:  # warm start: continue a finished run at a third of the rate
+        net.load_state_dict(torch.load(init))
+        lr = LR / 3
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps, pct_start=0.1)
+    pool = nn.AvgPool2d(4, 4)
+    batch = 4
+    t0 = time.time()
+    run = 0.0
+    for step in range(steps):
+        xs, ys = [], []
+        for _ in range(batch):
+            _, x, y = sample(items[int(rng.integers(len(items)))], rng, True)
+            xs.append(x[0])
+            ys.append(y)
+        x = torch.from_numpy(np.stack(xs))
+        y = torch.from_numpy(np.stack(ys)) * detect.OUT_SCALE
+        net.train()
+        pred = net(x) * detect.OUT_SCALE
+        # the two big stones are ~1% of the target mass: weigh them up
+        wts = torch.tensor([1.0, 30.0]).view(1, 2, 1, 1)
+        loss = ((pred - y) ** 2 * wts).mean() * 100.0
+        # counting loss on 16x16-px windows: sums, not shapes, are what we report
+        loss = loss + ((pool(pred) * 16 - pool(y) * 16).abs() * wts).mean() * COUNT_W
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        run = 0.98 * run + 0.02 * float(loss.detach())
+        if step % 250 == 0 or step == steps - 1:
+            print(
+                f"  {log} step {step}/{steps} loss {run:.4f} ({time.time() - t0:.0f}s)", flush=True
+            )
+    net.eval()
+    return net
+
+
+def predict(net: CounterNet, item: Item) -> np.ndarray:
+    """Density maps of one image rectified with its true corners."""
+    w, h, a = detect.canvas(detect.PX)
+    m = a @ np.linalg.inv(homography_from_corners(item.corners))
+    rect = cv2.warpPerspective(
+        item.image, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
+    with torch.no_grad():
+        return np.asarray(net(torch.from_numpy(detect.prepare(rect))).numpy()[0])
+
+
+def bucket_lines(t: np.ndarray, p: np.ndarray) -> list[str]:
+    lines = []
+    for label, lo, hi in BUCKETS:
+        m = (t >= lo) & (t <= hi)
+        if not m.any():
+            continue
+        err = np.abs(p[m] - t[m])
+        line = (
+            f"count {label:>5}: n={int(m.sum()):4d} exact {100 * np.mean(err == 0):5.1f}%"
+            f"  within1 {100 * np.mean(err <= 1):5.1f}%  MAE {err.mean():.2f}"
+            f"  bias {np.mean(p[m] - t[m]):+.2f}"
+        )
+        if lo >= 16:
+            line += f"  relMAE {100 * np.mean(err / t[m]):.1f}%"
+        lines.append(line)
+    return lines
+
+
+def save_predictions(path: Path, items: list[Item], net: CounterNet) -> None:
+    """Held-out density maps and truth, so counting rules are judged without retraining."""
+    np.savez_compressed(
+        path,
+        names=np.array([it.name for it in items]),
+        true=np.array([it.counts for it in items]),
+        big_true=np.array([it.bigs for it in items]),
+        dens=np.array([predict(net, it) for it in items], dtype=np.float16),
+    )
+
+
+def region_estimates(dens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-image (small, big) region estimates with the run-time rule of vision.detect."""
+    labels = detect.region_cells(0.95)
+    out = [detect.region_counts(d.astype(np.float32), labels) for d in dens]
+    return np.array([o[0] for o in out]), np.array([o[1] for o in out])
+
+
+def summarise(title: str, files: list[Path]) -> tuple[np.ndarray, np.ndarray]:
+    """Print bucket figures for saved predictions; return (true, raw) for calibration."""
+    data = [np.load(f) for f in files]
+    t = np.concatenate([d["true"] for d in data])
+    bt = np.concatenate([d["big_true"] for d in data])
+    raw, braw = region_estimates(np.concatenate([d["dens"] for d in data]))
+    p = np.rint(np.maximum(raw, 0)).astype(int)
+    print(f"== {title}: {len(t)} images, {t.size} squares")
+    for line in bucket_lines(t.ravel(), p.ravel()):
+        print(line)
+    acc = 100 * np.mean((braw[:, [0, 6]] > 0.5) == (bt[:, [0, 6]] > 0))
+    print(f"net big-stone channel (not used at run time): accuracy {acc:.1f}%")
+    print(f"images with all 12 exact: {int(np.sum(np.all(p == t, axis=1)))}/{len(t)}")
+    return t, raw
+
+
+def fit_spread(t: np.ndarray, raw: np.ndarray) -> tuple[float, float, float]:
+    """Maximum-likelihood (base, rel, tail weight) of the count likelihood on held-out residuals.
+
+    Same model as ``vision.count.count_distribution`` (a Gaussian core plus a
+    ``tail_scale`` times wider share), computed for all squares at once.
+    """
+    cfg = CountConfig()
+    n = np.arange(cfg.max_count + 1, dtype=np.float64)
+    m = np.maximum(raw.ravel().astype(np.float64), 0.0)
+    truth = np.minimum(t.ravel(), cfg.max_count)
+    rows = np.arange(len(m))
+
+    def normal(sigma: np.ndarray) -> np.ndarray:
+        g = np.exp(-0.5 * ((n[None, :] - m[:, None]) / sigma[:, None]) ** 2)
+        return g / g.sum(axis=1, keepdims=True)
+
+    best = (-np.inf, 0.0, 0.0, 0.0)
+    for base in np.arange(0.2, 1.61, 0.1):
+        for rel in np.arange(0.0, 0.5, 0.04):
+            sigma = np.sqrt(base**2 + (rel * m) ** 2)
+            core, tail = normal(sigma), normal(cfg.tail_scale * sigma)
+            for w in (0.0, 0.05, 0.1, 0.2, 0.3):
+                p = (1 - w) * core[rows, truth] + w * tail[rows, truth]
+                ll = float(np.log(p + 1e-12).sum())
+                if ll > best[0]:
+                    best = (ll, float(base), float(rel), w)
+    print(
+        f"count likelihood fit: sigma_base={best[1]:.2f} sigma_rel={best[2]:.2f} "
+        f"tail_weight={best[3]:.2f} (mean log-lik {best[0] / t.size:.3f})"
+    )
+    return best[1], best[2], best[3]
+
+
+def export(net: CounterNet, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    w, h, _ = detect.canvas(detect.PX)
+    dummy = torch.zeros(1, 3, h, w)
+    torch.onnx.export(
+        net,
+        (dummy,),
+        str(path),
+        input_names=["x"],
+        output_names=["y"],
+        opset_version=13,
+        dynamo=False,
+        do_constant_folding=True,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dataset", type=Path)
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--folds", type=int, default=4, help="cross-validation folds")
+    ap.add_argument("--run", default="all", help="comma list of fold numbers and/or 'final'")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--work", type=Path, default=Path("out/counter"), help="fold models, predictions"
+    )
+    ap.add_argument("--out", type=Path, default=Path(detect.MODEL_PATH))
+    ap.add_argument("--report", action="store_true", help="only print figures from --work")
+    ap.add_argument(
+        "--synth", type=int, default=0, help="add N vision.synth scenes to the final run"
+    )
+    ap.add_argument("--init", type=Path, help="warm-start the final run from these weights")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    cv2.setNumThreads(1)
+    args.work.mkdir(parents=True, exist_ok=True)
+    runs = (
+        [str(f) for f in range(args.folds)] + ["final"]
+        if args.run == "all"
+        else args.run.split(",")
+    )
+    if not args.report:
+        singles = load_items(args.dataset / "singles")
+        print(f"{len(singles)} singles")
+        for run in runs:
+            if run == "final":
+                extra = synth_items(args.synth, args.seed + 7) if args.synth else []
+                net = train(singles + extra, args.steps, args.seed + 100, "final", args.init)
+                export(net, args.out)
+                torch.save(net.state_dict(), args.work / "final.pt")
+                print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB)")
+                seq = [it for d in sorted(args.dataset.glob("sequence_*")) for it in load_items(d)]
+                save_predictions(args.work / "sequences.npz", seq, net)
+                continue
+            f = int(run)
+            test = [it for i, it in enumerate(singles) if i % args.folds == f]
+            trn = [it for i, it in enumerate(singles) if i % args.folds != f]
+            net = train(trn, args.steps, args.seed + f, f"fold {f}")
+            export(net, args.work / f"fold{f}.onnx")
+            torch.save(net.state_dict(), args.work / f"fold{f}.pt")
+            save_predictions(args.work / f"fold{f}.npz", test, net)
+    folds = sorted(args.work.glob("fold*.npz"))
+    if folds:
+        t, raw = summarise(f"{len(folds)}-fold CV over singles (true corners)", folds)
+        fit_spread(t, raw)
+    if (args.work / "sequences.npz").exists():
+        summarise(
+            "sequences, model trained on all singles (true corners)", [args.work / "sequences.npz"]
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -85,11 +85,24 @@ class ReconcileConfig:
     floor: float = 1e-4  # smallest probability a reading gives any count
     accept: float = 0.995  # posterior needed to accept a move without asking
     ask: float = 0.95  # posterior the top choices must share to ask between them
-    min_fit: float = -18.0  # worst total log-likelihood still called a good fit
+    #: How far below the reading's own most likely board (in log-likelihood) a
+    #: candidate may fit and still be called a good fit. Relative, so it does not
+    #: depend on how wide the counter's distributions are: for calibrated readings
+    #: the true board's deficit is half a chi-square with 12 degrees of freedom,
+    #: whose 99.9th percentile is 16.4.
+    max_deficit: float = 16.0
     min_square: float = 0.005  # a square whose count is this unlikely is an outlier
     max_outliers: int = 1  # vision misreads a square now and then; two is no fit
+    #: chance that a move was made with some mistake, shared by all the mistakes
+    #: that move could have (a move with many sown squares has many ways to go
+    #: wrong, not a higher chance of going wrong)
     prior_mistake: float = 0.02
+    #: chance that a move is caught in the middle, shared by all its pauses
     prior_moving: float = 0.05
+    #: a move whose variants together pass ``accept`` is taken as played right
+    #: when this share of them is the correct result: readings too coarse to tell
+    #: a pebble one square off are no evidence of a mistake
+    correct_share: float = 0.9
     prior_two_moves: float = 0.05
     max_choices: int = 3
 
@@ -184,6 +197,8 @@ class _Scorer:
             (math.log(max(1.0 - e.big_prob, floor)), math.log(max(e.big_prob, floor)))
             for e in (reading[0], reading[6])
         ]
+        #: the log-likelihood of the reading's own most likely board
+        self.ceiling = sum(max(t) for t in self.tables) + sum(max(b) for b in self.big)
 
     def __call__(self, board: Board) -> tuple[float, int]:
         """(total log-likelihood, number of outlier squares)."""
@@ -365,12 +380,21 @@ def reconcile(
     scored: list[tuple[float, Candidate, Transition | None]] = []
     pool = candidates(position, rules, current, plies)
     lawful = {c.board for c, _ in pool if c.kind in ("unchanged", "refill", "move")}
-    for cand, t in pool:
+    pool = [
+        (cand, t)
+        for cand, t in pool
         # A board reachable legally is never called a mistake or a pause.
-        if cand.kind in ("moving", "mistake") and cand.board in lawful:
-            continue
+        if not (cand.kind in ("moving", "mistake") and cand.board in lawful)
+    ]
+    shared: dict[tuple[str, Move | None], int] = {}
+    for cand, _t in pool:
+        if cand.kind in ("moving", "mistake"):
+            shared[cand.kind, cand.move] = shared.get((cand.kind, cand.move), 0) + 1
+    for cand, t in pool:
         ll, outliers = score(cand.board)
         prior = priors[cand.kind] + len(cand.follows) * priors["move2"]
+        if cand.kind in ("moving", "mistake"):
+            prior -= math.log(shared[cand.kind, cand.move])
         scored.append((ll + prior, replace(cand, loglik=ll, outliers=outliers), t))
     # Merge candidates that end in the same position (same board, same score).
     groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
@@ -391,9 +415,19 @@ def reconcile(
     confidence = weights[best_key] / total
 
     def fits(c: Candidate) -> bool:
-        return c.loglik >= cfg.min_fit and c.outliers <= cfg.max_outliers
+        return score.ceiling - c.loglik <= cfg.max_deficit and c.outliers <= cfg.max_outliers
 
     fit_ok = fits(best)
+    if best.kind == "move" and not best.follows and confidence < cfg.accept:
+        # Which move was played may be clear even when a pebble one square off is not.
+        family = [
+            k
+            for k in ranked_keys
+            if groups[k][0][1].move == best.move and not groups[k][0][1].follows
+        ]
+        mass = sum(weights[k] for k in family) / total
+        if mass >= cfg.accept and weights[best_key] / (mass * total) >= cfg.correct_share:
+            confidence = mass
 
     def diffs_against(board: Board) -> tuple[SquareDiff, ...]:
         out = []
@@ -426,15 +460,19 @@ def reconcile(
                 )
             kind = "refill_done" if best.kind == "refill" else best.kind
             return Verdict(kind, confidence, seen=seen, ranked=ranked)
-        shared = 0.0
-        choices: list[Move] = []
-        for key in ranked_keys[: cfg.max_choices]:
+        # Ask between the likeliest moves; a move's pauses and mistakes count
+        # towards it, since the players' answer settles those too.
+        by_move: dict[Move, float] = {}
+        fitting: set[Move] = set()
+        for key in ranked_keys:
             _, cand, _t = max(groups[key], key=lambda item: item[0])
-            if cand.kind != "move" or cand.move is None or not fits(cand):
-                break
-            shared += weights[key] / total
-            if cand.move not in choices:
-                choices.append(cand.move)
+            if cand.move is None or cand.follows:
+                continue
+            by_move[cand.move] = by_move.get(cand.move, 0.0) + weights[key] / total
+            if cand.kind == "move" and fits(cand):
+                fitting.add(cand.move)
+        choices = sorted(fitting, key=lambda m: -by_move[m])[: cfg.max_choices]
+        shared = sum(by_move[m] for m in choices)
         if choices and shared >= cfg.ask:
             return Verdict(
                 "ambiguous", confidence, choices=tuple(choices), seen=seen, ranked=ranked

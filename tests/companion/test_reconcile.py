@@ -84,3 +84,45 @@ def test_nothing_fits_is_a_dispute_against_the_closest_legal_result() -> None:
     verdict = reconcile(start, exact((0, 9, 9, 0, 0, 0, 0, 9, 9, 0, 0, 0), (0, 0)))
     assert verdict.kind == "dispute" and verdict.mistake is None
     assert verdict.diffs
+
+
+def coarse(board: tuple[int, ...], big: tuple[int, int], sigma: float = 1.2) -> list[Evidence]:
+    """A counter that is only ever roughly right: Gaussian over counts, centred on the truth."""
+    out = []
+    for sq, n in enumerate(board):
+        weights = [pow(2.718281828, -0.5 * ((k - n) / sigma) ** 2) for k in range(41)]
+        total = sum(weights)
+        stone = big[sq // 6] if sq % 6 == 0 else 0
+        out.append(Evidence(tuple(w / total for w in weights), 0.97 if stone else 0.03))
+    return out
+
+
+def test_coarse_readings_accept_the_move_not_one_of_its_many_possible_mistakes() -> None:
+    # Too coarse to see a pebble one square off, but clear about which move was made:
+    # the dozens of one-pebble-off variants must not outvote the move played right.
+    start = Position.initial()
+    accepted = 0
+    for move in legal_moves(start):
+        after = play(start, move).position
+        verdict = reconcile(start, coarse(after.board, after.big))
+        assert verdict.kind in ("accept", "ambiguous"), (move, verdict.detail)
+        if verdict.kind == "accept":
+            accepted += 1
+            assert verdict.move == move
+        else:
+            assert move in verdict.choices
+    assert accepted >= 8
+
+
+def test_fit_is_judged_against_the_readings_own_best_board() -> None:
+    # The same correct result stays a good fit however wide the distributions are;
+    # a board far from every candidate is no fit at any width.
+    start = Position.initial()
+    after = play(start, "2+").position
+    for sigma in (0.4, 1.2, 2.5):
+        assert reconcile(start, coarse(after.board, after.big, sigma)).kind in (
+            "accept",
+            "ambiguous",
+        )
+    nonsense = (0, 14, 0, 14, 0, 14, 0, 0, 14, 0, 14, 0)
+    assert reconcile(start, coarse(nonsense, (1, 1), 0.4)).kind == "dispute"

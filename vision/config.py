@@ -69,7 +69,7 @@ class CountConfig:
     tail_weight: float = 0.2
     tail_scale: float = 3.0
     big_threshold: float = 1.12  # widest mandarin blob / typical pebble radius at 50:50
-    big_slope: float = 10.0  # logistic slope of the presence probability in that ratio
+    big_slope: float = 1.75  # logistic slope: maximum likelihood on the singles (calibrated, not sure)
     max_gain_change: float = 0.1  # opening calibration may rescale counts by at most this
 
 

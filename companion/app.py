@@ -129,6 +129,7 @@ class App:
     def new_game(self) -> None:
         self.journal.new_game(self.rules, mode=self.mode)
         fresh = Referee(self.rules, journal=self.journal, clock=self.clock, mode=self.mode)
+        fresh.adopt_camera_knowledge(self.referee)  # same camera, same board: keep what it learnt
         self.referee = fresh
         self.controller.referee = fresh
 

@@ -386,15 +386,15 @@ def reconcile(
         # A board reachable legally is never called a mistake or a pause.
         if not (cand.kind in ("moving", "mistake") and cand.board in lawful)
     ]
-    shared: dict[tuple[str, Move | None], int] = {}
+    variants: dict[tuple[str, Move | None], int] = {}
     for cand, _t in pool:
         if cand.kind in ("moving", "mistake"):
-            shared[cand.kind, cand.move] = shared.get((cand.kind, cand.move), 0) + 1
+            variants[cand.kind, cand.move] = variants.get((cand.kind, cand.move), 0) + 1
     for cand, t in pool:
         ll, outliers = score(cand.board)
         prior = priors[cand.kind] + len(cand.follows) * priors["move2"]
         if cand.kind in ("moving", "mistake"):
-            prior -= math.log(shared[cand.kind, cand.move])
+            prior -= math.log(variants[cand.kind, cand.move])
         scored.append((ll + prior, replace(cand, loglik=ll, outliers=outliers), t))
     # Merge candidates that end in the same position (same board, same score).
     groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}

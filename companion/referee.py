@@ -120,6 +120,8 @@ class Referee:
         self._last_seen: Board | None = None
         self._stable = 0
         self._undecided = 0
+        #: change flags against decisions: flagged & same, same, flagged & changed, changed
+        self._change_stats = [0, 0, 0, 0]
         self.counters = {"moves": 0, "disputes": 0, "confirmations": 0}
 
     # -- bookkeeping ------------------------------------------------------
@@ -215,6 +217,39 @@ class Referee:
             changed=observation.changed,
         )
 
+    def changed_same_ratio(self) -> float:
+        """How much a "this square changed" flag speaks against an unchanged count.
+
+        The likelihood ratio P(flag | count same) / P(flag | count changed),
+        learnt from the referee's own decisions (a Beta(1, 1) start, so 1: no
+        effect, until the camera has shown how reliable its flags are here).
+        """
+        fs, ts, fd, td = self._change_stats
+        return min(1.0, ((fs + 1) / (ts + 2)) / ((fd + 1) / (td + 2)))
+
+    def adopt_camera_knowledge(self, other: Referee) -> None:
+        """Carry what was learnt about this camera's change flags into a new game."""
+        self._change_stats = list(other._change_stats)
+
+    def _learn_changes(self, changed: Sequence[bool], before: Board, verdict: Verdict) -> None:
+        """Compare the camera's change flags with what the referee concluded changed."""
+        if verdict.kind == "unchanged":
+            after = before
+        elif verdict.kind == "refill_done":
+            after = board_of(self.position)
+        elif verdict.transition is not None:
+            last = verdict.follows[-1] if verdict.follows else verdict.transition
+            after = board_of(last.position) if verdict.refilled else after_sowing(last)
+        else:
+            return
+        stats = self._change_stats
+        for sq, flag in enumerate(changed):
+            same = before[0][sq] == after[0][sq] and (
+                sq % 6 != 0 or before[1][sq // 6] == after[1][sq // 6]
+            )
+            stats[0 if same else 2] += flag
+            stats[1 if same else 3] += 1
+
     def _observe(
         self,
         reading: Sequence[SquareEvidence] | None,
@@ -237,8 +272,9 @@ class Referee:
                 "moving" if self.state != "waiting" or reason else "waiting",
                 reason or "frame not usable",
             )
+        before = self.owed or board_of(self.position)
         if changed is not None and self.setup_checked:
-            reading = pin_unchanged(reading, changed, self.owed or board_of(self.position))
+            reading = pin_unchanged(reading, changed, before, moved_same=self.changed_same_ratio())
         seen = map_board(reading)
         self._stable = self._stable + 1 if seen == self._last_seen else 1
         self._last_seen = seen
@@ -263,6 +299,8 @@ class Referee:
         self._undecided = 0 if decided else self._undecided + 1
         if not self.setup_checked:
             return self._check_setup(verdict, settled)
+        if decided and changed is not None:
+            self._learn_changes(changed, before, verdict)
         if verdict.kind == "accept" and verdict.move is not None:
             accepted = self._apply(verdict.move, "camera", verdict.confidence, frame)
             if verdict.follows:
@@ -405,7 +443,11 @@ class Referee:
 
 
 def pin_unchanged(
-    reading: Sequence[SquareEvidence], changed: Sequence[bool], board: Board, sure: float = 0.99
+    reading: Sequence[SquareEvidence],
+    changed: Sequence[bool],
+    board: Board,
+    sure: float = 0.99,
+    moved_same: float = 1.0,
 ) -> list[SquareEvidence]:
     """Squares that did not change keep their known count, whatever the counter says.
 
@@ -417,7 +459,7 @@ def pin_unchanged(
     out: list[SquareEvidence] = []
     for sq, evidence in enumerate(reading):
         if changed[sq]:
-            out.append(evidence)
+            out.append(_moved(evidence, counts[sq], moved_same))
             continue
         n = counts[sq]
         probs = [(1 - sure) * p for p in evidence.probs] + [0.0] * max(
@@ -430,6 +472,18 @@ def pin_unchanged(
         )
         out.append(Evidence(tuple(probs), big_prob))
     return out
+
+
+def _moved(evidence: SquareEvidence, before: int, ratio: float) -> SquareEvidence:
+    """A square that looks different probably no longer holds what it held."""
+    probs = list(evidence.probs)
+    if ratio >= 1.0 or not 0 <= before < len(probs):
+        return evidence
+    probs[before] *= ratio
+    total = sum(probs)
+    if total <= 0:
+        return evidence
+    return Evidence(tuple(p / total for p in probs), evidence.big_prob)
 
 
 def tally(reading: Sequence[SquareEvidence], squares: Sequence[int]) -> tuple[int, int, int]:

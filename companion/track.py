@@ -55,6 +55,7 @@ class FrameJudge:
 
     def restart(self, referee: Referee) -> None:
         """Continue from another trusted position (the next readable frame shows it)."""
+        referee.adopt_camera_knowledge(self.referee)  # the same camera
         self.referee = referee
         self.first = True
         self.at_opening = False

@@ -141,3 +141,35 @@ def test_two_moves_are_recognised_after_a_frame_with_a_hand() -> None:
     report = ref.observe(reading(game.position.board, game.position.big), still=True)
     assert [str(a.move) for a in report.accepted] == ["2+", "9-"]
     assert ref.position == game.position
+
+
+def test_change_flags_weigh_in_once_the_referee_has_seen_that_they_are_reliable() -> None:
+    from companion.referee import pin_unchanged
+
+    ref = Referee(clock=lambda: 0.0)
+    ref.setup_checked = True
+    assert ref.changed_same_ratio() == 1.0  # nothing learnt yet: the flags change nothing
+    game = Game()
+    rng = random.Random(5)
+    for _ in range(6):
+        before = game.position.board
+        t = game.play(rng.choice(game.legal_moves()))
+        after = t.position
+        flags = [before[sq] != after.board[sq] for sq in range(12)]
+        report = ref.observe(reading(after.board, after.big), still=True, changed=flags)
+        assert report.state in ("settled", "waiting"), report.detail
+    assert ref.changed_same_ratio() < 0.3  # flags matched every change it concluded
+    # A flagged square then speaks against its old count...
+    wide = Evidence(tuple([0.2] * 5 + [0.0] * 36), 0.0)
+    board = ((2,) * 12, (0, 0))
+    pinned = pin_unchanged([wide] * 12, [True] + [False] * 11, board, moved_same=0.2)
+    assert pinned[0].probs[2] < 0.1 < pinned[0].probs[3]
+    # ...and an unflagged one is held to it.
+    assert pinned[1].probs[2] > 0.99
+    # Flags that fire on squares that did not change teach it to ignore them.
+    noisy = Referee(clock=lambda: 0.0, start=game.position)
+    noisy.setup_checked = True
+    for _ in range(6):
+        p = noisy.position
+        noisy.observe(reading(p.board, p.big), still=True, changed=[True] * 12)
+    assert noisy.changed_same_ratio() == 1.0

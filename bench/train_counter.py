@@ -39,6 +39,8 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from figures import bucket_lines  # bench/, next to this script
+
 from vision import detect
 from vision.config import CountConfig
 from vision.geometry import homography_from_corners
@@ -48,7 +50,6 @@ STRIDE = detect.STRIDE
 CROP = (320, 160)  # training window, canvas px (w, h)
 LR = 3e-3
 COUNT_W = 1.0  # weight of the windowed count loss against the per-cell loss
-BUCKETS = [("0", 0, 0), ("1-3", 1, 3), ("4-7", 4, 7), ("8-15", 8, 15), ("16+", 16, 10**6)]
 
 
 @dataclass
@@ -305,24 +306,6 @@ def predict(net: CounterNet, item: Item) -> np.ndarray:
     )
     with torch.no_grad():
         return np.asarray(net(torch.from_numpy(detect.prepare(rect))).numpy()[0])
-
-
-def bucket_lines(t: np.ndarray, p: np.ndarray) -> list[str]:
-    lines = []
-    for label, lo, hi in BUCKETS:
-        m = (t >= lo) & (t <= hi)
-        if not m.any():
-            continue
-        err = np.abs(p[m] - t[m])
-        line = (
-            f"count {label:>5}: n={int(m.sum()):4d} exact {100 * np.mean(err == 0):5.1f}%"
-            f"  within1 {100 * np.mean(err <= 1):5.1f}%  MAE {err.mean():.2f}"
-            f"  bias {np.mean(p[m] - t[m]):+.2f}"
-        )
-        if lo >= 16:
-            line += f"  relMAE {100 * np.mean(err / t[m]):.1f}%"
-        lines.append(line)
-    return lines
 
 
 def save_predictions(path: Path, items: list[Item], net: CounterNet) -> None:

@@ -33,6 +33,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from figures import bucket_lines  # bench/, next to this script
+
 from vision import detect
 from vision.api import read_board
 from vision.config import VisionConfig, load_config
@@ -40,7 +42,6 @@ from vision.locate import outline_from_corners
 from vision.synth import REGION_NAMES
 
 RING_NAMES = REGION_NAMES
-BUCKETS = [("0", 0, 0), ("1-3", 1, 3), ("4-7", 4, 7), ("8-15", 8, 15), ("16+", 16, 10**6)]
 
 
 @dataclass
@@ -139,22 +140,7 @@ def evaluate(
 
 def _count_lines(t: np.ndarray, p: np.ndarray, what: str) -> list[str]:
     """Per-bucket count accuracy lines."""
-    lines = [f"-- counts over {what} ({t.size} squares)"]
-    for label, lo, hi in BUCKETS:
-        m = (t >= lo) & (t <= hi)
-        if not m.any():
-            lines.append(f"count {label:>5}: no squares")
-            continue
-        err = np.abs(p[m] - t[m])
-        line = (
-            f"count {label:>5}: n={int(m.sum()):4d} exact {100 * np.mean(err == 0):5.1f}%"
-            f"  within1 {100 * np.mean(err <= 1):5.1f}%  MAE {err.mean():.2f}"
-            f"  bias {np.mean(p[m] - t[m]):+.2f}"
-        )
-        if lo >= 16:
-            line += f"  relMAE {100 * np.mean(err / t[m]):.1f}%"
-        lines.append(line)
-    return lines
+    return [f"-- counts over {what} ({t.size} squares)", *bucket_lines(t, p, empty=True)]
 
 
 def report(tally: Tally, title: str) -> str:

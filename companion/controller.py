@@ -101,9 +101,8 @@ class Controller:
     message: str = ""
     counters: dict[str, int] = field(default_factory=lambda: {"games": 0, "disputes": 0})
     _advice: Advice | None = None
-    _expected: Move | None = None
-    _expected_at: Position | None = None
-    _own_advice: Advice | None = None
+    #: the companion's move and the position it was searched for
+    _own: tuple[Position, Advice] | None = None
 
     def __post_init__(self) -> None:
         if self.view == "board":
@@ -149,7 +148,7 @@ class Controller:
                 self.view, self.menu_index = "menu", 0
             elif event.button == "back":
                 self.message = self.referee.undo().detail
-                self._expected = None
+                self._own = None
                 self.view = self.turn_view()
             return
         if isinstance(event, ShortPress | Repeat):
@@ -244,7 +243,7 @@ class Controller:
             elif key == "menu.opponent":
                 i = OPPONENT_LEVELS.index(self.opponent) if self.opponent in OPPONENT_LEVELS else 0
                 self.opponent = OPPONENT_LEVELS[(i + 1) % len(OPPONENT_LEVELS)]
-                self._expected = None
+                self._own = None
             elif key == "menu.shutdown" and self.on_shutdown is not None:
                 self.on_shutdown()
             elif key == "menu.back":
@@ -359,29 +358,29 @@ class Controller:
             return "board"
         assert self.opponent_move is not None
         position = self.referee.position
-        if self._expected is None or self._expected_at != position:
-            self._advice = self.opponent_move(self.opponent)
-            self._expected, self._expected_at = self._advice.move, position
-            self._own_advice = self._advice
-        else:
-            self._advice = self._own_advice
+        if self._own is None or self._own[0] != position:
+            self._own = (position, self.opponent_move(self.opponent))
+        self._advice = self._own[1]
         return "ai"
 
     def _check_companion_move(self, report: Report) -> None:
         """Say so when the visitor sowed something else than the companion asked for."""
-        expected, self._expected = self._expected, None
-        if expected is None or not report.accepted:
+        own, self._own = self._own, None
+        transitions = self.referee.game.transitions
+        if own is None or not report.accepted or len(transitions) < len(report.accepted):
             return
-        played = report.accepted[0].move
-        if played != expected:
-            self.message = f"played {played}, the companion asked for {expected}: long BACK undoes"
+        if transitions[-len(report.accepted)].before != own[0]:
+            return  # not the position the companion's move was for
+        played, asked = report.accepted[0].move, own[1].move
+        if played != asked:
+            self.message = f"played {played}, the companion asked for {asked}: long BACK undoes"
 
     def new_game(self) -> None:
         self.counters["games"] += 1
         if self.on_new_game is not None:
             self.on_new_game()
         self.view, self.cursor, self.message = "board", 0, ""
-        self._expected = None
+        self._own = None
         self.view = self.turn_view()
 
     # -- output ---------------------------------------------------------------

@@ -168,6 +168,7 @@ def run_demo(
     counts down and resets; then the operator's hidden hold opens the
     operator menu.
     """
+    from companion.advice import advise
     from companion.app import App
     from companion.config import parse_config
     from companion.journal import Journal
@@ -192,7 +193,7 @@ def run_demo(
             journal,
             clock=clock,
             observer=VisionObserver(stills=True),
-            advisor=_hint,
+            advisor=advise,
             kiosk=kiosk,
         )
         hw.camera.start()
@@ -367,12 +368,6 @@ def run_versus(
     out.write(f"\nfinal position: {final.to_text()}\n")
     _write_frames(shown, frames_out, out)
     return shown, ref
-
-
-def _hint(position: Any, rules: Any) -> Any:
-    from companion.advice import advise
-
-    return advise(position, rules)
 
 
 def main(argv: list[str]) -> int:

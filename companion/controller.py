@@ -14,6 +14,7 @@ operator gesture (a long hold of BACK+OK) opens the operator menu.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -45,6 +46,8 @@ from companion.screens import (
     refill_view,
 )
 from engine import EngineError, Move, Position
+
+log = logging.getLogger(__name__)
 
 RULES_PAGES = 4
 #: What the menu's opponent item cycles through: off, then engine.search.LEVELS' names.
@@ -374,6 +377,7 @@ class Controller:
         played, asked = report.accepted[0].move, own[1].move
         if played != asked:
             self.message = f"played {played}, the companion asked for {asked}: long BACK undoes"
+            log.info("%s", self.message)
 
     def new_game(self) -> None:
         self.counters["games"] += 1

@@ -122,6 +122,8 @@ class Referee:
         self._undecided = 0
         #: change flags against decisions: flagged & same, same, flagged & changed, changed
         self._change_stats = [0, 0, 0, 0]
+        #: pebbles concluded on the board, pebbles the counter expected there
+        self._count_stats = [0.0, 0.0]
         self.counters = {"moves": 0, "disputes": 0, "confirmations": 0}
 
     # -- bookkeeping ------------------------------------------------------
@@ -228,19 +230,45 @@ class Referee:
         return min(1.0, ((fs + 1) / (ts + 2)) / ((fd + 1) / (td + 2)))
 
     def adopt_camera_knowledge(self, other: Referee) -> None:
-        """Carry what was learnt about this camera's change flags into a new game."""
+        """Carry what was learnt about this camera (flags, count bias) into a new game."""
         self._change_stats = list(other._change_stats)
+        self._count_stats = list(other._count_stats)
 
-    def _learn_changes(self, changed: Sequence[bool], before: Board, verdict: Verdict) -> None:
-        """Compare the camera's change flags with what the referee concluded changed."""
+    def count_gain(self) -> float:
+        """How much the counter under- (> 1) or over-counts here, learnt from decisions.
+
+        Pebbles the referee concluded were there over pebbles the counter
+        expected, with 20 pebbles of each as a prior, so one frame cannot
+        swing it and a well-calibrated counter is left alone.
+        """
+        truth, read = self._count_stats
+        return (truth + COUNT_PRIOR) / (read + COUNT_PRIOR)
+
+    def _ground_after(self, before: Board, verdict: Verdict) -> Board | None:
+        """The board the referee concluded is on the ground now, if the verdict says."""
         if verdict.kind == "unchanged":
-            after = before
-        elif verdict.kind == "refill_done":
-            after = board_of(self.position)
-        elif verdict.transition is not None:
+            return before
+        if verdict.kind == "refill_done":
+            return board_of(self.position)
+        if verdict.transition is not None:
             last = verdict.follows[-1] if verdict.follows else verdict.transition
-            after = board_of(last.position) if verdict.refilled else after_sowing(last)
-        else:
+            return board_of(last.position) if verdict.refilled else after_sowing(last)
+        return None
+
+    def _learn(
+        self,
+        changed: Sequence[bool] | None,
+        before: Board,
+        verdict: Verdict,
+        raw: Sequence[SquareEvidence],
+    ) -> None:
+        """Compare what the camera said with what the referee concluded."""
+        after = self._ground_after(before, verdict)
+        if after is None:
+            return
+        self._count_stats[0] += sum(after[0])
+        self._count_stats[1] += sum(_mean(e) for e in raw)
+        if changed is None:
             return
         stats = self._change_stats
         for sq, flag in enumerate(changed):
@@ -273,6 +301,10 @@ class Referee:
                 reason or "frame not usable",
             )
         before = self.owed or board_of(self.position)
+        raw = reading
+        gain = self.count_gain()
+        if abs(gain - 1.0) > 0.02:
+            reading = [_rescaled(e, gain) for e in reading]
         if changed is not None and self.setup_checked:
             reading = pin_unchanged(reading, changed, before, moved_same=self.changed_same_ratio())
         seen = map_board(reading)
@@ -299,8 +331,8 @@ class Referee:
         self._undecided = 0 if decided else self._undecided + 1
         if not self.setup_checked:
             return self._check_setup(verdict, settled)
-        if decided and changed is not None:
-            self._learn_changes(changed, before, verdict)
+        if decided:
+            self._learn(changed, before, verdict, raw)
         if verdict.kind == "accept" and verdict.move is not None:
             accepted = self._apply(verdict.move, "camera", verdict.confidence, frame)
             if verdict.follows:
@@ -472,6 +504,30 @@ def pin_unchanged(
         )
         out.append(Evidence(tuple(probs), big_prob))
     return out
+
+
+#: Pebbles of prior belief that the counter is unbiased (see Referee.count_gain).
+COUNT_PRIOR = 20.0
+
+
+def _mean(evidence: SquareEvidence) -> float:
+    return sum(n * p for n, p in enumerate(evidence.probs))
+
+
+def _rescaled(evidence: SquareEvidence, gain: float) -> SquareEvidence:
+    """The distribution of ``gain`` times the count (a counter that reads 4 for 5 gets 1.25)."""
+    probs = evidence.probs
+    top = len(probs) - 1
+    out = []
+    for n in range(len(probs)):
+        x = n / gain
+        i = min(int(x), top)
+        frac = x - i
+        out.append(probs[i] * (1 - frac) + (probs[i + 1] * frac if i < top else 0.0))
+    total = sum(out)
+    if total <= 0:
+        return evidence
+    return Evidence(tuple(p / total for p in out), evidence.big_prob)
 
 
 def _moved(evidence: SquareEvidence, before: int, ratio: float) -> SquareEvidence:

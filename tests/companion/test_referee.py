@@ -173,3 +173,28 @@ def test_change_flags_weigh_in_once_the_referee_has_seen_that_they_are_reliable(
         p = noisy.position
         noisy.observe(reading(p.board, p.big), still=True, changed=[True] * 12)
     assert noisy.changed_same_ratio() == 1.0
+
+
+def test_referee_learns_a_counter_that_reads_low_and_corrects_its_readings() -> None:
+    from companion.referee import _rescaled
+
+    def around(mean: float, sigma: float = 1.2) -> Evidence:
+        weights = [pow(2.718281828, -0.5 * ((k - mean) / sigma) ** 2) for k in range(41)]
+        total = sum(weights)
+        return Evidence(tuple(w / total for w in weights), 0.0)
+
+    ref = Referee(clock=lambda: 0.0)
+    ref.setup_checked = True
+    assert ref.count_gain() == 1.0
+    start = Position.initial()
+    low = [around(0.84 * n) for n in start.board]  # the counter sees 4.2 for every 5
+    low[0] = Evidence(low[0].probs, 0.95)
+    low[6] = Evidence(low[6].probs, 0.95)
+    for _ in range(3):
+        assert ref.observe(low, still=True).state == "waiting"  # the opening, unchanged
+    assert 1.1 < ref.count_gain() < 1.25  # learnt, but held back by the prior
+    # A distribution around 4 read with a gain of 1.25 is one around 5.
+    four = around(4.0, 0.8)
+    five = _rescaled(four, 1.25)
+    assert max(range(41), key=five.probs.__getitem__) == 5
+    assert abs(sum(five.probs) - 1.0) < 1e-9

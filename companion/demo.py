@@ -154,6 +154,33 @@ class _Clock:
         return self.t
 
 
+class _Panel:
+    """The OLED as the demo's audience sees it: distinct frames, printed with captions."""
+
+    def __init__(self, app: Any, hw: Any, clock: _Clock, out: IO[str]) -> None:
+        self.app, self.hw, self.clock, self.out = app, hw, clock, out
+        self.shown: list[Image.Image] = []
+
+    def show(self, caption: str) -> None:
+        image = self.app.draw()
+        if self.shown and self.shown[-1].tobytes() == image.tobytes():
+            return
+        self.shown.append(image.copy())
+        self.out.write(f"\n── {caption}\n{oled_text(image)}\n")
+
+    def press(self, button: str, caption: str | None = None) -> None:
+        """A short press, then the frame it leads to."""
+        self.hw.buttons.press(button)
+        self.clock.t += 0.1
+        self.app.step(camera=False)
+        self.hw.buttons.release(button)
+        self.clock.t += 0.1
+        self.app.step(camera=False)
+        self.clock.t += 0.5  # past the debounce and chord windows: the gesture is decided
+        self.app.step(camera=False)
+        self.show(caption or f"button {button.upper()}")
+
+
 def run_demo(
     folder: Path,
     out: IO[str],
@@ -180,7 +207,6 @@ def run_demo(
     config = parse_config(
         f'language = "{lang}"\n[camera]\nkind = "replay"\nreplay_dir = "{folder}"\n'
     )
-    shown: list[Image.Image] = []
 
     with (
         tempfile.TemporaryDirectory() as state,
@@ -198,23 +224,8 @@ def run_demo(
         )
         hw.camera.start()
 
-        def show(caption: str) -> None:
-            image = app.draw()
-            if shown and shown[-1].tobytes() == image.tobytes():
-                return
-            shown.append(image.copy())
-            out.write(f"\n── {caption}\n{oled_text(image)}\n")
-
-        def press(button: str) -> None:
-            hw.buttons.press(button)
-            clock.t += 0.1
-            app.step(camera=False)
-            hw.buttons.release(button)
-            clock.t += 0.1
-            app.step(camera=False)
-            clock.t += 0.5  # past the debounce and chord windows: the gesture is decided
-            app.step(camera=False)
-            show(f"button {button.upper()}")
+        panel = _Panel(app, hw, clock, out)
+        show, press = panel.show, panel.press
 
         def players_fix(ply: int) -> None:
             """What players do when the referee has not followed the game: tell it the move."""
@@ -269,8 +280,8 @@ def run_demo(
             show("operator holds BACK+OK for 5 s")
         journal.close()
     out.write(f"\nfinal position: {app.referee.position.to_text()}\n")
-    _write_frames(shown, frames_out, out)
-    return shown
+    _write_frames(panel.shown, frames_out, out)
+    return panel.shown
 
 
 def _write_frames(shown: list[Image.Image], frames_out: Path | None, out: IO[str]) -> None:
@@ -319,7 +330,6 @@ def run_versus(
     def companion(position: Any, rules: Any, lvl: str, history: Any = ()) -> Any:
         return opponent_advice(position, rules, lvl, rng=rng, history=history)
 
-    shown: list[Image.Image] = []
     with (
         tempfile.TemporaryDirectory() as state,
         make_hardware(config.hardware, "fake", clock=clock) as hw,
@@ -327,30 +337,15 @@ def run_versus(
         journal = Journal.open(Path(state) / "journal.jsonl", clock=clock)
         app = App(config, hw, journal, clock=clock, manual=True, advisor=advise, opponent=companion)
 
-        def show(caption: str) -> None:
-            image = app.draw()
-            if shown and shown[-1].tobytes() == image.tobytes():
-                return
-            shown.append(image.copy())
-            out.write(f"\n── {caption}\n{oled_text(image)}\n")
-
-        def press(button: str, caption: str) -> None:
-            hw.buttons.press(button)
-            clock.t += 0.1
-            app.step(camera=False)
-            hw.buttons.release(button)
-            clock.t += 0.6  # past the debounce and chord windows: the gesture is decided
-            app.step(camera=False)
-            show(caption)
+        panel = _Panel(app, hw, clock, out)
+        show, press = panel.show, panel.press
 
         show("start: the visitor plays P0, the companion P1")
         ref = app.referee
         while not ref.position.over:
             ply = ref.position.ply
             if app.controller.view == "ai":
-                move = ref.game.legal_moves()  # the screen names one of these
                 press("ok", f"ply {ply + 1}: the visitor sows the companion's move for it, OK")
-                assert ref.game.moves[-1] in move
                 continue
             legal = ref.game.legal_moves()
             gains = [play(ref.position, m, ref.rules).captured.points for m in legal]
@@ -366,8 +361,8 @@ def run_versus(
         journal.close()
     final = ref.position
     out.write(f"\nfinal position: {final.to_text()}\n")
-    _write_frames(shown, frames_out, out)
-    return shown, ref
+    _write_frames(panel.shown, frames_out, out)
+    return panel.shown, ref
 
 
 def main(argv: list[str]) -> int:

@@ -49,26 +49,11 @@ def annotate(image_bgr: NDArray[np.uint8], reading: BoardReading) -> NDArray[np.
             sq = reading.squares[i]
             label += f" {sq.count}" + ("+Q" if sq.big else "")
         org = (round(c[0] - 30 * scale), round(c[1]))
-        cv2.putText(
-            out,
-            label,
-            org,
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.7 * scale,
-            (0, 0, 0),
-            thick + 2,
-            cv2.LINE_AA,
-        )
-        cv2.putText(
-            out,
-            label,
-            org,
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.7 * scale,
-            (255, 255, 255),
-            thick,
-            cv2.LINE_AA,
-        )
+        # white on a black halo: readable on chalk and on dark ground alike
+        for ink, width in (((0, 0, 0), thick + 2), ((255, 255, 255), thick)):
+            cv2.putText(
+                out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, ink, width, cv2.LINE_AA
+            )
     if reading.reason:
         _warn(out, reading.reason, scale, thick)
     return out

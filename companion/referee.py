@@ -244,17 +244,6 @@ class Referee:
         truth, read = self._count_stats
         return (truth + COUNT_PRIOR) / (read + COUNT_PRIOR)
 
-    def _ground_after(self, before: Board, verdict: Verdict) -> Board | None:
-        """The board the referee concluded is on the ground now, if the verdict says."""
-        if verdict.kind == "unchanged":
-            return before
-        if verdict.kind == "refill_done":
-            return board_of(self.position)
-        if verdict.transition is not None:
-            last = verdict.follows[-1] if verdict.follows else verdict.transition
-            return board_of(last.position) if verdict.refilled else after_sowing(last)
-        return None
-
     def _learn(
         self,
         changed: Sequence[bool] | None,
@@ -262,10 +251,14 @@ class Referee:
         verdict: Verdict,
         raw: Sequence[SquareEvidence],
     ) -> None:
-        """Compare what the camera said with what the referee concluded."""
-        after = self._ground_after(before, verdict)
-        if after is None:
+        """Compare what the camera said with what the referee concluded.
+
+        The verdict's best candidate is the board the referee decided is on
+        the ground (after the move, with or without its refill, or unchanged).
+        """
+        if not verdict.ranked:
             return
+        after = verdict.ranked[0].board
         self._count_stats[0] += sum(after[0])
         self._count_stats[1] += sum(_mean(e) for e in raw)
         if changed is None:

@@ -89,6 +89,8 @@ class VisionObserver:
         self._previous: NDArray[np.float32] | None = None
         self._reference: NDArray[np.uint8] | None = None
         self._grey: NDArray[np.uint8] | None = None
+        self._hidden: tuple[bool, ...] = ()
+        self._regions: tuple[NDArray[np.float64], ...] = ()
         self.last_timings: dict[str, float] = {}
 
     def __call__(self, frame: Frame) -> Observation:
@@ -103,25 +105,57 @@ class VisionObserver:
         outline = self.locator.update(image)
         if outline is None:
             return Observation(None, fit=False, reason="board not found", board_found=False)
-        reading = read_board(image, self.config, outline=outline, calibration=self.calibration)
+        # A still with a hand held over part of the board is all there is of
+        # that position; a live stream just waits for the hand to go.
+        reading = read_board(
+            image,
+            self.config,
+            outline=outline,
+            calibration=self.calibration,
+            partial=self.stills,
+        )
         self.last_timings = reading.timings_ms
         if not reading.found:
             return Observation(None, fit=False, reason=reading.reason, board_found=False)
-        if reading.reason is not None or not reading.squares:
+        partial = reading.frame is not None and reading.frame.hand and bool(reading.squares)
+        if (reading.reason is not None and not partial) or not reading.squares:
             return Observation(None, fit=False, reason=reading.reason or "frame not usable")
         self._grey = _grey(image)
+        self._hidden = tuple(sq.hidden for sq in reading.squares)
+        self._regions = outline.regions
         changed = None
         if self._reference is not None and self._reference.shape == self._grey.shape:
-            changed = changed_squares(
+            flags = changed_squares(
                 self._reference, self._grey, outline.regions, outline.px_per_unit()
             )
+            changed = tuple(f or h for f, h in zip(flags, self._hidden, strict=True))
         still = self.stills or change >= NEW_SCENE
-        return Observation(reading.squares, fit=True, still=still, changed=changed)
+        return Observation(
+            reading.squares,
+            fit=True,
+            reason=reading.reason,
+            still=still,
+            changed=changed,
+            partial=partial,
+        )
 
     def confirmed(self) -> None:
-        """The referee trusts the board in the last frame: compare later frames with it."""
-        if self._grey is not None:
+        """The referee trusts the board in the last frame: compare later frames with it.
+
+        Squares a hand hid keep their old reference: they are compared later
+        with what was there before, which is still right for the referee (a
+        square the move changed shows as changed and is counted).
+        """
+        if self._grey is None:
+            return
+        if self._reference is None or not any(self._hidden):
             self._reference = self._grey
+            return
+        keep = np.zeros(self._grey.shape, np.uint8)
+        for poly, hidden in zip(self._regions, self._hidden, strict=True):
+            if hidden:
+                cv2.fillPoly(keep, [np.rint(poly).astype(np.int32)], 1)
+        self._reference = np.where(keep > 0, self._reference, self._grey).astype(np.uint8)
 
     def looks_like_opening(self, observation: Observation) -> bool:
         """Roughly 5 in every citizen square and both big stones: worth calibrating on."""

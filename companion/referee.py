@@ -54,6 +54,9 @@ class Observation:
     board_found: bool = True
     #: per square, whether it differs from the last frame the referee confirmed (None: unknown)
     changed: tuple[bool, ...] | None = None
+    #: a hand hides some squares (their evidence is flat): only a move the rest
+    #: of the board proves is taken from such a frame, nothing else is decided
+    partial: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +195,7 @@ class Referee:
         reason: str | None = None,
         still: bool = False,
         changed: Sequence[bool] | None = None,
+        partial: bool = False,
     ) -> Report:
         """One camera frame: ``fit`` False (motion, hand, exposure) means do not count it.
 
@@ -199,8 +203,9 @@ class Referee:
         evidence); otherwise decisions wait for identical readings in a row.
         ``changed`` says which squares look different from the last frame the
         referee confirmed; the others hold what the referee knows they held.
+        ``partial``: some squares are hidden (see :class:`Observation`).
         """
-        report = self._observe(reading, frame, fit, reason, still, changed)
+        report = self._observe(reading, frame, fit, reason, still, changed, partial)
         decided = report.accepted or (
             report.verdict is not None and report.verdict.kind in ("unchanged", "refill_done")
         )
@@ -217,6 +222,7 @@ class Referee:
             reason=observation.reason,
             still=observation.still,
             changed=observation.changed,
+            partial=observation.partial,
         )
 
     def changed_same_ratio(self) -> float:
@@ -279,6 +285,7 @@ class Referee:
         reason: str | None,
         still: bool,
         changed: Sequence[bool] | None,
+        partial: bool = False,
     ) -> Report:
         if self.position.over:
             return Report("settled", "game over")
@@ -320,11 +327,20 @@ class Referee:
             config=self.config.reconcile,
             plies=plies,
         )
+        if partial and (verdict.kind != "accept" or not self.setup_checked):
+            # Hidden squares may hold anything: "unchanged", a dispute or a
+            # question would rest on what the camera could not see. Wait, and
+            # let the next clear frame decide (perhaps on one more move).
+            self._undecided += 1
+            why = reason or "hand over the board"
+            if self.state in ("ambiguous", "dispute"):
+                return Report(self.state, f"{self._pending_detail()} ({why})")
+            return Report("moving", why)
         decided = verdict.kind in ("accept", "unchanged", "refill_done")
         self._undecided = 0 if decided else self._undecided + 1
         if not self.setup_checked:
             return self._check_setup(verdict, settled)
-        if decided:
+        if decided and not partial:  # hidden squares would teach nothing but noise
             self._learn(changed, before, verdict, raw)
         if verdict.kind == "accept" and verdict.move is not None:
             accepted = self._apply(verdict.move, "camera", verdict.confidence, frame)

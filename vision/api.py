@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from vision.config import VisionConfig
 from vision.count import Calibration, Grid, SquareCount, calibrate_opening, count_board
 from vision.errors import BoardNotFoundError
-from vision.gate import FrameQuality, assess_frame
+from vision.gate import FrameQuality, assess_frame, hand_cover
 from vision.geometry import FloatArray
 from vision.locate import Outline, locate_board, outline_from_corners
 
@@ -30,6 +30,7 @@ class SquareReading:
     probs: tuple[float, ...]
     big: int
     big_prob: float
+    hidden: bool = False  # under a hand: ``probs`` is flat, the square says nothing
 
     @property
     def confidence(self) -> float:
@@ -71,12 +72,16 @@ def read_board(
     calibration: Calibration | None = None,
     previous: NDArray[np.uint8] | None = None,
     gate: bool = True,
+    partial: bool = False,
 ) -> BoardReading:
     """Locate the board (unless ``outline`` is given) and count every square.
 
     With ``gate`` (default) a frame unfit to count (bad exposure, motion
     against ``previous``, a hand over the board) is reported through
-    ``reason``/``frame`` with no squares instead of being counted.
+    ``reason``/``frame`` with no squares instead of being counted. With
+    ``partial`` a hand over a small part of the board is not a reason to
+    throw the frame away: the squares it covers come back ``hidden`` (flat
+    distributions) and the others are counted; ``reason`` still names the hand.
     """
     cfg = config or VisionConfig()
     t0 = time.perf_counter()
@@ -107,16 +112,24 @@ def read_board(
         frame,
         outline,
     )
+    hidden: tuple[bool, ...] = (False,) * len(outline.regions)
     if gate and not frame.ok:
-        timings["total"] = (time.perf_counter() - t0) * 1000
-        return located
+        if not (partial and frame.hand and frame.skin <= cfg.gate.partial_max_skin):
+            timings["total"] = (time.perf_counter() - t0) * 1000
+            return located
+        cover = hand_cover(image_bgr, outline, cfg.gate.work_width, cfg.gate.hand_margin)
+        hidden = tuple(c > cfg.gate.hidden_share for c in cover)
     t1 = time.perf_counter()
     counts: list[SquareCount]
     counts, grid = count_board(image_bgr, outline, cfg.count, calibration)
     timings["count"] = (time.perf_counter() - t1) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
+    flat = (1.0 / (cfg.count.max_count + 1),) * (cfg.count.max_count + 1)
     squares = tuple(
-        SquareReading(i, c.count, c.probs, c.big, c.big_prob) for i, c in enumerate(counts)
+        SquareReading(i, 0, flat, 0, 0.5, hidden=True)
+        if hidden[i]
+        else SquareReading(i, c.count, c.probs, c.big, c.big_prob)
+        for i, c in enumerate(counts)
     )
     return replace(located, squares=squares, regions=_grid_regions(outline, grid))
 

@@ -83,6 +83,11 @@ class GateConfig:
     bright_mean: float = 225.0
     clipped_frac: float = 0.25  # share of pixels at 0/255 that makes exposure bad
     skin_frac: float = 0.015  # share of the board covered by a skin blob that is not the floor
+    # A folder of stills may show a hand held still over part of the board; the
+    # squares it covers are hidden and the rest counted (``read_board(partial=)``).
+    partial_max_skin: float = 0.3  # beyond this share of the board, nothing is counted
+    hand_margin: float = 0.25  # squares the arm mask is grown by (fingers, shadow)
+    hidden_share: float = 0.02  # a region this much under the grown arm is hidden
     empty_std: float = 2.0  # a frame with less grey spread than this is empty
 
 

@@ -29,6 +29,14 @@ class FrameQuality:
     clipped: float = 0.0
     skin: float = 0.0
 
+    @property
+    def hand(self) -> bool:
+        """Rejected only because a hand or arm is over the board."""
+        return self.reason == HAND
+
+
+HAND = "hand or arm over the board"
+
 
 def _small_grey(image: NDArray[np.uint8], width: int) -> NDArray[np.uint8]:
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -44,11 +52,14 @@ def skin_mask(image_bgr: NDArray[np.uint8]) -> NDArray[np.bool_]:
     return (cr >= 138) & (cr <= 178) & (cb >= 80) & (cb <= 128) & (y > 50)
 
 
-def hand_score(image_bgr: NDArray[np.uint8], outline: Outline, width: int = 320) -> float:
-    """Share of the board covered by skin-coloured blobs that are not the floor.
+def _arm_mask(
+    image_bgr: NDArray[np.uint8], outline: Outline, width: int
+) -> tuple[NDArray[np.uint8], NDArray[np.uint8], float]:
+    """Skin blobs that reach over the board like an arm, the board mask, and the scale.
 
     An arm is a skin blob reaching over the board; a skin-coloured floor
-    (terracotta, wood) is one blob covering most of the frame and is ignored.
+    (terracotta, wood) is one blob covering most of the frame and is ignored
+    (an empty mask: colour cannot tell there, motion gating must).
     """
     h, w = image_bgr.shape[:2]
     s = width / float(w)
@@ -58,23 +69,51 @@ def hand_score(image_bgr: NDArray[np.uint8], outline: Outline, width: int = 320)
     board = np.zeros(skin.shape, np.uint8)
     polys = [np.rint(p * s).astype(np.int32) for p in outline.regions]
     cv2.fillPoly(board, polys, 1)
-    board_area = float(board.sum())
-    if board_area == 0:
-        return 0.0
+    arm = np.zeros(skin.shape, np.uint8)
+    if not board.any():
+        return arm, board, s
     k = max(3, int(1.0 * outline.px_per_unit() * s) | 1)
     ring = cv2.dilate(board, np.ones((k, k), np.uint8)) - board
     if ring.any() and float(skin[ring > 0].mean()) > 0.25:
-        return 0.0  # skin-coloured floor: colour cannot tell; motion gating must
+        return arm, board, s
     n, comp, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
-    covered = 0.0
     hh, ww = skin.shape
     for i in range(1, min(n, 500)):
         x, y, bw, bh, area = (int(v) for v in stats[i])
         reaches_edge = x == 0 or y == 0 or x + bw >= ww or y + bh >= hh
         if area < 0.002 * skin.size or (not reaches_edge and area < 0.012 * skin.size):
             continue  # arms come in from outside the frame or are big; pebbles are neither
-        covered += float(((comp == i) & (board > 0)).sum())
-    return covered / board_area
+        arm[comp == i] = 1
+    return arm, board, s
+
+
+def hand_score(image_bgr: NDArray[np.uint8], outline: Outline, width: int = 320) -> float:
+    """Share of the board covered by skin-coloured blobs that are not the floor."""
+    arm, board, _ = _arm_mask(image_bgr, outline, width)
+    area = float(board.sum())
+    return float((arm & board).sum()) / area if area else 0.0
+
+
+def hand_cover(
+    image_bgr: NDArray[np.uint8], outline: Outline, width: int = 320, margin: float = 0.25
+) -> tuple[float, ...]:
+    """Share of each of the 12 regions under the arm, the arm grown by ``margin`` squares.
+
+    The margin takes in fingers and the arm's shadow, which hide pebbles but
+    are not skin-coloured; a square that is only brushed by it is still
+    called covered, since a referee must not read a half-hidden pile.
+    """
+    arm, _, s = _arm_mask(image_bgr, outline, width)
+    if arm.any():
+        k = max(3, int(2 * margin * outline.px_per_unit() * s) | 1)
+        arm = cv2.dilate(arm, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    out = []
+    for poly in outline.regions:
+        mask = np.zeros(arm.shape, np.uint8)
+        cv2.fillPoly(mask, [np.rint(poly * s).astype(np.int32)], 1)
+        area = float(mask.sum())
+        out.append(float((arm & mask).sum()) / area if area else 0.0)
+    return tuple(out)
 
 
 def assess_frame(
@@ -108,5 +147,5 @@ def assess_frame(
     if outline is not None and image.ndim == 3:
         skin = hand_score(image, outline, cfg.work_width)
         if skin > cfg.skin_frac:
-            return FrameQuality(False, "hand or arm over the board", motion, mean, skin=skin)
+            return FrameQuality(False, HAND, motion, mean, skin=skin)
     return FrameQuality(True, None, motion, mean, max(clipped_hi, clipped_lo), skin)

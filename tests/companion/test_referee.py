@@ -143,6 +143,54 @@ def test_two_moves_are_recognised_after_a_frame_with_a_hand() -> None:
     assert ref.position == game.position
 
 
+def hide(evidence: list[Evidence], squares: set[int]) -> list[Evidence]:
+    """What a hand over ``squares`` leaves of a reading: nothing there."""
+    flat = Evidence(tuple([1.0 / 41] * 41), 0.5)
+    return [flat if sq in squares else e for sq, e in enumerate(evidence)]
+
+
+def test_a_move_the_visible_squares_prove_is_taken_from_a_frame_with_a_hand() -> None:
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    game = Game()
+    game.play("2+")  # sows 3..7: square 9 under the hand changes nothing
+    partial = hide(reading(game.position.board, game.position.big), {9})
+    report = ref.observe(partial, still=True, partial=True)
+    assert [str(a.move) for a in report.accepted] == ["2+"]
+    assert ref.position == game.position
+
+
+def test_a_frame_with_a_hand_never_asks_objects_or_calls_the_board_unchanged() -> None:
+    journal = ListJournal()
+    ref = Referee(journal=journal)
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    game = Game()
+    game.play("2+")
+    # the hand hides every square the move changed: nothing can be decided
+    hidden = {2, 3, 4, 5, 6, 7}
+    partial = hide(reading(game.position.board, game.position.big), hidden)
+    assert ref.observe(partial, still=True, partial=True).state == "moving"
+    # nor from the unchanged board under a hand
+    assert (
+        ref.observe(hide(reading(start.board, start.big), {4}), still=True, partial=True).state
+        == "moving"
+    )
+    wrong = list(game.position.board)
+    wrong[9] += 3  # two misread visible squares: a clear frame would object
+    wrong[10] += 3
+    misread = hide(reading(tuple(wrong), game.position.big), {2})
+    clear = Referee()
+    clear.observe(reading(start.board, start.big), still=True)
+    assert clear.observe(misread, still=True).state == "dispute"
+    assert ref.observe(misread, still=True, partial=True).state == "moving"
+    assert ref.position == start and not [r for r in journal.records if r[0] == "dispute"]
+    # the next clear frame decides, with the move the hidden frames left open
+    report = ref.observe(reading(game.position.board, game.position.big), still=True)
+    assert [str(a.move) for a in report.accepted] == ["2+"]
+
+
 def test_change_flags_weigh_in_once_the_referee_has_seen_that_they_are_reliable() -> None:
     from companion.referee import pin_unchanged
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.vision.conftest import POSITION, scene
-from vision import BoardReading, assess_frame, read_board
+from vision import BoardReading, GateConfig, VisionConfig, assess_frame, read_board
 from vision.locate import outline_from_corners
 
 
@@ -80,3 +80,36 @@ def test_read_board_gates_a_hand() -> None:
     assert reading.reason == "hand or arm over the board"
     ungated = read_board(image, outline=_outline(truth), gate=False)  # type: ignore[arg-type]
     assert len(ungated.squares) == 12
+
+
+def test_partial_reading_hides_the_squares_under_a_hand_and_counts_the_rest() -> None:
+    image, truth = scene(31, tuple(POSITION), (1, 1), ground="concrete", hand=True)
+    outline = _outline(truth)
+    reading = read_board(image, outline=outline, partial=True)  # type: ignore[arg-type]
+    assert reading.reason == "hand or arm over the board" and len(reading.squares) == 12
+    hidden = {sq.index for sq in reading.squares if sq.hidden}
+    assert 0 < len(hidden) <= 6
+    # the square under the fingertip is among them
+    tip = np.array(truth["hand"]["tip_px"])
+    under = [i for i, poly in enumerate(outline.regions) if _inside(poly, tip)]  # type: ignore[attr-defined]
+    assert set(under) <= hidden
+    for sq in reading.squares:
+        if sq.hidden:
+            assert max(sq.probs) - min(sq.probs) < 1e-12 and sq.big_prob == 0.5
+    clean = read_board(image, outline=outline, gate=False)  # type: ignore[arg-type]
+    shown = [sq.index for sq in reading.squares if not sq.hidden]
+    assert [reading.squares[i].count for i in shown] == [clean.squares[i].count for i in shown]
+
+
+def test_a_hand_over_most_of_the_board_is_not_counted_even_in_part() -> None:
+    image, truth = scene(31, tuple(POSITION), (1, 1), ground="concrete", hand=True)
+    strict = VisionConfig(gate=GateConfig(partial_max_skin=0.001))
+    reading = read_board(image, strict, outline=_outline(truth), partial=True)  # type: ignore[arg-type]
+    assert reading.squares == () and reading.reason == "hand or arm over the board"
+
+
+def _inside(poly: np.ndarray, point: np.ndarray) -> bool:
+    import cv2
+
+    contour = np.asarray(poly, np.float32).reshape(-1, 1, 2)
+    return cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), False) >= 0

@@ -2,6 +2,7 @@
 
     python bench/track.py DATASET_DIR              # every sequence_* folder (render-public layout)
     python bench/track.py --synth 10 --seed 3      # fresh generated games, never tuned on
+    python bench/track.py --synth 10 --hands 0.2   # ... with an arm over the board in 20% of frames
 
 For every sequence the referee starts from the position of its first frame
 and sees the frames in order, exactly as ``oanquan track`` does. Printed
@@ -118,9 +119,13 @@ def dataset_sequences(root: Path) -> list[tuple[list[tuple[Path, str | None]], P
 
 
 def synth_sequences(
-    count: int, seed: int, workdir: Path, plies: int = 20
+    count: int, seed: int, workdir: Path, plies: int = 20, hands: float = 0.0
 ) -> list[tuple[list[tuple[Path, str | None]], Position]]:
-    """Random self-play games photographed by the scene generator, one fixed scene each."""
+    """Random self-play games photographed by the scene generator, one fixed scene each.
+
+    ``hands``: the share of frames (after the first) taken with an arm still
+    reaching over the board, as players' hands come in and out of real photos.
+    """
     import random
 
     from companion.reconcile import board_of
@@ -129,6 +134,7 @@ def synth_sequences(
     out = []
     for n in range(count):
         rng = random.Random(seed * 1000 + n)
+        hand_rng = random.Random(f"hands {seed} {n}")  # the games stay those of --hands 0
         game = Game()
         folder = workdir / f"sequence_{n:03d}"
         folder.mkdir(parents=True)
@@ -137,7 +143,11 @@ def synth_sequences(
         for ply in range(plies + 1):
             board, big = board_of(game.position)
             image, _ = render_scene(
-                list(board), big, seed * 100_000 + n * 100 + ply, scene_seed=seed * 1000 + n
+                list(board),
+                big,
+                seed * 100_000 + n * 100 + ply,
+                scene_seed=seed * 1000 + n,
+                hand=ply > 0 and hand_rng.random() < hands,
             )
             path = folder / f"frame_{ply:03d}.jpg"
             cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
@@ -156,11 +166,14 @@ def main() -> int:
     parser.add_argument("dataset", nargs="?", type=Path)
     parser.add_argument("--synth", type=int, default=0, help="generate this many sequences instead")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--hands", type=float, default=0.0, help="share of generated frames with an arm in view"
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         if args.synth:
-            sequences = synth_sequences(args.synth, args.seed, Path(tmp))
+            sequences = synth_sequences(args.synth, args.seed, Path(tmp), hands=args.hands)
         elif args.dataset is not None:
             sequences = dataset_sequences(args.dataset)
         else:

@@ -5,6 +5,7 @@
     python bench/vision.py DATASET_DIR --only sequence --oracle-corners
     python bench/vision.py DATASET_DIR --only singles --fold 0/4 --model fold0.onnx
     python bench/vision.py DATASET_DIR --only singles --cv-dir out/counter   # 4-fold CV models
+    python bench/vision.py DATASET_DIR --only singles --big-cv-dir out/bigstone
 
 Prints board-found rate, corner error, exact-count accuracy per true-count
 bucket, within-one for 8-15, MAE (relative for 16+), big-stone accuracy, the
@@ -13,7 +14,9 @@ size. ``--csv FILE`` writes one row per image for digging into failures.
 ``--oracle-corners`` counts on the true board outline, so counting is measured
 apart from localisation; ``--only``/``--fold`` pick a subset and ``--model`` a
 counter network; ``--cv-dir`` counts each image with the cross-validation model
-that did not see it (``foldK.onnx`` for index % 4 == K, from bench/train_counter.py).
+that did not see it (``foldK.onnx`` for index % 4 == K, from bench/train_counter.py);
+``--big-cv-dir`` does the same for the big-stone classifier (bench/train_bigstone.py)
+and ``--big-model`` picks one.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from figures import bucket_lines  # bench/, next to this script
 
-from vision import detect
+from vision import bigstone, detect
 from vision.api import read_board
 from vision.config import VisionConfig, load_config
 from vision.locate import outline_from_corners
@@ -217,6 +220,7 @@ def run_dataset(
     oracle: bool = False,
     cv_dir: Path | None = None,
     cv_folds: int = 4,
+    big_cv_dir: Path | None = None,
 ) -> Tally:
     tally = Tally()
     done = 0
@@ -228,6 +232,8 @@ def run_dataset(
         done += 1
         if cv_dir is not None:
             detect.use_model(str(cv_dir / f"fold{_index(name) % cv_folds}.onnx"))
+        if big_cv_dir is not None:
+            bigstone.use_model(str(big_cv_dir / f"fold{_index(name) % cv_folds}.onnx"))
         counts, bigs, corners = load_truth(js)
         data = json.loads(js.read_text("utf-8"))
         extra = {
@@ -271,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fold", help="K/N: only images whose index %% N == K")
     ap.add_argument("--model", type=Path, help="counter network (ONNX) to use instead")
     ap.add_argument("--cv-dir", type=Path, help="folder of foldK.onnx cross-validation models")
+    ap.add_argument("--big-model", type=Path, help="big-stone classifier (ONNX) to use instead")
+    ap.add_argument("--big-cv-dir", type=Path, help="folder of foldK.onnx big-stone CV models")
     args = ap.parse_args(argv)
     fold = None
     if args.fold:
@@ -278,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
         fold = (k, n)
     if args.model is not None:
         detect.use_model(str(args.model))
+    if args.big_model is not None:
+        bigstone.use_model(str(args.big_model))
     if args.dataset is None and not args.synth:
         ap.error("give DATASET_DIR or --synth N")
     cv2.setNumThreads(1)
@@ -291,8 +301,17 @@ def main(argv: list[str] | None = None) -> int:
             title += " [oracle corners]"
         if args.cv_dir:
             title += f" [CV models {args.cv_dir}]"
+        if args.big_cv_dir:
+            title += f" [big-stone CV models {args.big_cv_dir}]"
         tally = run_dataset(
-            args.dataset, config, args.limit, args.only, fold, args.oracle_corners, args.cv_dir
+            args.dataset,
+            config,
+            args.limit,
+            args.only,
+            fold,
+            args.oracle_corners,
+            args.cv_dir,
+            big_cv_dir=args.big_cv_dir,
         )
         tallies.append((title, tally))
     if args.synth:

@@ -57,7 +57,11 @@ class LocateConfig:
 
 @dataclass(frozen=True)
 class CountConfig:
-    """Per-square pebble counting (learned density, ``vision.detect``)."""
+    """Per-square pebble counting (learned density, ``vision.detect``).
+
+    Big-stone presence has no settings: it is the probability given by the
+    ``vision.bigstone`` network.
+    """
 
     px_per_square: int = 80  # rectified square side; the shipped model was trained at 80
     max_count: int = 40  # probabilities are given for counts 0..max_count
@@ -68,8 +72,6 @@ class CountConfig:
     sigma_rel: float = 0.28
     tail_weight: float = 0.2
     tail_scale: float = 3.0
-    big_threshold: float = 1.12  # widest mandarin blob / typical pebble radius at 50:50
-    big_slope: float = 1.75  # logistic slope: maximum likelihood on the singles (calibrated, not sure)
     max_gain_change: float = 0.1  # opening calibration may rescale counts by at most this
 
 

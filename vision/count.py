@@ -10,9 +10,12 @@ distribution over counts whose spread grows with the count, fitted to held-out
 residuals (``bench/train_counter.py``), because the engine weighs candidate
 positions by these likelihoods rather than trusting one number.
 
-The big stone is found classically, by how much wider than this scene's
-pebbles the widest blob in a mandarin is: the net's big-stone channel did not
-learn from the 80 training renders and is ignored.
+Whether a mandarin holds its big stone is a second small network's call
+(``vision.bigstone``, one logit per mandarin crop of the same canvas): the
+widest-blob rule used before could not tell the stone from two touching
+pebbles or a patterned floor, and the density net's big-stone channel did not
+learn from the 80 training renders and is ignored. Where the stone is, pebble
+peaks under it are not counted; that location is the widest foreground blob.
 """
 
 from __future__ import annotations
@@ -24,14 +27,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.board import MANDARINS, NUM_SQUARES
-from vision import detect
+from vision import bigstone, detect
 from vision.config import CountConfig
 from vision.geometry import FloatArray, region_polygons_board
 from vision.locate import Outline
 
 BIG_FG_SIGMA = 3.0  # foreground threshold of the big-stone search, robust noise units
 BIG_CLEAR = 0.8  # share of the stone's inscribed radius where pebble density is ignored
-BIG_PEBBLE_PRIOR = 0.06  # pebble radius (square sides) when too few pebbles are seen
 _CITIZENS = [i for i in range(NUM_SQUARES) if i not in MANDARINS]
 
 
@@ -124,19 +126,16 @@ def _in_frame(
     return np.asarray(ok.reshape(cells), dtype=bool)
 
 
-def big_stone_radius(
+def big_stone_disc(
     rect: NDArray[np.uint8], depth: float, px: int
-) -> tuple[NDArray[np.float64], float, NDArray[np.float64]]:
-    """Widest foreground blob radius in each mandarin, a typical pebble's radius,
-    and where that widest point is (12x2, canvas px).
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Inscribed radius (square sides) and centre (12x2, canvas px) of the widest
+    foreground blob in each mandarin: where a present big stone lies.
 
-    Radii in square sides. The big stone is 2-3 pebbles across, so its blob has
-    a much wider inscribed circle than any pebble or chalk stroke; comparing
-    with this scene's own pebbles absorbs the pebble-size spread between sets.
-    Foreground is the colour distance to a median-filtered ground estimate
-    (one square wide, so even the stone is filtered out), thresholded in robust
-    noise units of the board. Classical on purpose: the density net's big-stone
-    channel did not learn on the 80 training renders (``bench/train_counter.py``).
+    Only locates; whether a stone is there at all is ``vision.bigstone``'s
+    call. Foreground is the colour distance to a median-filtered ground
+    estimate (one square wide, so even the stone is filtered out), thresholded
+    in robust noise units of the board.
     """
     small = cv2.resize(rect, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
@@ -151,21 +150,14 @@ def big_stone_radius(
     raw = ((d > med + BIG_FG_SIGMA * 1.4826 * mad) & board).astype(np.uint8)
     fg = np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
     dist = cv2.distanceTransform(fg, cv2.DIST_L2, 5)
-    scale = px / 2.0
     out = np.zeros(NUM_SQUARES)
     where = np.zeros((NUM_SQUARES, 2))
     for m in MANDARINS:
         sel = np.where(labels == m, dist, -1.0)
         y, x = np.unravel_index(int(np.argmax(sel)), sel.shape)
-        out[m] = max(float(sel[y, x]), 0.0) / scale
+        out[m] = max(float(sel[y, x]), 0.0) / (px / 2.0)
         where[m] = (2.0 * x, 2.0 * y)
-    citizen = board & (labels != MANDARINS[0]) & (labels != MANDARINS[1])
-    n, comp = cv2.connectedComponents((fg * citizen).astype(np.uint8))
-    radii = np.zeros(n)
-    np.maximum.at(radii, comp.ravel(), dist.ravel())
-    radii = radii[1:][radii[1:] > 1.0] / scale
-    peb = float(np.median(radii)) if radii.size >= 3 else BIG_PEBBLE_PRIOR
-    return out, peb, where
+    return out, where
 
 
 def _disc_cells(
@@ -249,15 +241,16 @@ def count_board(
     cfg = cfg or CountConfig()
     rect = rectify(image_bgr, outline, cfg.px_per_square)
     dens, labels, vis = densities(image_bgr, outline, cfg, rect)
-    big_r, peb_r, big_at = big_stone_radius(rect, outline.arc_depth, cfg.px_per_square)
     big_p = np.zeros(NUM_SQUARES)
+    big_p[list(MANDARINS)] = bigstone.probabilities(rect)
     under = np.zeros(dens.shape[1:], bool)  # under a big stone: no pebble centre there
-    for m in MANDARINS:
-        z = cfg.big_slope * (float(big_r[m]) / peb_r - cfg.big_threshold)
-        big_p[m] = float(1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0))))
-        if big_p[m] >= 0.5:
-            # flat, pale stones (as vision.synth draws them) otherwise read as a pebble
-            under |= _disc_cells(dens.shape, big_at[m], BIG_CLEAR * big_r[m] * cfg.px_per_square)
+    if big_p.max() >= 0.5:
+        big_r, big_at = big_stone_disc(rect, outline.arc_depth, cfg.px_per_square)
+        for m in MANDARINS:
+            if big_p[m] >= 0.5:
+                # flat, pale stones (as vision.synth draws them) otherwise read as a pebble
+                r = BIG_CLEAR * big_r[m] * cfg.px_per_square
+                under |= _disc_cells(dens.shape, big_at[m], r)
     small, _ = detect.region_counts(dens, labels, under)
     gain = calibration.count_gain if calibration is not None else 1.0
     out: list[SquareCount] = []

@@ -158,20 +158,30 @@ class VisionObserver:
         self._reference = np.where(keep > 0, self._reference, self._grey).astype(np.uint8)
 
     def looks_like_opening(self, observation: Observation) -> bool:
-        """Roughly 5 in every citizen square and both big stones: worth calibrating on."""
+        """Roughly 5 in every citizen square and both big stones: worth calibrating on.
+
+        Squares under a hand are not held against it; at least half the
+        citizen squares must be seen.
+        """
         if observation.reading is None:
             return False
         squares = list(observation.reading)
-        counts = [max(range(len(q.probs)), key=q.probs.__getitem__) for q in squares]
-        citizens = [counts[sq] for sq in range(12) if sq % 6]
-        stones = squares[0].big_prob > 0.5 and squares[6].big_prob > 0.5
-        return stones and all(3 <= n <= 8 for n in citizens)
+        seen = [sq for sq in range(12) if not self._hidden[sq]] if self._hidden else range(12)
+        counts = {
+            sq: max(range(len(squares[sq].probs)), key=squares[sq].probs.__getitem__) for sq in seen
+        }
+        citizens = [n for sq, n in counts.items() if sq % 6]
+        stones = all(squares[m].big_prob > 0.5 for m in (0, 6) if m in counts)
+        return stones and len(citizens) >= 5 and all(3 <= n <= 8 for n in citizens)
 
     def learn_opening(self, frame: Frame) -> None:
         """The referee confirmed the opening: learn pebble size and look from it."""
         outline = self.locator.outline
         if outline is not None:
-            self.calibration = calibrate(np.ascontiguousarray(frame.image), self.config, outline)
+            skip = [sq for sq, hidden in enumerate(self._hidden) if hidden]
+            self.calibration = calibrate(
+                np.ascontiguousarray(frame.image), self.config, outline, skip
+            )
 
 
 def make_observer(settings: Mapping[str, Any] | None = None) -> VisionObserver:

@@ -8,6 +8,7 @@ ordinary answer for a camera, not an error.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -141,16 +142,22 @@ def _grid_regions(outline: Outline, grid: Grid) -> tuple[FloatArray, ...]:
 
 
 def calibrate(
-    image_bgr: NDArray[np.uint8], config: VisionConfig | None = None, outline: Outline | None = None
+    image_bgr: NDArray[np.uint8],
+    config: VisionConfig | None = None,
+    outline: Outline | None = None,
+    skip: Sequence[int] = (),
 ) -> Calibration:
-    """Appearance calibration from a frame the caller knows is the opening."""
+    """Appearance calibration from a frame the caller knows is the opening.
+
+    ``skip``: squares not to learn from (hidden by a hand in that frame).
+    """
     cfg = config or VisionConfig()
     if outline is None:
         found, why = _find_outline(image_bgr, cfg)
         if found is None:
             raise BoardNotFoundError(why or "board not found")
         outline = found
-    return calibrate_opening(image_bgr, outline, cfg.count)
+    return calibrate_opening(image_bgr, outline, cfg.count, skip)
 
 
 class Locator:

@@ -20,6 +20,7 @@ peaks under it are not counted; that location is the widest foreground blob.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -269,18 +270,25 @@ def count_board(
 
 
 def calibrate_opening(
-    image_bgr: NDArray[np.uint8], outline: Outline, cfg: CountConfig | None = None
+    image_bgr: NDArray[np.uint8],
+    outline: Outline,
+    cfg: CountConfig | None = None,
+    skip: Sequence[int] = (),
 ) -> Calibration:
     """Per-scene gain from the opening: 5 pebbles in each citizen square.
 
     The correction is clamped to +-``max_gain_change`` because the network is
     already trained to count; the calibration only absorbs a steady bias of
     this particular ground and pebble set, never a wild fit to one frame.
+    Squares in ``skip`` (under a hand) are left out of the sum.
     """
     cfg = cfg or CountConfig()
     dens, labels, _ = densities(image_bgr, outline, cfg)
     small, _ = detect.region_counts(dens, labels)
-    total = float(small[_CITIZENS].sum())
+    used = [sq for sq in _CITIZENS if sq not in set(skip)]
+    if not used:
+        return Calibration(1.0, cfg.px_per_square)
+    total = float(small[used].sum())
     lo, hi = 1.0 - cfg.max_gain_change, 1.0 + cfg.max_gain_change
-    gain = float(np.clip(50.0 / max(total, 1e-3), lo, hi))
+    gain = float(np.clip(5.0 * len(used) / max(total, 1e-3), lo, hi))
     return Calibration(gain, cfg.px_per_square)

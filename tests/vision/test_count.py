@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from tests.vision.conftest import scene
+from vision import detect
 from vision.count import calibrate_opening, count_squares
 from vision.locate import outline_from_corners
 
@@ -70,3 +71,19 @@ def test_opening_calibration_is_a_bounded_adjustment() -> None:
     # +-10% the calibration may correct; measured 13 in total, 3 at most
     assert max(errors) <= 3 and sum(errors) <= 16, pred
     assert result[0].big == 1 and result[6].big == 1
+
+
+def test_opening_calibration_leaves_out_squares_a_hand_hides(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image, truth = scene(220, tuple(OPENING), (1, 1), **EASY)
+    outline = _truth_outline(truth)
+    # the counter reads 4.8 wherever it sees, 0 under an arm over squares 2-4
+    small = np.array([0.0] + [4.8] * 5 + [0.0] + [4.8] * 5)
+    small[[2, 3, 4]] = 0.0
+    monkeypatch.setattr(detect, "region_counts", lambda *a, **k: (small, np.zeros(12)))
+    misled = calibrate_opening(image, outline).count_gain
+    assert misled == pytest.approx(1.1)  # as far as the clamp lets the empty squares pull it
+    assert calibrate_opening(image, outline, skip=(2, 3, 4)).count_gain == pytest.approx(5 / 4.8)
+    everything = tuple(sq for sq in range(12) if sq % 6)
+    assert calibrate_opening(image, outline, skip=everything).count_gain == 1.0

@@ -20,6 +20,7 @@ test: lint typecheck unit appliance
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
 	$(BIN)/mypy engine device companion/journal.py companion/reconcile.py companion/referee.py companion/controller.py companion/screens

@@ -69,7 +69,9 @@ def test_rendering_is_pure() -> None:
 def test_languages_differ_where_there_is_text() -> None:
     """A screen showing the same pixels in both languages would mean a missed translation."""
     bilingual_by_design = {
-        n for n, screen in SAMPLES.items() if n.startswith("attract") and not screen.page  # type: ignore[union-attr]
+        n
+        for n, screen in SAMPLES.items()
+        if n.startswith("attract") and not screen.page  # type: ignore[union-attr]
     }
     for name, screen in SAMPLES.items():
         same = render_screen(screen, "vi").tobytes() == render_screen(screen, "en").tobytes()

@@ -7,7 +7,7 @@ import numpy as np
 
 from vision.config import LocateConfig
 from vision.geometry import offgrid_points, offgrid_with_tangents, project
-from vision.locate import _strip_dividers, evidence_maps, ridge_map
+from vision.locate import _strip_batch, evidence_maps, ridge_map
 
 
 def _board_sketch() -> np.ndarray:
@@ -30,9 +30,9 @@ def test_strip_search_finds_the_short_dividers() -> None:
     maps = evidence_maps(sat, normal, 5)
     south = np.array([260.0, np.pi / 2])  # (rho, theta) of y = 260
     north = np.array([140.0, np.pi / 2])
-    got = _strip_dividers(maps, south, north, cfg)
-    assert got is not None
-    _, hcan, divs = got
+    got = _strip_batch(maps, [(south, north)], cfg)
+    assert len(got) == 1
+    _, hcan, divs = got[0]
     xs = project(hcan, np.stack([divs[:, 0], np.zeros(len(divs))], axis=1))[:, 0]
     for k in range(6):
         assert np.min(np.abs(xs - (90 + 60 * k))) < 4.0
@@ -55,3 +55,21 @@ def test_offgrid_tangents_follow_the_template_lines() -> None:
     along_x = np.isin(pts[:, 1], (0.5, 1.5)) & (tan[:, 0] == 1.0)
     along_y = np.isin(pts[:, 0], (0.5, 1.5, 2.5, 3.5, 4.5)) & (tan[:, 1] == 1.0)
     assert np.all(along_x | along_y)
+
+
+def test_batched_strips_match_strips_searched_alone() -> None:
+    """Neighbours on the shared canvas must not leak into each other's scores."""
+    img = _board_sketch()
+    cfg = LocateConfig()
+    ridge, normal = ridge_map(img, cfg.ridge_sigmas, 0, cfg.edge_suppress)
+    sat = np.minimum(ridge / 8.0, 1.0).astype(np.float32)
+    maps = evidence_maps(sat, normal, 5)
+    lines = [np.array([y, np.pi / 2]) for y in (260.0, 200.0, 140.0)]
+    pairs = [(lines[0], lines[1]), (lines[1], lines[2]), (lines[0], lines[2])]
+    together = _strip_batch(maps, pairs, cfg)
+    alone = [g for pair in pairs for g in _strip_batch(maps, [pair], cfg)]
+    assert len(together) == len(alone) == 3
+    for (sa, ha, da), (sb, hb, db) in zip(together, alone, strict=True):
+        assert sa == sb
+        np.testing.assert_array_equal(ha, hb)
+        np.testing.assert_array_equal(da, db)

@@ -10,7 +10,8 @@
 Prints board-found rate, corner error, exact-count accuracy per true-count
 bucket, within-one for 8-15, MAE (relative for 16+), big-stone accuracy, the
 share of images with all 12 squares exact, and single-thread latency by image
-size. ``--csv FILE`` writes one row per image for digging into failures.
+size. ``--csv FILE`` writes one row per image for digging into failures and
+``--annotate DIR`` draws every failing image (reading and truth) into DIR.
 ``--oracle-corners`` counts on the true board outline, so counting is measured
 apart from localisation; ``--only``/``--fold`` pick a subset and ``--model`` a
 counter network; ``--cv-dir`` counts each image with the cross-validation model
@@ -95,8 +96,14 @@ def evaluate(
     config: VisionConfig,
     extra: dict[str, Any],
     oracle: bool = False,
+    annotate: Path | None = None,
 ) -> None:
-    """Run read_board on one image and add its errors to the tally."""
+    """Run read_board on one image and add its errors to the tally.
+
+    With ``annotate``, a failing image (board not found or off by 3% of the
+    diagonal, a square off by two or more, a big stone wrong) is written
+    there with what vision saw and, in green, the true outline and counts.
+    """
     tally.images += 1
     if image is None:
         tally.rows.append({"image": name, "found": False, "reason": "unreadable"})
@@ -111,6 +118,8 @@ def evaluate(
     if not reading.found or reading.corners is None or not reading.squares:
         row["reason"] = reading.reason
         tally.rows.append(row)
+        if annotate is not None:
+            _write_failure(annotate, name, image, reading, corners, counts, bigs, "not found")
         return
     tally.found += 1
     if "count" in reading.timings_ms:
@@ -139,6 +148,50 @@ def evaluate(
         pred_big=pbig,
     )
     tally.rows.append(row)
+    if annotate is not None:
+        why = []
+        if err / max(diag, 1e-6) >= 0.03:
+            why.append(f"corners off {100 * err / diag:.0f}% of diagonal")
+        if any(abs(p - t) >= 2 for p, t in zip(pred, counts, strict=True)):
+            why.append("count off by 2+")
+        if any(pbig[i] != bigs[i] for i in (0, 6)):
+            why.append("big stone wrong")
+        if why:
+            _write_failure(annotate, name, image, reading, corners, counts, bigs, "; ".join(why))
+
+
+def _write_failure(
+    folder: Path,
+    name: str,
+    image: np.ndarray,
+    reading: Any,
+    corners: np.ndarray,
+    counts: list[int],
+    bigs: list[int],
+    why: str,
+) -> None:
+    """Half-size JPEG: vision's reading (yellow/white), the truth (green), and why it failed."""
+    from vision.annotate import annotate
+    from vision.locate import outline_from_corners
+
+    out = annotate(image, reading)
+    truth = outline_from_corners(corners, 0.95)
+    scale = max(0.4, out.shape[1] / 1600.0)
+    cv2.polylines(out, [np.rint(corners).astype(np.int32)], True, (0, 200, 0), 2, cv2.LINE_AA)
+    for i, poly in enumerate(truth.regions):
+        c = poly.mean(axis=0)
+        label = f"{counts[i]}" + ("+Q" if bigs[i] else "")
+        org = (round(c[0] - 30 * scale), round(c[1] + 28 * scale))
+        for ink, width in (((0, 0, 0), 4), ((0, 230, 0), 2)):
+            cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, ink, width)
+    h = out.shape[0]
+    for ink, width in (((0, 0, 0), 4), ((0, 230, 0), 2)):
+        cv2.putText(
+            out, f"{name}: {why}", (10, h - 15), cv2.FONT_HERSHEY_SIMPLEX, scale, ink, width
+        )
+    small = cv2.resize(out, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    folder.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(folder / (name.replace("/", "_").rsplit(".", 1)[0] + ".jpg")), small)
 
 
 def _count_lines(t: np.ndarray, p: np.ndarray, what: str) -> list[str]:
@@ -221,6 +274,7 @@ def run_dataset(
     cv_dir: Path | None = None,
     cv_folds: int = 4,
     big_cv_dir: Path | None = None,
+    annotate: Path | None = None,
 ) -> Tally:
     tally = Tally()
     done = 0
@@ -240,11 +294,13 @@ def run_dataset(
             "hand": bool(data.get("hand", {}).get("present", False)),
             "ground": data.get("conditions", {}).get("ground"),
         }
-        evaluate(tally, name, image, counts, bigs, corners, config, extra, oracle)
+        evaluate(tally, name, image, counts, bigs, corners, config, extra, oracle, annotate)
     return tally
 
 
-def run_synth(n: int, seed: int, config: VisionConfig, save: Path | None) -> Tally:
+def run_synth(
+    n: int, seed: int, config: VisionConfig, save: Path | None, annotate: Path | None = None
+) -> Tally:
     from vision.synth import random_position, render_scene
 
     tally = Tally()
@@ -259,7 +315,8 @@ def run_synth(n: int, seed: int, config: VisionConfig, save: Path | None) -> Tal
             cv2.imwrite(str(save / f"{name}.png"), image)
             (save / f"{name}.json").write_text(json.dumps(truth), "utf-8")
         extra = {"ground": truth["conditions"]["ground"]}
-        evaluate(tally, name, image, counts, bigs, np.array(truth["corners"]), config, extra)
+        corners = np.array(truth["corners"])
+        evaluate(tally, name, image, counts, bigs, corners, config, extra, annotate=annotate)
     return tally
 
 
@@ -272,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", help="vision TOML config")
     ap.add_argument("--limit", type=int, help="evaluate at most this many images")
     ap.add_argument("--csv", type=Path, help="write one row per image")
+    ap.add_argument("--annotate", type=Path, help="write failing images, annotated, here")
     ap.add_argument("--oracle-corners", action="store_true", help="count on the true outline")
     ap.add_argument("--only", help="evaluate only images whose path contains this")
     ap.add_argument("--fold", help="K/N: only images whose index %% N == K")
@@ -312,13 +370,14 @@ def main(argv: list[str] | None = None) -> int:
             args.oracle_corners,
             args.cv_dir,
             big_cv_dir=args.big_cv_dir,
+            annotate=args.annotate,
         )
         tallies.append((title, tally))
     if args.synth:
         tallies.append(
             (
                 f"synth n={args.synth} seed={args.seed}",
-                run_synth(args.synth, args.seed, config, args.save),
+                run_synth(args.synth, args.seed, config, args.save, args.annotate),
             )
         )
     for title, tally in tallies:

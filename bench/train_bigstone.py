@@ -39,6 +39,7 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from train_counter import Item, load_items, synth_items  # bench/
+from train_counter import export as export_onnx
 
 from vision import bigstone, detect
 from vision.geometry import homography_from_corners
@@ -282,19 +283,9 @@ def summarise(title: str, files: list[Path]) -> None:
 
 
 def export(net: BigStoneNet, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     h = detect.canvas(PX)[1] // bigstone.DOWN
     w = bigstone.crop_width(PX) // bigstone.DOWN
-    torch.onnx.export(
-        net,
-        (torch.zeros(2, 3, h, w),),
-        str(path),
-        input_names=["x"],
-        output_names=["y"],
-        opset_version=13,
-        dynamo=False,
-        do_constant_folding=True,
-    )
+    export_onnx(net, path, torch.zeros(2, 3, h, w))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -375,10 +375,12 @@ def fit_spread(t: np.ndarray, raw: np.ndarray) -> tuple[float, float, float]:
     return best[1], best[2], best[3]
 
 
-def export(net: CounterNet, path: Path) -> None:
+def export(net: nn.Module, path: Path, dummy: torch.Tensor | None = None) -> None:
+    """ONNX that cv2.dnn reads: opset 13 from the TorchScript exporter, for ``dummy``'s shape."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    w, h, _ = detect.canvas(detect.PX)
-    dummy = torch.zeros(1, 3, h, w)
+    if dummy is None:
+        w, h, _ = detect.canvas(detect.PX)
+        dummy = torch.zeros(1, 3, h, w)
     torch.onnx.export(
         net,
         (dummy,),

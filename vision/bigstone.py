@@ -12,8 +12,6 @@ Only numpy and OpenCV run here: the model is an ONNX file read by ``cv2.dnn``.
 
 from __future__ import annotations
 
-import functools
-import threading
 from pathlib import Path
 
 import cv2
@@ -26,7 +24,6 @@ CROP_X1 = 0.25  # crop east edge, board units: the west mandarin plus a little o
 DOWN = 2  # crops are downscaled by this: a stone stays >= 15 px across
 MODEL_PATH = str(Path(__file__).resolve().parent / "models" / "bigstone.onnx")
 
-_lock = threading.Lock()
 _model = [MODEL_PATH]
 
 
@@ -62,17 +59,9 @@ def crops(rect_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
     return np.asarray(blob, dtype=np.float32)
 
 
-@functools.lru_cache(maxsize=8)
-def _load(path: str) -> cv2.dnn.Net:
-    return cv2.dnn.readNetFromONNX(path)
-
-
 def logits(rect_bgr: NDArray[np.uint8], model: str | None = None) -> NDArray[np.float64]:
     """Big-stone logits (west, east) of a rectified board."""
-    net = _load(model or _model[0])
-    with _lock:  # a cv2.dnn.Net is not re-entrant
-        net.setInput(crops(rect_bgr))
-        out = net.forward()
+    out = detect.forward(crops(rect_bgr), model or _model[0])
     return np.asarray(out, dtype=np.float64).reshape(2)
 
 

@@ -107,13 +107,18 @@ def _load(path: str) -> cv2.dnn.Net:
     return cv2.dnn.readNetFromONNX(path)
 
 
+def forward(blob: NDArray[np.float32], path: str) -> NDArray[np.float32]:
+    """Output of the ONNX network at ``path`` (read once) for one input blob."""
+    net = _load(path)
+    with _lock:  # a cv2.dnn.Net is not re-entrant
+        net.setInput(blob)
+        out = net.forward()
+    return np.asarray(out, dtype=np.float32)
+
+
 def density(rect_bgr: NDArray[np.uint8], model: str | None = None) -> NDArray[np.float32]:
     """The two density maps (2, H/STRIDE, W/STRIDE) of a rectified board."""
-    net = _load(model or _model[0])
-    with _lock:  # a cv2.dnn.Net is not re-entrant
-        net.setInput(prepare(rect_bgr))
-        out = net.forward()
-    return np.asarray(out[0], dtype=np.float32)
+    return forward(prepare(rect_bgr), model or _model[0])[0]
 
 
 def region_counts(

@@ -38,7 +38,7 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from train_counter import Item, load_items, synth_items  # bench/
+from train_counter import Item, load_items, optimise, progress, synth_items  # bench/
 from train_counter import export as export_onnx
 
 from vision import bigstone, detect
@@ -230,15 +230,8 @@ def train(
         y = torch.tensor(ys)
         net.train()
         loss = nn.functional.binary_cross_entropy_with_logits(net(x)[:, 0], y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        run = 0.98 * run + 0.02 * float(loss.detach())
-        if step % 250 == 0 or step == steps - 1:
-            print(
-                f"  {log} step {step}/{steps} loss {run:.4f} ({time.time() - t0:.0f}s)", flush=True
-            )
+        run = optimise(opt, sched, loss, run)
+        progress(log, step, steps, run, t0)
     net.eval()
     return net
 

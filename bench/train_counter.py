@@ -284,17 +284,25 @@ def train(
         loss = ((pred - y) ** 2 * wts).mean() * 100.0
         # counting loss on 16x16-px windows: sums, not shapes, are what we report
         loss = loss + ((pool(pred) * 16 - pool(y) * 16).abs() * wts).mean() * COUNT_W
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        run = 0.98 * run + 0.02 * float(loss.detach())
-        if step % 250 == 0 or step == steps - 1:
-            print(
-                f"  {log} step {step}/{steps} loss {run:.4f} ({time.time() - t0:.0f}s)", flush=True
-            )
+        run = optimise(opt, sched, loss, run)
+        progress(log, step, steps, run, t0)
     net.eval()
     return net
+
+
+def optimise(opt: torch.optim.Optimizer, sched: Any, loss: torch.Tensor, run: float) -> float:
+    """One optimiser and schedule step; returns the updated running loss."""
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    sched.step()
+    return 0.98 * run + 0.02 * float(loss.detach())
+
+
+def progress(log: str, step: int, steps: int, run: float, t0: float) -> None:
+    """A line every 250 steps and at the end: long CPU runs must show they are alive."""
+    if step % 250 == 0 or step == steps - 1:
+        print(f"  {log} step {step}/{steps} loss {run:.4f} ({time.time() - t0:.0f}s)", flush=True)
 
 
 def predict(net: CounterNet, item: Item) -> np.ndarray:

@@ -22,12 +22,16 @@ def _board_sketch() -> np.ndarray:
     return img
 
 
-def test_strip_search_finds_the_short_dividers() -> None:
-    img = _board_sketch()
-    cfg = LocateConfig()
-    ridge, normal = ridge_map(img, cfg.ridge_sigmas, 0, cfg.edge_suppress)
+def _sketch_maps(cfg: LocateConfig) -> np.ndarray:
+    """Evidence maps of the sketched board, as locate builds them."""
+    ridge, normal = ridge_map(_board_sketch(), cfg.ridge_sigmas, 0, cfg.edge_suppress)
     sat = np.minimum(ridge / 8.0, 1.0).astype(np.float32)
-    maps = evidence_maps(sat, normal, 5)
+    return evidence_maps(sat, normal, 5)
+
+
+def test_strip_search_finds_the_short_dividers() -> None:
+    cfg = LocateConfig()
+    maps = _sketch_maps(cfg)
     south = np.array([260.0, np.pi / 2])  # (rho, theta) of y = 260
     north = np.array([140.0, np.pi / 2])
     got = _strip_batch(maps, [(south, north)], cfg)
@@ -59,11 +63,8 @@ def test_offgrid_tangents_follow_the_template_lines() -> None:
 
 def test_batched_strips_match_strips_searched_alone() -> None:
     """Neighbours on the shared canvas must not leak into each other's scores."""
-    img = _board_sketch()
     cfg = LocateConfig()
-    ridge, normal = ridge_map(img, cfg.ridge_sigmas, 0, cfg.edge_suppress)
-    sat = np.minimum(ridge / 8.0, 1.0).astype(np.float32)
-    maps = evidence_maps(sat, normal, 5)
+    maps = _sketch_maps(cfg)
     lines = [np.array([y, np.pi / 2]) for y in (260.0, 200.0, 140.0)]
     pairs = [(lines[0], lines[1]), (lines[1], lines[2]), (lines[0], lines[2])]
     together = _strip_batch(maps, pairs, cfg)

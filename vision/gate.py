@@ -17,6 +17,8 @@ from numpy.typing import NDArray
 from vision.config import GateConfig
 from vision.locate import Outline
 
+HAND = "hand or arm over the board"
+
 
 @dataclass(frozen=True)
 class FrameQuality:
@@ -33,9 +35,6 @@ class FrameQuality:
     def hand(self) -> bool:
         """Rejected only because a hand or arm is over the board."""
         return self.reason == HAND
-
-
-HAND = "hand or arm over the board"
 
 
 def _small_grey(image: NDArray[np.uint8], width: int) -> NDArray[np.uint8]:

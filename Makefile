@@ -37,3 +37,23 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+# Offline rendering of training scenes (training/README.md): Blender's `bpy` wheel lives in its
+# own venv outside the work tree (its numpy pin differs from the app's); never needed by `make test`.
+# Only the `render` extra's packages go in: training.render imports just bpy, numpy and engine.
+RENDER_VENV ?= $(HOME)/.cache/oanquan/venv-render
+RENDER_PY   ?= python3.11
+RENDER_ARGS ?= --dataset train-v1 --size 640x480
+
+.PHONY: render-venv render
+render-venv: $(RENDER_VENV)/.installed
+
+$(RENDER_VENV)/.installed: pyproject.toml
+	test -x $(RENDER_VENV)/bin/python || $(RENDER_PY) -m venv $(RENDER_VENV)
+	$(RENDER_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RENDER_VENV)/bin/python -m pip install --quiet $$($(RENDER_VENV)/bin/python -c \
+	  "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['render']))")
+	touch $@
+
+render: render-venv
+	nice -n 19 $(RENDER_VENV)/bin/python -m training.render $(RENDER_ARGS)

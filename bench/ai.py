@@ -1,25 +1,34 @@
-"""Match the search AI against baseline players and check its time budget.
+"""Match the search AI against baseline players or any ``ai serve``-style command.
 
-    .venv/bin/python bench/ai.py --time-ms 500 --games 100
-    .venv/bin/python bench/ai.py --games 4 --opponents random   # quick look
+    .venv/bin/python bench/ai.py --time-ms 500 --games 100 --opponents ab4
+    .venv/bin/python bench/ai.py --games 4 --opponents random          # quick look
+    .venv/bin/python bench/ai.py --opponent-cmd "other-engine --serve"  # an outside engine
+    .venv/bin/python bench/ai.py --ai medium --opponents easy           # the level ladder
 
-Opponents:
+Players (``--ai`` and ``--opponents``):
 
+* ``ai``: :func:`engine.search.choose_move` in this process at ``--time-ms``
+  (``--depth`` also caps it), called exactly as ``oanquan ai serve`` calls it
+  (no game history) unless ``--history`` is given;
+* ``easy``, ``medium``, ``hard``: the kiosk levels (:data:`engine.search.LEVELS`);
 * ``random``: a uniformly random legal move;
-* ``greedy``: the move with the biggest immediate capture (points from
-  :func:`engine.play.play`'s ``captured``), ties broken at random;
-* ``ab4``: plain fixed-depth-4 alpha-beta on the score difference (written
-  here independently of ``engine.search`` so it is a real second opinion).
+* ``greedy``: the move with the biggest immediate capture, ties at random;
+* ``ab4`` (any ``abN``): plain fixed-depth alpha-beta on the score difference,
+  written here independently of ``engine.search`` so it is a second opinion;
+* ``cmd:COMMAND``: a process speaking the ``oanquan ai serve`` JSON Lines
+  (interchange.md), sent ``--time-ms`` per move; ``--opponent-cmd COMMAND``
+  adds one without the prefix (commas allowed).
 
-Games come in pairs: a random opening of 2-4 plies, kept only if a short
-search calls it roughly balanced (|score| <= 6 points, so no game is decided
-by the dice), is played twice, the AI taking P0 in the first game and P1 in
-the second. Games use the default rules; a position
-seen three times ends the game with the R12 count (as the device's "agree to
-stop"), and 400 plies is a hard cap, so cycling players cannot hang the
-bench. Everything runs in this one process; the move time reported is the
-wall-clock time of each ``choose_move`` call, the budget must never be
-exceeded.
+Games come in pairs: ``--opening-plies`` uniformly random plies (4 by default),
+played twice, the AI taking P0 in the first game and P1 in the second. A game
+still running after ``--ply-cap`` plies (300) is *judged by its projected final
+count*, the R12 settlement as if it ended there: rows swept to their owners,
+debts repaid, mandarin contents unclaimed. So a debt spiral that is cut is the
+loss it is, not a draw, and the cut games are reported apart. ``--repeat N``
+also ends a game by that count when a position occurs N times (off by default,
+as in outside matches). The move time is the wall-clock time of each of the
+AI's moves (for a command: request written to answer read); no move may
+exceed the budget, and the exit status is 1 if one did.
 """
 
 from __future__ import annotations
@@ -28,12 +37,16 @@ import argparse
 import json
 import os
 import random
+import re
+import shlex
+import subprocess
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # Run as a script, this folder comes first on sys.path and bench/engine.py
 # would shadow the engine package.
@@ -48,12 +61,153 @@ from engine.play import config, end_now, legal_moves  # noqa: E402
 from engine.play import play as checked_play  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.rules import Rules  # noqa: E402
-from engine.search import choose_move  # noqa: E402
+from engine.search import LEVELS, choose_move, level_move  # noqa: E402
 
+PLY_CAP = 300
+LONG_GAME = 100
+OPENING_PLIES = 4
+
+#: The old name-to-function interface (bench/tune_eval.py): (game, rng) -> move.
 Player = Callable[[Game, random.Random], Move]
 
-REPEAT_LIMIT = 3
-PLY_CAP = 400
+
+@dataclass
+class Reply:
+    """A player's move and what it said about it."""
+
+    move: Move
+    depth: int = 0
+    nodes: int = 0
+    error: str = ""
+
+
+class Agent:
+    """A player in a match: ``reply`` picks a move, ``close`` frees what it holds."""
+
+    name = "agent"
+    #: whether move times are measured against the budget (searching players)
+    timed = False
+
+    def reply(self, game: Game, rng: random.Random) -> Reply:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class FunctionAgent(Agent):
+    def __init__(self, name: str, fn: Player) -> None:
+        self.name = name
+        self.fn = fn
+
+    def reply(self, game: Game, rng: random.Random) -> Reply:
+        return Reply(self.fn(game, rng))
+
+
+class SearchAgent(Agent):
+    """engine.search.choose_move, as ``ai serve`` calls it unless ``history``."""
+
+    timed = True
+
+    def __init__(
+        self,
+        time_ms: int | None,
+        depth: int | None,
+        *,
+        history: bool = False,
+        weights: EvalWeights = DEFAULT_WEIGHTS,
+        name: str = "ai",
+    ) -> None:
+        self.name = name
+        self.time_ms = time_ms
+        self.depth = depth
+        self.history = history
+        self.weights = weights
+
+    def reply(self, game: Game, rng: random.Random) -> Reply:
+        history = [t.before for t in game.transitions] if self.history else []
+        result = choose_move(
+            game.position,
+            game.rules,
+            time_ms=self.time_ms,
+            depth=self.depth,
+            rng=rng,
+            history=history,
+            weights=self.weights,
+        )
+        return Reply(result.move, result.depth, result.nodes)
+
+
+class LevelAgent(Agent):
+    timed = True
+
+    def __init__(self, level: str) -> None:
+        self.name = level
+
+    def reply(self, game: Game, rng: random.Random) -> Reply:
+        history = [t.before for t in game.transitions]
+        return Reply(level_move(game.position, game.rules, self.name, rng=rng, history=history))
+
+
+class CommandAgent(Agent):
+    """A process speaking the ``oanquan ai serve`` protocol, kept open for the match."""
+
+    timed = True
+
+    def __init__(self, command: str, time_ms: int) -> None:
+        self.name = f"cmd:{command}"
+        self.command = command
+        self.time_ms = time_ms
+        self.proc: subprocess.Popen[str] | None = None
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen(
+                shlex.split(self.command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                bufsize=1,
+            )
+        return self.proc
+
+    def reply(self, game: Game, rng: random.Random) -> Reply:
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        request = {
+            "position": game.position.to_json(),
+            "rules": game.rules.to_json(),
+            "time_ms": self.time_ms,
+        }
+        proc.stdin.write(json.dumps(request) + "\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline()
+        try:
+            answer = json.loads(line)
+            move = Move.parse(answer["move"])
+        except (ValueError, KeyError, TypeError) as exc:
+            text = line.strip() or "no answer (the process ended)"
+            return Reply(game.legal_moves()[0], error=f"{text[:200]} ({exc})")
+        if move not in game.legal_moves():
+            return Reply(game.legal_moves()[0], error=f"illegal move {answer['move']!r}")
+        depth = answer.get("depth", 0)
+        nodes = answer.get("nodes", 0)
+        return Reply(
+            move,
+            depth if isinstance(depth, int) else 0,
+            nodes if isinstance(nodes, int) else 0,
+        )
+
+    def close(self) -> None:
+        if self.proc is not None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
 
 
 def random_player(game: Game, rng: random.Random) -> Move:
@@ -123,19 +277,63 @@ OPPONENTS: dict[str, Player] = {
 }
 
 
+def make_agent(spec: str, time_ms: int, depth: int | None, history: bool = False) -> Agent:
+    """The player a name on the command line stands for; ValueError names a bad one."""
+    if spec == "ai":
+        return SearchAgent(time_ms, depth, history=history)
+    if spec in LEVELS:
+        return LevelAgent(spec)
+    if spec.startswith("cmd:"):
+        return CommandAgent(spec[4:], time_ms)
+    if spec in OPPONENTS:
+        return FunctionAgent(spec, OPPONENTS[spec])
+    m = re.fullmatch(r"ab([1-9])", spec)
+    if m:
+        return FunctionAgent(spec, alphabeta_player(int(m.group(1))))
+    names = ", ".join(["ai", *LEVELS, *OPPONENTS, "abN", "cmd:COMMAND"])
+    raise ValueError(f"unknown player {spec!r}; choose from {names}")
+
+
+@dataclass
+class GameRecord:
+    """One game from the AI's side: its seat, the result and how the game went."""
+
+    ai_side: int
+    opening: list[Move]
+    final: tuple[int, int]
+    winner: int | None
+    reason: str
+    plies: int
+    #: cut at the ply cap and judged by the projected count
+    cut: bool
+    moves: list[str] = field(default_factory=list)
+    forfeit: str = ""
+
+    @property
+    def margin(self) -> int:
+        return self.final[self.ai_side] - self.final[1 - self.ai_side]
+
+    @property
+    def result(self) -> str:
+        if self.winner is None:
+            return "draw"
+        return "win" if self.winner == self.ai_side else "loss"
+
+
 @dataclass
 class Tally:
-    results: Counter[str] = field(default_factory=Counter)
-    margins: list[int] = field(default_factory=list)
-    max_move_s: float = 0.0
+    """The AI's games and moves against one opponent."""
+
+    games: list[GameRecord] = field(default_factory=list)
     move_times: list[float] = field(default_factory=list)
-    nodes: int = 0
-    search_s: float = 0.0
     depths: list[int] = field(default_factory=list)
+    nodes: int = 0
     over_budget: int = 0
-    #: how the games the AI did not win ended (repetition, ply_limit, mandarins_taken, ...)
-    not_won: Counter[str] = field(default_factory=Counter)
-    last_reason: str = ""
+
+
+def projected_outcome(position: Position, rules: Rules, reason: str = "ply_limit") -> Position:
+    """The position as if the game ended here by count (R12): the cut game's judgement."""
+    return end_now(position, reason, rules).position
 
 
 def _position_key(p: Position) -> tuple[object, ...]:
@@ -143,192 +341,240 @@ def _position_key(p: Position) -> tuple[object, ...]:
 
 
 def play_game(
-    opponent: Player,
+    ai: Agent,
+    opponent: Agent,
     ai_side: int,
     rng: random.Random,
     tally: Tally,
     *,
-    time_ms: int,
-    depth: int | None,
+    time_ms: int | None,
     opening: list[Move],
     rules: Rules,
-    weights: EvalWeights = DEFAULT_WEIGHTS,
-) -> int | None:
-    """One game; returns the winner (0, 1 or None) and records the AI's moves in tally."""
+    ply_cap: int = PLY_CAP,
+    repeat: int = 0,
+) -> GameRecord:
+    """One game; the AI's moves are timed into ``tally`` and the record is appended."""
     game = Game(rules)
+    game.play_all(opening)
     seen: Counter[tuple[object, ...]] = Counter([_position_key(game.position)])
-    for move in opening:
-        game.play(move)
-        seen[_position_key(game.position)] += 1
+    forfeit = ""
+    cut = False
     while not game.is_over:
         pos = game.position
-        if seen[_position_key(pos)] >= REPEAT_LIMIT or len(game.transitions) >= PLY_CAP:
-            reason = "repetition" if seen[_position_key(pos)] >= REPEAT_LIMIT else "ply_limit"
-            game.transitions.append(end_now(pos, reason, rules))
+        if repeat and seen[_position_key(pos)] >= repeat:
+            game.transitions.append(end_now(pos, "repetition", rules))
             break
-        if pos.to_move == ai_side:
-            history = [t.before for t in game.transitions] + [game.start]
-            t0 = time.perf_counter()
-            result = choose_move(
-                pos, rules, time_ms=time_ms, depth=depth, rng=rng, history=history, weights=weights
-            )
-            elapsed = time.perf_counter() - t0
-            move = result.move
+        if len(game.transitions) >= ply_cap:
+            game.transitions.append(end_now(pos, "ply_limit", rules))
+            cut = True
+            break
+        mover = ai if pos.to_move == ai_side else opponent
+        t0 = time.perf_counter()
+        reply = mover.reply(game, rng)
+        elapsed = time.perf_counter() - t0
+        if mover is ai:
             tally.move_times.append(elapsed)
-            tally.max_move_s = max(tally.max_move_s, elapsed)
-            tally.nodes += result.nodes
-            tally.search_s += elapsed
-            tally.depths.append(result.depth)
-            if elapsed * 1000 > time_ms:
+            tally.depths.append(reply.depth)
+            tally.nodes += reply.nodes
+            if time_ms is not None and ai.timed and elapsed * 1000 > time_ms:
                 tally.over_budget += 1
-        else:
-            move = opponent(game, rng)
-        assert move in legal_moves(pos, rules), (move, pos)
-        game.play(move)
+        if reply.error:
+            forfeit = f"{mover.name}: {reply.error}"
+            break
+        assert reply.move in legal_moves(pos, rules), (reply.move, pos)
+        game.play(reply.move)
         seen[_position_key(game.position)] += 1
-    outcome = game.position.outcome
-    assert outcome is not None
-    margin = outcome.final[ai_side] - outcome.final[1 - ai_side]
-    tally.margins.append(margin)
-    tally.last_reason = outcome.reason
-    if outcome.winner != ai_side:
-        tally.not_won[outcome.reason] += 1
-    if outcome.winner is None:
-        tally.results["draw"] += 1
-    elif outcome.winner == ai_side:
-        tally.results["win"] += 1
+    plies = len(game.moves)
+    if forfeit:
+        loser = game.position.to_move
+        final = (1, 0) if loser else (0, 1)
+        record = GameRecord(ai_side, opening, final, 1 - loser, "forfeit", plies, False)
+        record.forfeit = forfeit
     else:
-        tally.results["loss"] += 1
-    return outcome.winner
+        outcome = game.position.outcome
+        assert outcome is not None
+        record = GameRecord(
+            ai_side, opening, outcome.final, outcome.winner, outcome.reason, plies, cut
+        )
+    record.moves = [str(m) for m in game.moves]
+    tally.games.append(record)
+    return record
 
 
-def make_opening(rng: random.Random, rules: Rules, limit: float = 6.0) -> list[Move]:
-    """2-4 random plies whose resulting position a depth-5 search calls balanced."""
-    for _ in range(200):
+def make_opening(rng: random.Random, rules: Rules, plies: int = OPENING_PLIES) -> list[Move]:
+    """``plies`` uniformly random moves that leave the game running."""
+    while True:
         game = Game(rules)
-        for _ in range(rng.randint(2, 4)):
+        for _ in range(plies):
             if game.is_over:
                 break
             game.play(rng.choice(game.legal_moves()))
-        if game.is_over:
-            continue
-        score = choose_move(game.position, rules, depth=5, rng=rng).score
-        if abs(score) <= limit:
+        if not game.is_over:
             return game.moves
-    return []
+
+
+def _wdl(games: list[GameRecord]) -> dict[str, Any]:
+    c = Counter(g.result for g in games)
+    n = len(games)
+    score = (c["win"] + 0.5 * c["draw"]) / n if n else 0.0
+    return {"w": c["win"], "d": c["draw"], "l": c["loss"], "score": round(score, 3)}
+
+
+def _pct(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return 0.0
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def summarise(tally: Tally, time_ms: int | None) -> dict[str, Any]:
+    games = tally.games
+    n = max(len(games), 1)
+    margins = sorted(g.margin for g in games)
+    times = sorted(tally.move_times)
+    cut = [g for g in games if g.cut]
+    return {
+        "games": len(games),
+        "time_ms": time_ms,
+        **{k: v for k, v in _wdl(games).items()},
+        "as_p0": _wdl([g for g in games if g.ai_side == 0]),
+        "as_p1": _wdl([g for g in games if g.ai_side == 1]),
+        "cut_games": len(cut),
+        "cut_results": _wdl(cut),
+        "cut_finals": [list(g.final) for g in cut],
+        "over_100_plies": sum(g.plies > LONG_GAME for g in games),
+        "max_plies": max((g.plies for g in games), default=0),
+        "mean_plies": round(sum(g.plies for g in games) / n, 1),
+        "mean_margin": round(sum(margins) / n, 2),
+        "median_margin": margins[len(margins) // 2] if margins else 0,
+        "end_reasons": dict(Counter(g.reason for g in games)),
+        "forfeits": [g.forfeit for g in games if g.forfeit],
+        "ai_moves": len(times),
+        "mean_move_ms": round(1000 * sum(times) / max(len(times), 1), 1),
+        "p99_move_ms": round(1000 * _pct(times, 0.99), 1),
+        "max_move_ms": round(1000 * (times[-1] if times else 0.0), 1),
+        "over_budget_moves": tally.over_budget,
+        "mean_depth": round(sum(tally.depths) / max(len(tally.depths), 1), 2),
+        "nodes_per_s": round(tally.nodes / sum(times)) if times and sum(times) else 0,
+    }
 
 
 def run(
-    opponent_name: str,
+    ai: Agent,
+    opponent: Agent,
     games: int,
-    time_ms: int,
-    depth: int | None,
+    *,
+    time_ms: int | None,
     seed: int,
+    opening_plies: int = OPENING_PLIES,
+    ply_cap: int = PLY_CAP,
+    repeat: int = 0,
     log: Callable[[str], None] | None = None,
     verbose: bool = False,
-) -> dict[str, object]:
-    """Play ``games`` games against one opponent and summarise them."""
+) -> dict[str, Any]:
+    """``games`` games (in colour-swapped pairs) against one opponent, summarised."""
     rules = Rules()
-    rng = random.Random(f"{seed}:{opponent_name}")
+    rng = random.Random(f"{seed}:{opponent.name}")
     tally = Tally()
-    opponent = OPPONENTS[opponent_name]
     t0 = time.perf_counter()
     opening: list[Move] = []
     for i in range(games):
         if i % 2 == 0:
-            opening = make_opening(rng, rules)
-        winner = play_game(
+            opening = make_opening(rng, rules, opening_plies)
+        g = play_game(
+            ai,
             opponent,
             i % 2,
             rng,
             tally,
             time_ms=time_ms,
-            depth=depth,
             opening=opening,
             rules=rules,
+            ply_cap=ply_cap,
+            repeat=repeat,
         )
         if verbose and log is not None:
-            result = "draw" if winner is None else ("win" if winner == i % 2 else "loss")
             log(
-                f"game {i}: AI is P{i % 2}, opening {' '.join(map(str, opening))}: "
-                f"{result} by {tally.margins[-1]:+} ({tally.last_reason})"
+                f"game {i}: AI is P{g.ai_side}, opening {' '.join(map(str, opening))}: "
+                f"{g.result} {g.final[0]}-{g.final[1]} ({g.reason}{', cut' if g.cut else ''}, "
+                f"{g.plies} plies){' ' + g.forfeit if g.forfeit else ''}"
             )
         if log is not None and ((i + 1) % 10 == 0 or i + 1 == games):
-            r = tally.results
+            s = summarise(tally, time_ms)
             log(
-                f"{opponent_name}: {i + 1}/{games} W{r['win']} D{r['draw']} L{r['loss']} "
-                f"max move {tally.max_move_s * 1000:.1f} ms ({time.perf_counter() - t0:.0f} s)"
+                f"{opponent.name}: {i + 1}/{games} W{s['w']} D{s['d']} L{s['l']} "
+                f"P1 {s['as_p1']['score']} cut {s['cut_games']} >100 {s['over_100_plies']} "
+                f"p99 {s['p99_move_ms']} ms ({time.perf_counter() - t0:.0f} s)"
             )
-    n = max(games, 1)
-    r = tally.results
-    times = sorted(tally.move_times)
-    return {
-        "opponent": opponent_name,
-        "games": games,
-        "time_ms": time_ms,
-        "depth": depth,
-        "win_pct": round(100 * r["win"] / n, 1),
-        "draw_pct": round(100 * r["draw"] / n, 1),
-        "loss_pct": round(100 * r["loss"] / n, 1),
-        "mean_margin": round(sum(tally.margins) / n, 2),
-        # A won position can be milked for debts for hundreds of plies (R11 has no
-        # limit), so the median says more about a typical game than the mean.
-        "median_margin": sorted(tally.margins)[len(tally.margins) // 2] if tally.margins else 0,
-        "ai_moves": len(times),
-        "max_move_ms": round(tally.max_move_s * 1000, 1),
-        "mean_move_ms": round(1000 * sum(times) / max(len(times), 1), 1),
-        "p99_move_ms": round(times[int(0.99 * (len(times) - 1))] * 1000, 1) if times else 0.0,
-        "over_budget_moves": tally.over_budget,
-        "mean_depth": round(sum(tally.depths) / max(len(tally.depths), 1), 2),
-        "nodes_per_s": round(tally.nodes / tally.search_s) if tally.search_s else 0,
-        "not_won": dict(tally.not_won),
-        "wall_s": round(time.perf_counter() - t0, 1),
-    }
+    summary = {"ai": ai.name, "opponent": opponent.name, **summarise(tally, time_ms)}
+    summary["wall_s"] = round(time.perf_counter() - t0, 1)
+    return summary
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--time-ms", type=int, default=500, help="AI budget per move")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--time-ms", type=int, default=500, help="budget per move")
     parser.add_argument("--depth", type=int, default=None, help="also cap the AI's depth")
     parser.add_argument("--games", type=int, default=100, help="games per opponent")
+    parser.add_argument("--ai", default="ai", help="the player measured (default: ai)")
     parser.add_argument("--opponents", default="random,greedy,ab4")
+    parser.add_argument(
+        "--opponent-cmd", action="append", default=[], help="an ai serve-style command"
+    )
+    parser.add_argument("--opening-plies", type=int, default=OPENING_PLIES)
+    parser.add_argument("--ply-cap", type=int, default=PLY_CAP)
+    parser.add_argument("--repeat", type=int, default=0, help="end by count at N-fold repetition")
+    parser.add_argument("--history", action="store_true", help="give the AI the game history")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON line per opponent")
     parser.add_argument("--verbose", action="store_true", help="log every game's result")
     args = parser.parse_args(argv)
+    specs = [s for s in args.opponents.split(",") if s] + [f"cmd:{c}" for c in args.opponent_cmd]
+    try:
+        ai = make_agent(args.ai, args.time_ms, args.depth, args.history)
+        opponents = [make_agent(s, args.time_ms, None) for s in specs]
+    except ValueError as exc:
+        print(f"bench/ai.py: {exc}", file=sys.stderr)
+        return 2
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"# load average at start: {load:.2f} on {os.cpu_count()} cores", flush=True)
     status = 0
-    for name in args.opponents.split(","):
-        if name not in OPPONENTS:
-            print(f"unknown opponent {name!r}; choose from {', '.join(OPPONENTS)}")
-            return 2
-        summary = run(
-            name,
-            args.games,
-            args.time_ms,
-            args.depth,
-            args.seed,
-            log=lambda s: print("  " + s, file=sys.stderr, flush=True),
-            verbose=args.verbose,
-        )
-        if args.json:
-            print(json.dumps(summary), flush=True)
-        else:
-            print(
-                f"vs {name:<6} {summary['games']} games: win {summary['win_pct']}% "
-                f"draw {summary['draw_pct']}% loss {summary['loss_pct']}% "
-                f"(margin mean {summary['mean_margin']:+}, median {summary['median_margin']:+}); "
-                f"AI moves {summary['ai_moves']}, "
-                f"mean {summary['mean_move_ms']} ms, max {summary['max_move_ms']} ms "
-                f"/ budget {args.time_ms} ms, "
-                f"p99 {summary['p99_move_ms']} ms, over budget {summary['over_budget_moves']}; "
-                f"mean depth {summary['mean_depth']}, {summary['nodes_per_s']} nodes/s; "
-                f"not won by reason {summary['not_won']}",
-                flush=True,
+    try:
+        for opponent in opponents:
+            summary = run(
+                ai,
+                opponent,
+                args.games,
+                time_ms=args.time_ms,
+                seed=args.seed,
+                opening_plies=args.opening_plies,
+                ply_cap=args.ply_cap,
+                repeat=args.repeat,
+                log=lambda s: print("  " + s, file=sys.stderr, flush=True),
+                verbose=args.verbose,
             )
-        if summary["over_budget_moves"]:
-            status = 1
+            opponent.close()
+            if args.json:
+                print(json.dumps(summary), flush=True)
+            else:
+                s = summary
+                print(
+                    f"{s['ai']} vs {s['opponent']}: {s['games']} games W{s['w']} D{s['d']} "
+                    f"L{s['l']} score {s['score']} (as P0 {s['as_p0']['score']}, "
+                    f"as P1 {s['as_p1']['score']}); cut at {args.ply_cap}: {s['cut_games']} "
+                    f"{s['cut_results']}; over {LONG_GAME} plies: {s['over_100_plies']}; "
+                    f"margin mean {s['mean_margin']:+}, median {s['median_margin']:+}; "
+                    f"moves {s['ai_moves']}: mean {s['mean_move_ms']} ms, "
+                    f"p99 {s['p99_move_ms']} ms, max {s['max_move_ms']} ms, over budget "
+                    f"{s['over_budget_moves']}; mean depth {s['mean_depth']}; "
+                    f"ends {s['end_reasons']}",
+                    flush=True,
+                )
+            if summary["over_budget_moves"] or summary["forfeits"]:
+                status = 1
+    finally:
+        ai.close()
+        for opponent in opponents:
+            opponent.close()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"# load average at end: {load:.2f}", flush=True)
     return status

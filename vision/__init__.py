@@ -5,7 +5,7 @@ homography), ``count`` (per-square count distributions), ``gate`` (is the
 frame fit to count). ``read_board`` chains them for the referee.
 """
 
-from vision.api import BoardReading, Locator, SquareReading, calibrate, read_board
+from vision.api import BoardReading, SquareReading, calibrate, read_board
 from vision.config import (
     CountConfig,
     GateConfig,
@@ -17,18 +17,20 @@ from vision.config import (
 from vision.count import Calibration
 from vision.errors import BoardNotFoundError, ImageQualityError, ImageReadError, VisionError
 from vision.gate import FrameQuality, assess_frame
-from vision.locate import Outline, locate_board, outline_from_corners
+from vision.locate import Fix, Located, Locator, Outline, locate_board, outline_from_corners
 
 __all__ = [
     "BoardNotFoundError",
     "BoardReading",
     "Calibration",
     "CountConfig",
+    "Fix",
     "FrameQuality",
     "GateConfig",
     "ImageQualityError",
     "ImageReadError",
     "LocateConfig",
+    "Located",
     "Locator",
     "Outline",
     "SquareReading",

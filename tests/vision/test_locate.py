@@ -4,10 +4,9 @@ import numpy as np
 import pytest
 
 from tests.vision.conftest import scene
-from vision.api import Locator
 from vision.config import VisionConfig, config_from_dict
 from vision.errors import BoardNotFoundError
-from vision.locate import locate_board, ridge_map, support
+from vision.locate import Locator, locate_board, ridge_map, support
 
 CASES = [
     dict(ground="concrete", chalk="white", tilt_deg=5.0, yaw_deg=-20.0),

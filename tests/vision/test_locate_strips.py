@@ -7,7 +7,8 @@ import numpy as np
 
 from vision.config import LocateConfig
 from vision.geometry import offgrid_points, offgrid_with_tangents, project
-from vision.locate import _strip_batch, evidence_maps, ridge_map
+from vision.locate import evidence_maps, ridge_map
+from vision.locate.strips import strip_batch
 
 
 def _board_sketch() -> np.ndarray:
@@ -34,7 +35,7 @@ def test_strip_search_finds_the_short_dividers() -> None:
     maps = _sketch_maps(cfg)
     south = np.array([260.0, np.pi / 2])  # (rho, theta) of y = 260
     north = np.array([140.0, np.pi / 2])
-    got = _strip_batch(maps, [(south, north)], cfg)
+    got = strip_batch(maps, [(south, north)], cfg)
     assert len(got) == 1
     _, hcan, divs = got[0]
     xs = project(hcan, np.stack([divs[:, 0], np.zeros(len(divs))], axis=1))[:, 0]
@@ -67,8 +68,8 @@ def test_batched_strips_match_strips_searched_alone() -> None:
     maps = _sketch_maps(cfg)
     lines = [np.array([y, np.pi / 2]) for y in (260.0, 200.0, 140.0)]
     pairs = [(lines[0], lines[1]), (lines[1], lines[2]), (lines[0], lines[2])]
-    together = _strip_batch(maps, pairs, cfg)
-    alone = [g for pair in pairs for g in _strip_batch(maps, [pair], cfg)]
+    together = strip_batch(maps, pairs, cfg)
+    alone = [g for pair in pairs for g in strip_batch(maps, [pair], cfg)]
     assert len(together) == len(alone) == 3
     for (sa, ha, da), (sb, hb, db) in zip(together, alone, strict=True):
         assert sa == sb

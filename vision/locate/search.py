@@ -1,0 +1,115 @@
+"""The whole search in one frame: every stage, per ridge polarity, best fit wins."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.config import LocateConfig
+from vision.errors import BoardNotFoundError
+from vision.geometry import BOARD_CORNERS, FloatArray, canonical_corners, project
+from vision.locate.evidence import direction_weights, evidence_maps, saturated
+from vision.locate.lines import hough_families
+from vision.locate.outline import Outline, outline_from_corners
+from vision.locate.quads import quad_hypotheses
+from vision.locate.refine import refine_corners
+from vision.locate.ridges import downscale, ridge_maps
+from vision.locate.scoring import prescreen, scores
+from vision.locate.sides import outline_support, refine_sides
+from vision.locate.strips import strip_hypotheses
+
+
+def _distinct(hs: FloatArray, sc: FloatArray, cfg: LocateConfig) -> list[FloatArray]:
+    """Corners of the ``refine_candidates`` best hypotheses that are not near-duplicates."""
+    picked: list[FloatArray] = []
+    for idx in np.argsort(-sc)[: cfg.refine_candidates * 20]:
+        c = canonical_corners(project(hs[idx], BOARD_CORNERS))
+        if any(np.max(np.linalg.norm(c - p, axis=1)) < 6.0 for p in picked):
+            continue
+        picked.append(c)
+        if len(picked) >= cfg.refine_candidates:
+            break
+    return picked
+
+
+def _fit_polarity(
+    ridge: NDArray[np.float32],
+    normal: NDArray[np.float32],
+    cfg: LocateConfig,
+    rng: np.random.Generator,
+    image_bgr: NDArray[np.uint8],
+    scale: float,
+) -> tuple[float, FloatArray, float] | None:
+    """Best refined fit (score, work-scale corners, arc depth) on one ridge map.
+
+    The best few hypotheses get their sides refined at full resolution and
+    the arc depth chosen; the template score then picks among them.
+    """
+    sat = saturated(ridge)
+    weights = direction_weights(normal)
+    sat_coarse = evidence_maps(sat, normal, 5, weights)
+    fams = hough_families(ridge, normal, cfg)
+    hs = quad_hypotheses(fams, sat_coarse, cfg)
+    if cfg.max_strips > 0:
+        hs = np.concatenate([hs, strip_hypotheses(fams, sat_coarse, cfg)], axis=0)
+    if len(hs) == 0:
+        return None
+    hs = prescreen(sat_coarse, hs, cfg)
+    sc = scores(sat_coarse, hs, 0.25, cfg.arc_depth)
+    sc = sc + rng.uniform(0.0, 1e-9, size=len(sc))
+    picked = _distinct(hs, sc, cfg)
+    sat_fine = evidence_maps(cv2.GaussianBlur(sat, (0, 0), 1.0), normal, 3, weights)
+    best: tuple[float, FloatArray, float] | None = None
+    # a few greedy rounds for every candidate, then more for the leader: the
+    # template score after refinement ranks candidates and is the quality
+    starts = [(c, cfg.arc_depth) for c in picked]
+    for rc, depth, s in refine_corners(sat_fine, starts, 2.0, cfg.quick_rounds):
+        if best is None or s > best[0]:
+            best = (s, rc, depth)
+    if best is not None and cfg.quick_rounds < cfg.refine_rounds:
+        rc, depth, s = refine_corners(sat_fine, [(best[1], best[2])], 1.0, cfg.refine_rounds)[0]
+        best = (s, rc, depth) if s >= best[0] else best
+    if best is not None and cfg.side_passes:
+        quality, c, depth = best
+        sides = refine_sides(image_bgr, c / scale, cfg.side_passes) * scale
+        # a side snapped to a joint or shadow loses chalk support along the
+        # outline: keep the template fit then (the whole-template score would
+        # also penalise the true, unevenly divided board)
+        if outline_support(sat_fine, sides) >= outline_support(sat_fine, c) - cfg.side_tolerance:
+            best = (quality, sides, depth)
+    return best
+
+
+def locate_board(
+    image_bgr: NDArray[np.uint8],
+    cfg: LocateConfig | None = None,
+    rng: np.random.Generator | None = None,
+) -> Outline:
+    """Find the board in one frame or raise BoardNotFoundError.
+
+    ``rng`` is accepted for tie-breaking between equal hypotheses so that the
+    search stays deterministic for a given seed.
+    """
+    cfg = cfg or LocateConfig()
+    if rng is None:
+        rng = np.random.default_rng(cfg.seed)
+    if image_bgr is None or image_bgr.ndim != 3 or image_bgr.size == 0:
+        raise BoardNotFoundError("empty or non-colour image")
+    work, scale = downscale(image_bgr, cfg.work_width)
+    best: tuple[float, FloatArray, float] | None = None
+    pols = tuple(int(p) for p in cfg.polarities)
+    maps = ridge_maps(work, cfg.ridge_sigmas, pols, cfg.edge_suppress)
+    for polarity in pols:
+        found = _fit_polarity(*maps[polarity], cfg, rng, image_bgr, scale)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+        if best is not None and best[0] >= cfg.accept_quality:
+            break  # good enough: skip the other polarities (latency)
+    if best is None:
+        raise BoardNotFoundError("no chalk lines in two directions")
+    quality, corners_w, depth = best
+    corners = canonical_corners(corners_w / scale)
+    if quality < cfg.min_quality:
+        raise BoardNotFoundError(f"chalk template fit too weak (quality {quality:.2f})")
+    return outline_from_corners(corners, depth, quality)

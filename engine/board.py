@@ -17,14 +17,35 @@ from __future__ import annotations
 
 from typing import Final
 
+__all__ = [
+    "CITIZENS",
+    "DIRECTIONS",
+    "MANDARINS",
+    "NUM_SQUARES",
+    "OWNER",
+    "PLAYERS",
+    "ROWS",
+    "SQUARES",
+    "is_mandarin",
+    "owner",
+    "rotate",
+]
+
+#: Squares on the two-player ring; use this, not a literal 12 (more seats: engine.ring).
 NUM_SQUARES: Final = 12
+#: Every square in ring order, for ``for sq in SQUARES`` instead of ``range(12)``.
+SQUARES: Final = tuple(range(NUM_SQUARES))
+#: The mandarin squares; use ``sq in MANDARINS`` or :func:`is_mandarin`, not ``sq % 6``.
 MANDARINS: Final = (0, 6)
 PLAYERS: Final = (0, 1)
 DIRECTIONS: Final = (1, -1)
 
 #: Citizen squares of each player, left to right from that player's seat.
 ROWS: Final = (tuple(range(1, 6)), tuple(range(7, 12)))
+#: Every citizen square, player 0's row first.
 CITIZENS: Final = ROWS[0] + ROWS[1]
+#: OWNER[sq]: the player owning square sq, None for a mandarin square.
+OWNER: Final = tuple(None if sq in MANDARINS else (0 if sq < 6 else 1) for sq in SQUARES)
 
 
 def is_mandarin(square: int) -> bool:
@@ -39,25 +60,6 @@ def owner(square: int) -> int | None:
     return 0 if square < 6 else 1
 
 
-def next_square(square: int, direction: int) -> int:
-    """The neighbour of ``square`` one step in ``direction`` round the ring."""
-    return (square + direction) % NUM_SQUARES
-
-
 def rotate(square: int) -> int:
     """The square that plays the same role for the other player."""
     return (square + 6) % NUM_SQUARES
-
-
-def image_layout() -> dict[int, tuple[int, int]]:
-    """Grid cell (row, column) of each square as seen from player 0's side.
-
-    Row 0 is the far (player 1) row, row 1 the near row; column 0 is the left
-    mandarin, columns 1..5 the citizen squares, column 6 the right mandarin.
-    Mandarin squares span both rows and are given row -1.
-    """
-    layout: dict[int, tuple[int, int]] = {0: (-1, 0), 6: (-1, 6)}
-    for k in range(1, 6):
-        layout[k] = (1, k)
-        layout[12 - k] = (0, k)
-    return layout

@@ -17,7 +17,7 @@ from engine.rules import Rules
 
 
 def _key(p: Position) -> tuple[object, ...]:
-    return (p.board, p.big, p.store, p.bigs, p.debt, p.to_move)
+    return (p.board, p.big, p.store, p.bigs, p.debt, p.lent, p.to_move)
 
 
 class Game:

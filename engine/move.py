@@ -1,4 +1,8 @@
-"""Moves: a citizen square and a direction, written ``"3+"`` or ``"9-"``."""
+"""Moves: a citizen square and a direction, written ``"3+"`` or ``"9-"``.
+
+The same notation serves 3 and 4 seats, whose rings have squares up to 23
+(``"14-"``); which squares exist and whose they are is the position's to say.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from dataclasses import dataclass
 
 from engine.board import is_mandarin
 from engine.errors import NotationError
+from engine.ring import MAX_PLAYERS, SIDE
 
 _MOVE_RE = re.compile(r"\s*(\d{1,2})\s*([+-]|ccw|cw)\s*\Z")
 
@@ -25,9 +30,13 @@ class Move:
     direction: int
 
     def __post_init__(self) -> None:
-        if not 0 <= self.square < 12 or is_mandarin(self.square):
+        if not 0 <= self.square < SIDE * MAX_PLAYERS or is_mandarin(self.square):
+            if 0 <= self.square <= 12:
+                raise NotationError(
+                    f"move square must be a citizen square 1-5 or 7-11, got {self.square}"
+                )
             raise NotationError(
-                f"move square must be a citizen square 1-5 or 7-11, got {self.square}"
+                f"move square must be a citizen square (1-23, not 12 or 18), got {self.square}"
             )
         if self.direction not in (1, -1):
             raise NotationError(f"move direction must be +1 or -1, got {self.direction!r}")
@@ -53,9 +62,9 @@ class Move:
     def from_code(cls, code: int) -> Move:
         return cls(abs(code), 1 if code > 0 else -1)
 
-    def rotated(self) -> Move:
-        """The same move made by the other player on the rotated board."""
-        return Move((self.square + 6) % 12, self.direction)
+    def rotated(self, players: int = 2) -> Move:
+        """The same move made by the next seat on the ring turned one side (Position.rotated)."""
+        return Move((self.square - SIDE) % (SIDE * players), self.direction)
 
     def __str__(self) -> str:
         return f"{self.square}{'+' if self.direction > 0 else '-'}"

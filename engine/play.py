@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import core
+from engine import core, ringcore
 from engine.board import ROWS
-from engine.errors import IllegalMoveError
+from engine.errors import IllegalMoveError, RulesError
 from engine.move import Move
 from engine.position import Position
+from engine.ring import ring
 from engine.rules import Rules
 
 
@@ -54,6 +55,8 @@ class Refill:
     player: int
     own: int
     borrowed: int
+    #: (lender, pebbles) in the order they lent; only 3-4 seats fill it in
+    lenders: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,17 +115,33 @@ class Transition:
 
 
 _CONFIGS: dict[Rules, core.Config] = {}
+_RING_CONFIGS: dict[Rules, ringcore.Config] = {}
 
 
 def config(rules: Rules) -> core.Config:
-    """The kernel's flattened rules, cached because rules are few and immutable."""
+    """The two-player kernel's flattened rules, cached because rules are few and immutable."""
     cfg = _CONFIGS.get(rules)
     if cfg is None:
         cfg = _CONFIGS[rules] = core.Config(rules)
     return cfg
 
 
-def _events(trace: list[core.TraceEntry]) -> tuple[Event, ...]:
+def ring_config(rules: Rules) -> ringcore.Config:
+    """The ring kernel's flattened rules (any number of seats), cached like :func:`config`."""
+    cfg = _RING_CONFIGS.get(rules)
+    if cfg is None:
+        cfg = _RING_CONFIGS[rules] = ringcore.Config(rules)
+    return cfg
+
+
+def _check_seats(position: Position, rules: Rules) -> None:
+    if position.players != rules.players:
+        raise RulesError(
+            f"rules: players={rules.players} but the position has {position.players} seats"
+        )
+
+
+def _events(trace: list[core.TraceEntry], size: int = 12) -> tuple[Event, ...]:
     out: list[Event] = []
     for entry in trace:
         kind = entry[0]
@@ -130,7 +149,7 @@ def _events(trace: list[core.TraceEntry]) -> tuple[Event, ...]:
             _, start, count, direction = entry
             sq = int(start)  # type: ignore[call-overload]
             for _ in range(int(count)):  # type: ignore[call-overload]
-                sq = (sq + int(direction)) % 12  # type: ignore[call-overload]
+                sq = (sq + int(direction)) % size  # type: ignore[call-overload]
                 out.append(Drop(sq))
         elif kind == core.T_PICK:
             out.append(PickUp(int(entry[1]), int(entry[2])))  # type: ignore[call-overload]
@@ -139,7 +158,10 @@ def _events(trace: list[core.TraceEntry]) -> tuple[Event, ...]:
         elif kind == core.T_STOP:
             out.append(TurnEnd(str(entry[1])))
         elif kind == core.T_REFILL:
-            out.append(Refill(*(int(x) for x in entry[1:])))  # type: ignore[call-overload]
+            player, own, borrowed = (int(x) for x in entry[1:4])  # type: ignore[call-overload]
+            # Two players have one possible lender; the event says so only with more seats.
+            loans = entry[4] if len(entry) > 4 and size > 12 else ()
+            out.append(Refill(player, own, borrowed, loans))  # type: ignore[arg-type]
         elif kind == core.T_PASS:
             out.append(Pass(int(entry[1])))  # type: ignore[call-overload]
         elif kind == core.T_END:
@@ -150,36 +172,69 @@ def _events(trace: list[core.TraceEntry]) -> tuple[Event, ...]:
 def start_turn(position: Position, rules: Rules | None = None) -> Transition:
     """Start-of-turn processing alone: the refill, a pass, or the end (R11, R12)."""
     rules = rules or Rules()
-    st = position.to_state()
+    _check_seats(position, rules)
     trace: list[core.TraceEntry] = []
-    if st.outcome is None:
-        core.start_turn(st, config(rules), trace)
-    return Transition(position, None, Position.from_state(st), _events(trace), Captured(), None)
+    if rules.players == 2:
+        st = position.to_state()
+        if st.outcome is None:
+            core.start_turn(st, config(rules), trace)
+        after = Position.from_state(st)
+    else:
+        rst = position.to_ring_state()
+        if rst.outcome is None:
+            ringcore.start_turn(rst, ring_config(rules), trace)
+        after = Position.from_state(rst)
+    return Transition(position, None, after, _events(trace, 6 * rules.players), Captured(), None)
+
+
+def _legal_codes(position: Position, rules: Rules) -> tuple[int, ...]:
+    if rules.players == 2:
+        cfg = config(rules)
+        st = position.to_state()
+        if st.outcome is None:
+            core.start_turn(st, cfg)
+        return core.legal_codes(st, cfg)
+    rcfg = ring_config(rules)
+    rst = position.to_ring_state()
+    if rst.outcome is None:
+        ringcore.start_turn(rst, rcfg)
+    return ringcore.legal_codes(rst, rcfg)
 
 
 def legal_moves(position: Position, rules: Rules | None = None) -> list[Move]:
     """Every legal move of the side to move, after its compulsory refill."""
     rules = rules or Rules()
-    cfg = config(rules)
-    st = position.to_state()
-    if st.outcome is None:
-        core.start_turn(st, cfg)
-    return [Move.from_code(code) for code in core.legal_codes(st, cfg)]
+    _check_seats(position, rules)
+    return [Move.from_code(code) for code in _legal_codes(position, rules)]
 
 
 def illegal_reason(position: Position, move: Move, rules: Rules | None = None) -> str | None:
     """Why ``move`` is illegal here, in words a player understands; None if it is legal."""
     rules = rules or Rules()
-    st = position.to_state()
-    if st.outcome is None:
-        core.start_turn(st, config(rules))
-    if st.outcome is not None:
+    _check_seats(position, rules)
+    if rules.players == 2:
+        st = position.to_state()
+        if st.outcome is None:
+            core.start_turn(st, config(rules))
+        over, player, board = st.outcome is not None, st.to_move, st.b
+        rows: tuple[tuple[int, ...], ...] = ROWS
+    else:
+        rst = position.to_ring_state()
+        if rst.outcome is None:
+            ringcore.start_turn(rst, ring_config(rules))
+        over, player, board = rst.outcome is not None, rst.to_move, rst.b
+        rows = ring(rules.players).rows
+    if over:
         return "the game is over"
-    player = st.to_move
-    if move.square not in ROWS[player]:
-        row = ROWS[player]
+    if move.square >= len(board):
+        if rules.players == 2:
+            # The same words Move gave before it accepted the squares of bigger rings.
+            return f"move square must be a citizen square 1-5 or 7-11, got {move.square}"
+        return f"square {move.square} is not on a board of {len(board)} squares"
+    if move.square not in rows[player]:
+        row = rows[player]
         return f"square {move.square} is not P{player}'s (P{player} owns {row[0]}-{row[-1]})"
-    if st.b[move.square] == 0:
+    if board[move.square] == 0:
         return f"square {move.square} is empty"
     if move.direction < 0 and rules.direction == "ccw_only":
         return "only '+' moves are allowed (direction=ccw_only)"
@@ -196,23 +251,44 @@ def play(position: Position, move: Move | str, rules: Rules | None = None) -> Tr
         raise IllegalMoveError(
             f"illegal move {str(move)!r}: {reason} in {position.to_text()}", reason
         )
-    cfg = config(rules)
-    st = position.to_state()
     trace: list[core.TraceEntry] = []
-    core.start_turn(st, cfg, trace)
-    cap, mask, stop = core.play(st, move.code, cfg, trace)
+    if rules.players == 2:
+        cfg = config(rules)
+        st = position.to_state()
+        core.start_turn(st, cfg, trace)
+        cap, mask, stop = core.play(st, move.code, cfg, trace)
+        after = Position.from_state(st)
+    else:
+        rcfg = ring_config(rules)
+        rst = position.to_ring_state()
+        ringcore.start_turn(rst, rcfg, trace)
+        cap, mask, stop = ringcore.play(rst, move.code, rcfg, trace)
+        after = Position.from_state(rst)
     nbig = bin(mask).count("1")
     captured = Captured(cap, nbig, cap + nbig * rules.mandarin_value)
     return Transition(
-        position, move, Position.from_state(st), _events(trace), captured, core.STOPS[stop]
+        position,
+        move,
+        after,
+        _events(trace, 6 * rules.players),
+        captured,
+        core.STOPS[stop],
     )
 
 
 def end_now(position: Position, reason: str, rules: Rules | None = None) -> Transition:
     """End the game here with the R12 settlement (repetition, ply limit, agreed stop)."""
     rules = rules or Rules()
-    st = position.to_state()
+    _check_seats(position, rules)
     trace: list[core.TraceEntry] = []
-    if st.outcome is None:
-        core.settle(st, config(rules), reason, None, trace)
-    return Transition(position, None, Position.from_state(st), _events(trace), Captured(), None)
+    if rules.players == 2:
+        st = position.to_state()
+        if st.outcome is None:
+            core.settle(st, config(rules), reason, None, trace)
+        after = Position.from_state(st)
+    else:
+        rst = position.to_ring_state()
+        if rst.outcome is None:
+            ringcore.settle(rst, ring_config(rules), reason, None, trace)
+        after = Position.from_state(rst)
+    return Transition(position, None, after, _events(trace, 6 * rules.players), Captured(), None)

@@ -16,7 +16,13 @@ when both mandarin squares are empty; the pebbles left on each row go to its
 owner, and the higher total wins.
 
 Every switch below selects a variant named in rules.md §II; the defaults are
-the rules above. Unknown switches and values are errors, never ignored,
+the rules above. ``players`` (2-4) selects the ring board of :mod:`engine.ring`
+for three or four seats, the project's reading of a game the sources only
+name: the same rules round a longer ring, turns passing clockwise. There a
+short player may have several possible lenders; ``lender`` picks them: the
+one holding most captured pebbles (default, ties to the earliest in turn
+after the borrower), or the ``next`` or ``previous`` seats in turn order;
+whatever the first cannot lend is borrowed from the following ones. Unknown switches and values are errors, never ignored,
 because a silently wrong rule makes a referee that players cannot trust.
 """
 
@@ -38,6 +44,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "end_when": ("both_empty", "big_captured"),
     "leftover": ("unclaimed", "split", "taker"),
     "sweep": ("owner", "split"),
+    "lender": ("most_captured", "next", "previous"),
 }
 
 #: integer switches: (smallest, largest) allowed
@@ -46,6 +53,7 @@ _RANGES: dict[str, tuple[int, int]] = {
     "quan_non_min": (0, 70),
     "repetition": (0, 1000),
     "max_plies": (0, 1_000_000),
+    "players": (2, 4),
 }
 
 
@@ -71,6 +79,10 @@ class Rules:
     sweep: str = "owner"
     repetition: int = 0
     max_plies: int = 0
+    #: seats round the ring (engine.ring); 2 is the two-player game of rules.md
+    players: int = 2
+    #: whom a short player borrows from when more than one could lend (3-4 seats)
+    lender: str = "most_captured"
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -88,6 +100,10 @@ class Rules:
         if self.end_when == "big_captured" and self.mandarin_setup == "small":
             raise RulesError(
                 "rules: end_when: 'big_captured' needs mandarin_setup 'big' (no stones to capture)"
+            )
+        if self.players > 2 and self.no_refill == "lose":
+            raise RulesError(
+                "rules: no_refill: 'lose' is a two-player rule (with more seats use end or pass)"
             )
 
     @classmethod

@@ -14,7 +14,8 @@ camera raises :class:`CameraStoppedError`, never hangs.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,14 @@ class _FrameSource:
 
     def close(self) -> None:
         self.stop()
+
+    def relock(self) -> dict[str, Any]:
+        """Re-measure exposure and white balance and lock them again; {} for recorded frames.
+
+        Daylight drifts over a day while the lock holds: the app calls this
+        between games (never mid-game, so the counter's brightness stays put).
+        """
+        return {}
 
     def grab(self) -> Frame:
         if not self._running:
@@ -280,6 +289,21 @@ class OpenCvCamera(_FrameSource):
             else:
                 log.info("camera %s: driver refused %s=%s", self.name, label, value)
 
+    def relock(self) -> dict[str, Any]:
+        """Hand exposure and white balance back to the driver, let them settle, lock again."""
+        import cv2
+
+        cap = self._cap
+        if cap is None:
+            raise CameraStoppedError(f"camera {self.name}: not started")
+        cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 3)  # V4L2: 3 = aperture priority (auto)
+        cap.set(cv2.CAP_PROP_AUTO_WB, 1)
+        for _ in range(self.settings.settle_frames):
+            cap.grab()
+        self.locked = {}
+        self._lock_v4l2(cap)
+        return dict(self.locked)
+
     def _read(self) -> tuple[BGRImage, str, dict[str, object]]:
         for _ in range(self._max_failures):
             ok, image = self._cap.read()
@@ -295,27 +319,109 @@ class OpenCvCamera(_FrameSource):
             cap.release()
 
 
-def flicker_safe(exposure_us: int, gain: float, period_us: int | None) -> tuple[int, float]:
+#: Rounding a short exposure up to one flicker period brightens the image by
+#: period / exposure (the gain is already 1). Up to this factor the rounding is
+#: worth it; beyond it the light is daylight-bright, which does not flicker, and
+#: rounding would clip the chalk.
+MAX_FLICKER_BOOST = 2.0
+
+
+def flicker_safe(
+    exposure_us: int, gain: float, period_us: int | None, *, max_boost: float = MAX_FLICKER_BOOST
+) -> tuple[int, float]:
     """Round a settled exposure to whole mains-flicker periods, keeping brightness via gain.
 
-    Lamps on 50 Hz mains flicker at 100 Hz: exposures that are not a multiple of
-    10 ms show bands that move from frame to frame. Exposures shorter than one
-    period are left alone (rounding up would overexpose: gain cannot go below 1),
-    and so is the gain floor: then the exposure is rounded down.
+    Lamps on 50 Hz mains flicker at 100 Hz: an exposure that is not a multiple
+    of 10 ms shows bands that move from frame to frame, and a short one (the
+    imx708's auto exposure runs up to 15 ms at gain 1 before raising the gain)
+    bands worst. The total exposure x gain is kept where the gain allows it;
+    gain cannot go below 1, so a shorter exposure is rounded up to one period
+    and the frame gets brighter, by at most ``max_boost``; a scene brighter than
+    that is left alone (see :data:`MAX_FLICKER_BOOST`).
 
     >>> flicker_safe(23000, 2.0, 10000)
     (20000, 2.3)
+    >>> flicker_safe(6000, 1.0, 10000)
+    (10000, 1.0)
     """
-    if not period_us or exposure_us < period_us:
+    if not period_us:
         return exposure_us, gain
-    rounded = max(period_us, round(exposure_us / period_us) * period_us)
-    if gain * exposure_us / rounded < 1.0:  # gain cannot go below 1: round down instead
-        rounded = exposure_us // period_us * period_us
-    return rounded, round(gain * exposure_us / rounded, 3)
+    total = exposure_us * gain
+    periods = max(1, round(exposure_us / period_us))
+    if total < periods * period_us:  # the gain would have to go below 1
+        periods = max(1, int(total // period_us))
+    rounded = periods * period_us
+    if total * max_boost < rounded:
+        return exposure_us, gain
+    return rounded, round(max(1.0, total / rounded), 3)
+
+
+@dataclass(frozen=True)
+class SensorChoice:
+    """The sensor mode to run and the output size that keeps its whole field of view."""
+
+    mode_size: tuple[int, int]
+    bit_depth: int | None
+    output: tuple[int, int]
+
+
+def _full_field(mode: Mapping[str, Any], array: tuple[int, int]) -> bool:
+    crop = mode.get("crop_limits")
+    if not crop or len(crop) != 4:
+        return True
+    return bool(crop[2] >= 0.98 * array[0] and crop[3] >= 0.98 * array[1])
+
+
+def choose_sensor_mode(
+    modes: Sequence[Mapping[str, Any]],
+    pixel_array: tuple[int, int],
+    wanted: tuple[int, int],
+    *,
+    match_aspect: bool = True,
+) -> SensorChoice | None:
+    """Pick a full-field sensor mode for ``wanted`` and an output size of the sensor's shape.
+
+    Without this, libcamera may pick a cropped mode (the HQ camera's 2028x1080,
+    the imx708's 1536x864) or the ISP crops the sides to a 4:3 request on the
+    16:9 Camera Module 3. The output keeps the requested width, capped at the
+    sensor width, and takes the sensor's aspect ratio (even sizes). The mode is
+    the smallest full-field one at least that large (binned modes are faster),
+    else the largest. None if the camera lists no modes (old picamera2, fakes).
+    """
+    full = [m for m in modes if m.get("size") and _full_field(m, pixel_array)]
+    if not full:
+        return None
+    aw, ah = pixel_array
+    width, height = wanted
+    if match_aspect:
+        width = min(width, aw)
+        height = round(width * ah / aw)
+    width, height = width - width % 2, height - height % 2
+    by_area = sorted(full, key=lambda m: int(m["size"][0]) * int(m["size"][1]))
+    big_enough = [m for m in by_area if m["size"][0] >= width and m["size"][1] >= height]
+    mode = big_enough[0] if big_enough else by_area[-1]
+    depth = mode.get("bit_depth")
+    return SensorChoice(
+        (int(mode["size"][0]), int(mode["size"][1])),
+        None if depth is None else int(depth),
+        (width, height),
+    )
+
+
+# libcamera control values (controls.AfModeEnum, AfTriggerEnum, AfStateEnum,
+# AeFlickerModeEnum); plain ints so this module needs no libcamera import.
+AF_MODE_MANUAL = 0
+AF_MODE_AUTO = 1
+AF_TRIGGER_START = 0
+AF_STATE_FOCUSED = 2
+AF_STATE_FAILED = 3
+AE_FLICKER_MANUAL = 1
+#: Frames an autofocus sweep may take before we give up and keep where it got to.
+AF_MAX_FRAMES = 60
 
 
 class Picamera2Camera(_FrameSource):
-    """A CSI camera through picamera2, with AE/AWB locked after settling.
+    """A CSI camera through picamera2: full-field mode, focus held, AE/AWB locked.
 
     ``open_camera`` builds the Picamera2 object; tests pass a fake, the Pi
     leaves it None and picamera2 is imported here (apt package, not on PyPI).
@@ -334,15 +440,13 @@ class Picamera2Camera(_FrameSource):
         self._cam: Any = None
         #: Controls in force after locking; store them to reuse after a reboot.
         self.locked: dict[str, Any] = {}
+        #: The sensor mode and output size chosen at start (None: picamera2 chose).
+        self.sensor: SensorChoice | None = None
 
     def _open(self) -> None:
         cam = self._create()
         try:
-            config = cam.create_still_configuration(
-                main={"size": (self.settings.width, self.settings.height), "format": "RGB888"},
-                buffer_count=2,
-            )
-            cam.configure(config)
+            cam.configure(self._configuration(cam))
             cam.start()
             self._cam = cam
             self.locked = self._lock(cam)
@@ -352,6 +456,33 @@ class Picamera2Camera(_FrameSource):
         except Exception as exc:
             self._shutdown(cam)
             raise DeviceError(f"camera picamera2: cannot start: {exc}") from exc
+
+    def _configuration(self, cam: Any) -> Any:
+        s = self.settings
+        modes = getattr(cam, "sensor_modes", None) or []
+        props = getattr(cam, "camera_properties", None) or {}
+        array = props.get("PixelArraySize")
+        choice = None
+        if modes and array:
+            choice = choose_sensor_mode(
+                modes, (int(array[0]), int(array[1])), (s.width, s.height),
+                match_aspect=s.match_sensor,
+            )  # fmt: skip
+        self.sensor = choice
+        size = choice.output if choice is not None else (s.width, s.height)
+        if choice is not None and array is not None and size != (s.width, s.height):
+            log.warning(
+                "camera picamera2: %dx%d does not have the sensor's shape (%dx%d); "
+                "capturing %dx%d so the whole field of view is kept",
+                s.width, s.height, array[0], array[1], size[0], size[1],
+            )  # fmt: skip
+        kwargs: dict[str, Any] = {"main": {"size": size, "format": "RGB888"}, "buffer_count": 2}
+        if choice is not None:
+            sensor: dict[str, Any] = {"output_size": choice.mode_size}
+            if choice.bit_depth is not None:
+                sensor["bit_depth"] = choice.bit_depth
+            kwargs["sensor"] = sensor
+        return cam.create_still_configuration(**kwargs)
 
     def _create(self) -> Any:
         if self._open_camera is not None:
@@ -378,18 +509,80 @@ class Picamera2Camera(_FrameSource):
                 f"camera picamera2: no frame within {self.settings.timeout_s:g} s"
             ) from exc
 
-    def _lock(self, cam: Any) -> dict[str, Any]:
-        """Let AE/AWB settle, then pin exposure, gain and colour gains (configured or settled)."""
+    def _metadata(self, cam: Any) -> dict[str, Any]:
+        return dict(self._wait(cam.capture_metadata(wait=False)))
+
+    def _supports(self, cam: Any, *names: str) -> bool:
+        controls = getattr(cam, "camera_controls", None) or {}
+        return all(name in controls for name in names)
+
+    def _focus(self, cam: Any) -> dict[str, Any]:
+        """Where to hold the lens: 1/focus_m dioptres, or where one AF sweep ended.
+
+        libcamera leaves a Camera Module 3 in manual focus at its tuning default
+        (about 1 dioptre = 1 m); at 2.5 m that blurs a pebble by several pixels.
+        Fixed-focus cameras (HQ, v2, USB) have no AfMode and get nothing.
+        """
+        if not self._supports(cam, "AfMode", "LensPosition"):
+            return {}
         s = self.settings
+        low, high = (float(v) for v in cam.camera_controls["LensPosition"][:2])
+        if s.focus_m is not None:
+            position: float | None = 1.0 / s.focus_m
+        else:
+            cam.set_controls({"AfMode": AF_MODE_AUTO, "AfTrigger": AF_TRIGGER_START})
+            metadata: dict[str, Any] = {}
+            for _ in range(AF_MAX_FRAMES):
+                metadata = self._metadata(cam)
+                if metadata.get("AfState") in (AF_STATE_FOCUSED, AF_STATE_FAILED):
+                    break
+            position = metadata.get("LensPosition")
+            if metadata.get("AfState") != AF_STATE_FOCUSED:
+                log.warning(
+                    "camera picamera2: autofocus did not settle (AfState %s); holding the lens "
+                    "at %s dioptres; set camera.focus_m to the lens-to-board distance",
+                    metadata.get("AfState"), position,
+                )  # fmt: skip
+        if position is None:
+            return {"AfMode": AF_MODE_MANUAL}
+        focus = float(position)
+        if high > low:
+            focus = min(max(focus, low), high)
+        return {"AfMode": AF_MODE_MANUAL, "LensPosition": round(focus, 3)}
+
+    def _lock(self, cam: Any, focus: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Hold the focus, let AE/AWB settle, then pin exposure, gain and colour gains.
+
+        ``focus`` None: find it (:meth:`_focus`); otherwise keep that lens setting.
+        """
+        s = self.settings
+        if s.flicker_period_us and self._supports(cam, "AeFlickerMode", "AeFlickerPeriod"):
+            # While AE settles: let it choose whole flicker periods itself.
+            cam.set_controls(
+                {"AeFlickerMode": AE_FLICKER_MANUAL, "AeFlickerPeriod": s.flicker_period_us}
+            )
+        if focus is None:
+            focus = self._focus(cam)
         metadata: dict[str, Any] = {}
         for _ in range(max(1, s.settle_frames)):
-            metadata = self._wait(cam.capture_metadata(wait=False))
+            metadata = self._metadata(cam)
         exposure = s.exposure_us if s.exposure_us is not None else metadata.get("ExposureTime")
         gain = s.analogue_gain if s.analogue_gain is not None else metadata.get("AnalogueGain")
         if s.exposure_us is None and exposure is not None and gain is not None:
-            exposure, gain = flicker_safe(int(exposure), float(gain), s.flicker_period_us)
+            settled = int(exposure), float(gain)
+            exposure, gain = flicker_safe(*settled, s.flicker_period_us)
+            if (
+                s.flicker_period_us
+                and (exposure, gain) == settled
+                and settled[0] < s.flicker_period_us
+            ):
+                log.warning(
+                    "camera picamera2: scene too bright for a flicker-free exposure (%d us at "
+                    "gain %.2f); bands may show under mains lamps: dim the light or shade the lens",
+                    *settled,
+                )  # fmt: skip
         gains = s.colour_gains if s.colour_gains is not None else metadata.get("ColourGains")
-        controls: dict[str, Any] = {"AeEnable": False, "AwbEnable": False}
+        controls: dict[str, Any] = {"AeEnable": False, "AwbEnable": False, **focus}
         if exposure is not None:
             controls["ExposureTime"] = int(exposure)
         if gain is not None:
@@ -399,6 +592,20 @@ class Picamera2Camera(_FrameSource):
         cam.set_controls(controls)
         log.info("camera picamera2: locked %s", controls)
         return controls
+
+    def relock(self) -> dict[str, Any]:
+        """Hand exposure and white balance back to auto, settle, lock again.
+
+        The focus stays where it was held: the camera and board have not moved,
+        and a new sweep would cost seconds between games.
+        """
+        cam = self._cam
+        if cam is None or not self._running:
+            raise CameraStoppedError("camera picamera2: not started")
+        focus = {k: v for k, v in self.locked.items() if k in ("AfMode", "LensPosition")}
+        cam.set_controls({"AeEnable": True, "AwbEnable": True})
+        self.locked = self._lock(cam, focus)
+        return dict(self.locked)
 
     def _read(self) -> tuple[BGRImage, str, dict[str, object]]:
         image = self._wait(self._cam.capture_array("main", wait=False))

@@ -1,14 +1,18 @@
 # mypy: disable-error-code="import-untyped,import-not-found"
 """The OLED: luma ssd1306/sh1106 on I2C, luma's ``dummy`` for tests, a null panel.
 
-A missing or flaky panel must never stop the referee: :class:`NullDisplay`
-stands in when the panel is absent, and :class:`OledDisplay` turns run-time I2C
-faults into a logged, retried degraded state instead of an exception.
+A missing or flaky panel must never stop the referee. :class:`OledDisplay`
+turns a panel missing at start and run-time I2C faults into a logged degraded
+state that is retried on the injected clock, and re-sends the controller's init
+sequence now and then: static from a visitor can reset an SSD1306 with no I/O
+error at all (the panel just goes dark). :class:`NullDisplay` is for "no panel
+fitted".
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -36,6 +40,7 @@ class LumaDevice(Protocol):
     persist: bool
 
     def display(self, image: Image.Image) -> None: ...
+    def command(self, *cmd: int) -> None: ...
     def contrast(self, level: int) -> None: ...
     def hide(self) -> None: ...
     def show(self) -> None: ...
@@ -88,6 +93,7 @@ def open_luma_oled(settings: DisplaySettings, *, bus: Any = None) -> LumaDevice:
         from luma.oled.device import sh1106, ssd1306
     except ImportError as exc:
         raise BackendUnavailableError(f"luma.oled is not installed: {exc}") from exc
+    sh1106_extra = sh1106_offset_kwargs(sh1106, settings.sh1106_column_offset)
     try:
         serial = i2c(bus=bus, port=settings.i2c_port, address=settings.i2c_address)
         oled: LumaDevice
@@ -97,7 +103,7 @@ def open_luma_oled(settings: DisplaySettings, *, bus: Any = None) -> LumaDevice:
                 width=DISPLAY_SIZE[0],
                 height=DISPLAY_SIZE[1],
                 rotate=settings.rotate,
-                page_address_offset=settings.sh1106_column_offset,
+                **sh1106_extra,
             )
         else:
             oled = ssd1306(
@@ -110,6 +116,89 @@ def open_luma_oled(settings: DisplaySettings, *, bus: Any = None) -> LumaDevice:
         raise _translate(exc, settings) from exc
     oled.persist = False  # luma's atexit hook blanks the panel on a normal exit
     return oled
+
+
+#: The column offset luma.oled's sh1106 used before it became a parameter (3.16.0).
+SH1106_BUILTIN_OFFSET = 2
+
+
+def sh1106_offset_kwargs(driver: Any, offset: int) -> dict[str, int]:
+    """How to pass the SH1106 column offset to this luma.oled, or refuse clearly.
+
+    luma.oled takes ``page_address_offset`` only from 3.16.0; older versions swallow
+    the keyword in ``**kwargs`` and keep 2, so a configured 0 would be silently
+    ignored. Then only the built-in 2 is honest.
+    """
+    params = inspect.signature(driver.__init__).parameters
+    if "page_address_offset" in params:
+        return {"page_address_offset": offset}
+    if offset == SH1106_BUILTIN_OFFSET:
+        return {}
+    version = _luma_oled_version()
+    raise BackendUnavailableError(
+        f"display: sh1106_column_offset = {offset} needs luma.oled >= 3.16.0, found {version} "
+        "(it would be ignored); re-run systemd/install.sh to upgrade the venv"
+    )
+
+
+def _luma_oled_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("luma.oled")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def init_sequence(driver: str, contrast: int, *, on: bool) -> list[int]:
+    """The controller set-up for a 128x64 panel, as luma sends it, minus the clear.
+
+    Re-sent periodically: a controller reset by static comes back with default
+    registers (wrong multiplex, charge pump off) and display off, while I2C
+    writes keep succeeding. The display-off command at the start of luma's
+    sequence is left out so a healthy panel does not blink.
+    """
+    from luma.oled import const
+
+    if driver == "sh1106":
+        c: Any = const.sh1106
+        body = [
+            c.MEMORYMODE,
+            c.SETHIGHCOLUMN, 0xB0, 0xC8,
+            c.SETLOWCOLUMN, 0x10, 0x40,
+            c.SETSEGMENTREMAP,
+            c.NORMALDISPLAY,
+            c.SETMULTIPLEX, 0x3F,
+            c.DISPLAYALLON_RESUME,
+            c.SETDISPLAYOFFSET, 0x00,
+            c.SETDISPLAYCLOCKDIV, 0xF0,
+            c.SETPRECHARGE, 0x22,
+            c.SETCOMPINS, 0x12,
+            c.SETVCOMDETECT, 0x20,
+            c.CHARGEPUMP, 0x14,
+        ]  # fmt: skip
+    else:
+        c = const.ssd1306
+        body = [
+            c.SETDISPLAYCLOCKDIV, 0x80,
+            c.SETMULTIPLEX, 0x3F,
+            c.SETDISPLAYOFFSET, 0x00,
+            c.SETSTARTLINE,
+            c.CHARGEPUMP, 0x14,
+            c.MEMORYMODE, 0x00,
+            c.SETSEGMENTREMAP,
+            c.COMSCANDEC,
+            c.SETCOMPINS, 0x12,
+            c.SETPRECHARGE, 0xF1,
+            c.SETVCOMDETECT, 0x40,
+            c.DISPLAYALLON_RESUME,
+            c.NORMALDISPLAY,
+        ]  # fmt: skip
+    return [int(b) for b in body] + [
+        int(c.SETCONTRAST),
+        contrast,
+        int(c.DISPLAYON if on else c.DISPLAYOFF),
+    ]
 
 
 def open_dummy_luma(settings: DisplaySettings | None = None) -> LumaDevice:
@@ -132,33 +221,54 @@ def _io_errors() -> tuple[type[BaseException], ...]:
 
 
 class OledDisplay:
-    """A :class:`~device.ports.Display` over any luma device.
+    """A :class:`~device.ports.Display` over any luma device, or over none yet.
 
-    ``reopen`` rebuilds the luma device after an I/O fault (a glitch may have
-    reset the controller); attempts are spaced ``retry_s`` apart on ``clock``.
+    ``oled=None`` starts degraded (the panel was missing at start). ``reopen``
+    builds a fresh luma device after a fault or while missing; attempts are
+    spaced ``retry_s`` apart on ``clock``. ``reinit`` re-sends the controller's
+    set-up every ``reinit_s`` (0 = never). Both happen in :meth:`maintain`,
+    which the main loop calls every turn, and on the next :meth:`show`; after
+    either, the last frame is drawn again (a reset controller lost it).
     """
 
     def __init__(
         self,
-        oled: LumaDevice,
+        oled: LumaDevice | None,
         *,
         reopen: Callable[[], LumaDevice] | None = None,
+        reinit: Callable[[LumaDevice, bool], None] | None = None,
         clock: Clock = monotonic,
         retry_s: float = 5.0,
+        reinit_s: float = 0.0,
         contrast: int | None = None,
         name: str = "oled",
+        missing: str | None = None,
     ) -> None:
         self._oled: LumaDevice | None = oled
         self._reopen = reopen
+        self._reinit = reinit
         self._clock = clock
         self._retry_s = retry_s
+        self._reinit_s = reinit_s
         self._contrast = contrast
         self._asleep = False
         self._next_retry = 0.0
+        self._next_reinit = clock() + reinit_s
         self.name = name
         #: Faults seen so far (a health counter for selftest/status screens).
         self.faults = 0
+        #: Successful reopens and re-inits, for the operator's counters.
+        self.reopens = 0
+        self.reinits = 0
         self.last_image: Image.Image | None = None
+        if oled is None:
+            self._next_retry = clock() + retry_s
+            log.warning(
+                "display %s unavailable (%s); retrying every %.0f s",
+                name,
+                missing or "not opened",
+                retry_s,
+            )
 
     @property
     def size(self) -> tuple[int, int]:
@@ -214,8 +324,35 @@ class OledDisplay:
             log.debug("display %s still unavailable: %s", self.name, exc)
             return None
         log.warning("display %s is back", self.name)
+        self.reopens += 1
         self._oled = oled
+        self._next_reinit = self._clock() + self._reinit_s
         return oled
+
+    def _redraw(self) -> None:
+        image = self.last_image
+        if image is not None:
+            self._call(lambda oled: oled.display(image))
+
+    def maintain(self) -> None:
+        """Reopen a missing panel or re-send the init sequence when due; cheap otherwise.
+
+        Call it every turn of the main loop: a static screen is never shown
+        again, so :meth:`show` alone would not notice a panel that went dark.
+        """
+        if self._oled is None:
+            if self._try_reopen() is not None:
+                self._redraw()
+            return
+        if not self._reinit_s or self._reinit is None or self._clock() < self._next_reinit:
+            return
+        self._next_reinit = self._clock() + self._reinit_s
+        reinit = self._reinit
+        on = not self._asleep
+        self._call(lambda oled: reinit(oled, on))
+        if self._oled is not None:
+            self.reinits += 1
+            self._redraw()
 
     def show(self, image: Image.Image) -> None:
         check_image(image, self.size)
@@ -287,31 +424,41 @@ class NullDisplay:
     def sleep(self, asleep: bool) -> None:
         pass
 
+    def maintain(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
 
 def open_display(
     settings: DisplaySettings, *, bus: Any = None, clock: Clock = monotonic
-) -> OledDisplay | NullDisplay:
-    """The real panel, or a :class:`NullDisplay` when it is missing and not ``required``.
+) -> OledDisplay:
+    """The real panel; when it is missing and not ``required``, a degraded display
+    that keeps trying to open it every ``settings.retry_s`` seconds.
 
     A permission problem is never papered over: it is a deployment bug.
     """
+
+    def reopen() -> LumaDevice:
+        return open_luma_oled(settings, bus=bus)
+
+    def reinit(oled: LumaDevice, on: bool) -> None:
+        oled.command(*init_sequence(settings.driver, settings.contrast, on=on))
+
+    common: dict[str, Any] = {
+        "reopen": reopen,
+        "reinit": reinit,
+        "clock": clock,
+        "retry_s": settings.retry_s,
+        "reinit_s": settings.reinit_s,
+        "contrast": settings.contrast,
+        "name": f"{settings.driver}@0x{settings.i2c_address:02X}",
+    }
     try:
-        oled = open_luma_oled(settings, bus=bus)
-    except DeviceNotFoundError as exc:
+        oled: LumaDevice | None = open_luma_oled(settings, bus=bus)
+    except (DeviceNotFoundError, DeviceIOError) as exc:
         if settings.required:
             raise
-        return NullDisplay(str(exc))
-    except DeviceIOError as exc:
-        if settings.required:
-            raise
-        return NullDisplay(str(exc))
-    return OledDisplay(
-        oled,
-        reopen=lambda: open_luma_oled(settings, bus=bus),
-        clock=clock,
-        contrast=settings.contrast,
-        name=f"{settings.driver}@0x{settings.i2c_address:02X}",
-    )
+        return OledDisplay(None, missing=str(exc), **common)
+    return OledDisplay(oled, **common)

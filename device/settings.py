@@ -16,9 +16,18 @@ ButtonLayout = Literal["buttons", "encoder"]
 DisplayDriver = Literal["ssd1306", "sh1106"]
 CameraKind = Literal["picamera2", "opencv", "replay", "generated"]
 
-#: BCM numbers the app must never claim: I2C1 (OLED) and the UART.
+#: BCM numbers the app must never claim: the HAT ID EEPROM bus (the firmware probes
+#: it at boot; a button there can stop a HAT or the extender being recognised),
+#: I2C1 (OLED) and the UART.
 RESERVED_PINS: Mapping[int, str] = MappingProxyType(
-    {2: "I2C1 SDA (OLED)", 3: "I2C1 SCL (OLED)", 14: "UART TX", 15: "UART RX"}
+    {
+        0: "ID_SD (HAT EEPROM)",
+        1: "ID_SC (HAT EEPROM)",
+        2: "I2C1 SDA (OLED)",
+        3: "I2C1 SCL (OLED)",
+        14: "UART TX",
+        15: "UART RX",
+    }
 )
 
 DEFAULT_BUTTON_PINS: Mapping[str, int] = MappingProxyType(
@@ -106,13 +115,20 @@ class DisplaySettings:
     driver: DisplayDriver = "ssd1306"
     i2c_port: int = 1
     i2c_address: int = 0x3C
-    #: Quarter turns clockwise; 2 for an upside-down mount.
+    #: Quarter turns clockwise: 0 or 2 (upside-down mount). The screens are drawn
+    #: landscape, 128x64; luma wants a 64x128 image for 1 and 3 and would assert.
     rotate: int = 0
     #: SH1106 RAM is 132 columns wide: usually 2, some modules need 0.
     sh1106_column_offset: int = 2
     contrast: int = 0xCF
-    #: False: a missing panel becomes a NullDisplay (logged once) and the app runs on.
+    #: False: a missing panel is retried every ``retry_s`` and the app runs on meanwhile.
     required: bool = False
+    #: Seconds between attempts to open a missing or failed panel.
+    retry_s: float = 5.0
+    #: Seconds between re-sending the controller's init sequence (0 = never). Static
+    #: from a visitor can reset an SSD1306/SH1106 without any I2C error: the panel
+    #: goes dark while every write still succeeds.
+    reinit_s: float = 60.0
 
     def __post_init__(self) -> None:
         if self.driver not in ("ssd1306", "sh1106"):
@@ -121,14 +137,25 @@ class DisplaySettings:
             raise ValueError(f"i2c_port: expected 0..31, got {self.i2c_port!r}")
         if not 0x03 <= self.i2c_address <= 0x77:
             raise ValueError(f"i2c_address: expected 0x03..0x77, got {self.i2c_address!r}")
-        if self.rotate not in (0, 1, 2, 3):
-            raise ValueError(f"rotate: expected 0, 1, 2 or 3, got {self.rotate!r}")
+        if self.rotate in (1, 3):
+            raise ValueError(
+                f"rotate: {self.rotate} would turn the panel portrait (64x128), but the "
+                "screens are drawn 128x64: use 0, or 2 for an upside-down mount"
+            )
+        if self.rotate not in (0, 2):
+            raise ValueError(f"rotate: expected 0 or 2, got {self.rotate!r}")
         if not 0 <= self.sh1106_column_offset <= 4:
             raise ValueError(
                 f"sh1106_column_offset: expected 0..4, got {self.sh1106_column_offset!r}"
             )
         if not 0 <= self.contrast <= 255:
             raise ValueError(f"contrast: expected 0..255, got {self.contrast!r}")
+        if not 0.1 <= self.retry_s <= 3600:
+            raise ValueError(f"retry_s: expected 0.1..3600 seconds, got {self.retry_s!r}")
+        if self.reinit_s != 0 and not 1 <= self.reinit_s <= 86400:
+            raise ValueError(
+                f"reinit_s: expected 0 (off) or 1..86400 seconds, got {self.reinit_s!r}"
+            )
 
     @property
     def bus_path(self) -> str:
@@ -146,8 +173,13 @@ class CameraSettings:
     kind: CameraKind = "picamera2"
     #: OpenCV source: device path ("/dev/v4l/by-id/...") or index.
     device: str | int = 0
-    width: int = 2028
-    height: int = 1520
+    #: Camera Module 3 full resolution (16:9). With ``match_sensor`` a CSI camera
+    #: keeps the width and takes its height from the sensor's aspect ratio, capped
+    #: at the sensor size, so the ISP never crops the field of view (a 4:3 size on
+    #: the 16:9 imx708 would turn 66 degrees into about 52).
+    width: int = 4608
+    height: int = 2592
+    match_sensor: bool = True
     settle_frames: int = 30
     #: A grab waiting longer than this raises CameraStoppedError.
     timeout_s: float = 5.0
@@ -157,6 +189,10 @@ class CameraSettings:
     #: Settled exposures are rounded to whole periods of mains flicker (50 Hz mains:
     #: 10000 us); None = off.
     flicker_period_us: int | None = 10000
+    #: Lens-to-board distance for a fixed focus (Camera Module 3: LensPosition is
+    #: 1/focus_m dioptres). None: one autofocus sweep when the exposure is locked,
+    #: then the lens is held there (AfMode manual) so it cannot hunt at hands.
+    focus_m: float | None = None
     #: Folder of images for kind="replay" (sorted by file name).
     replay_dir: Path | None = None
     loop: bool = False
@@ -186,6 +222,8 @@ class CameraSettings:
             raise ValueError(
                 f"flicker_period_us: expected 1000..100000, got {self.flicker_period_us!r}"
             )
+        if self.focus_m is not None and not 0.1 <= self.focus_m <= 100:
+            raise ValueError(f"focus_m: expected 0.1..100 metres, got {self.focus_m!r}")
         if self.kind == "replay" and self.replay_dir is None:
             raise ValueError("replay_dir: required when kind is 'replay'")
 

@@ -90,7 +90,7 @@ def test_active_high_wiring_without_pull_up(factory: MockFactory, clock: FakeClo
 def test_mock_pins_do_not_debounce_so_chatter_reaches_the_queue(
     factory: MockFactory, clock: FakeClock
 ) -> None:
-    """Documents why debouncing lives in companion.input: bounce_time is ignored by mocks."""
+    """Documents why debouncing lives in companion.ui.input: bounce_time is ignored by mocks."""
     buttons = GpioButtons(
         ButtonSettings(pins={"ok": 13}, bounce_s=0.05), pin_factory=factory, clock=clock
     )
@@ -220,6 +220,8 @@ def test_open_buttons_uses_a_given_factory(factory: MockFactory) -> None:
     [
         ({"pins": {"ok": 2}}, "reserved for I2C1 SDA"),
         ({"pins": {"ok": 3}}, "reserved for I2C1 SCL"),
+        ({"pins": {"ok": 0}}, "GPIO0 is reserved for ID_SD \\(HAT EEPROM\\)"),
+        ({"pins": {"ok": 1}}, "GPIO1 is reserved for ID_SC"),
         ({"pins": {"ok": 14}}, "UART"),
         ({"pins": {"ok": 40}}, "0..27"),
         ({"pins": {"ok": 13, "back": 13}}, "GPIO13 is used twice"),

@@ -15,6 +15,7 @@ from device.camera import (
     OpenCvCamera,
     Picamera2Camera,
     ReplayCamera,
+    choose_sensor_mode,
     flicker_safe,
     grey_frames,
 )
@@ -348,12 +349,219 @@ def test_flicker_rounding_can_be_switched_off() -> None:
     [
         (23000, 2.0, (20000, 2.3)),
         (26000, 1.0, (20000, 1.3)),  # rounding up would need a gain below 1
-        (4000, 1.0, (4000, 1.0)),  # shorter than a period: left alone
+        (15000, 1.0, (10000, 1.5)),  # the imx708's longest exposure at gain 1
         (10000, 4.0, (10000, 4.0)),
+        (6000, 1.0, (10000, 1.0)),  # under one period: one period, 1.67x brighter, no bands
+        (4000, 2.0, (10000, 1.0)),  # 8 ms worth of light: one period at gain 1
+        (7000, 2.0, (10000, 1.4)),  # 14 ms worth: one period, gain keeps the brightness
+        (3000, 1.0, (3000, 1.0)),  # daylight-bright (3.3x): left alone, would clip
     ],
 )
 def test_flicker_safe(exposure: int, gain: float, expected: tuple[int, float]) -> None:
     assert flicker_safe(exposure, gain, 10000) == expected
+
+
+def test_flicker_safe_for_60_hz_mains() -> None:
+    assert flicker_safe(20000, 1.0, 8333) == (16666, 1.2)
+    assert flicker_safe(5000, 1.0, 8333) == (8333, 1.0)
+
+
+# -- picamera2 on a faked Camera Module 3 / HQ camera --------------------------------------
+
+IMX708_MODES = [
+    {"size": (1536, 864), "crop_limits": (768, 432, 3072, 1728), "bit_depth": 10},
+    {"size": (2304, 1296), "crop_limits": (0, 0, 4608, 2592), "bit_depth": 10},
+    {"size": (4608, 2592), "crop_limits": (0, 0, 4608, 2592), "bit_depth": 10},
+]
+IMX477_MODES = [
+    {"size": (1332, 990), "crop_limits": (696, 528, 2664, 1980), "bit_depth": 10},
+    {"size": (2028, 1080), "crop_limits": (0, 440, 4056, 2160), "bit_depth": 12},
+    {"size": (2028, 1520), "crop_limits": (0, 0, 4056, 3040), "bit_depth": 12},
+    {"size": (4056, 3040), "crop_limits": (0, 0, 4056, 3040), "bit_depth": 12},
+]
+
+
+class FakeModule3(FakePicamera2):
+    """A Camera Module 3: sensor modes, lens and flicker controls, a scripted AF sweep."""
+
+    def __init__(
+        self,
+        af_states: list[int] | None = None,
+        exposure: int = 12000,
+        gain: float = 2.5,
+        autofocus: bool = True,
+    ) -> None:
+        super().__init__()
+        self.sensor_modes = IMX708_MODES
+        self.camera_properties = {"PixelArraySize": (4608, 2592), "Model": "imx708"}
+        self.camera_controls: dict[str, Any] = {
+            "AeFlickerMode": (0, 2, 0),
+            "AeFlickerPeriod": (100, 1000000, None),
+        }
+        if autofocus:
+            self.camera_controls |= {"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
+        self.af_states = list(af_states if af_states is not None else [1, 1, 2])
+        self.exposure, self.gain = exposure, gain
+        self.af_running = False
+
+    def set_controls(self, controls: dict[str, Any]) -> None:
+        super().set_controls(controls)
+        if controls.get("AfMode") == 1 and controls.get("AfTrigger") == 0:
+            self.af_running = True
+
+    def wait(self, job: tuple[str, int], timeout: float | None = None) -> Any:
+        if job[0] != "metadata":
+            return super().wait(job, timeout)
+        meta: dict[str, Any] = {
+            "ExposureTime": self.exposure,
+            "AnalogueGain": self.gain,
+            "ColourGains": (1.9, 1.6),
+            "LensPosition": 1.0,
+            "AfState": 0,
+        }
+        if self.af_running and self.af_states:
+            meta["AfState"] = self.af_states.pop(0)
+            meta["LensPosition"] = 0.39 if meta["AfState"] == 2 else 0.8
+        return meta
+
+
+def test_module3_focus_is_swept_once_then_held_in_manual() -> None:
+    """libcamera leaves the lens at ~1 m otherwise; at 2.55 m that blurs pebbles."""
+    fake = FakeModule3(af_states=[1, 1, 2])
+    camera = Picamera2Camera(
+        CameraSettings(settle_frames=2), clock=FakeClock(), open_camera=lambda: fake
+    )
+    camera.start()
+    assert {"AfMode": 1, "AfTrigger": 0} in fake.controls
+    assert camera.locked["AfMode"] == 0  # manual: no hunting when hands move over the board
+    assert camera.locked["LensPosition"] == 0.39
+    assert fake.controls[-1] == camera.locked
+
+
+def test_module3_fixed_focus_distance_sets_the_lens_in_dioptres() -> None:
+    fake = FakeModule3()
+    settings = CameraSettings(settle_frames=1, focus_m=2.55)
+    camera = Picamera2Camera(settings, clock=FakeClock(), open_camera=lambda: fake)
+    camera.start()
+    assert not any(c.get("AfTrigger") == 0 for c in fake.controls)  # no sweep needed
+    assert camera.locked["AfMode"] == 0
+    assert camera.locked["LensPosition"] == pytest.approx(1 / 2.55, abs=1e-3)
+
+
+def test_a_failed_autofocus_still_holds_the_lens_and_warns(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    fake = FakeModule3(af_states=[1, 3])
+    camera = Picamera2Camera(
+        CameraSettings(settle_frames=1), clock=FakeClock(), open_camera=lambda: fake
+    )
+    camera.start()
+    assert camera.locked["AfMode"] == 0 and camera.locked["LensPosition"] == 0.8
+    assert any("focus_m" in r.getMessage() for r in caplog.records)
+
+
+def test_a_fixed_focus_camera_gets_no_focus_controls() -> None:
+    fake = FakeModule3(autofocus=False)
+    camera = Picamera2Camera(
+        CameraSettings(settle_frames=1), clock=FakeClock(), open_camera=lambda: fake
+    )
+    camera.start()
+    assert not any("AfMode" in c or "LensPosition" in c for c in fake.controls)
+
+
+def test_auto_exposure_avoids_flicker_while_it_settles() -> None:
+    fake = FakeModule3()
+    camera = Picamera2Camera(
+        CameraSettings(settle_frames=1), clock=FakeClock(), open_camera=lambda: fake
+    )
+    camera.start()
+    assert fake.controls[0] == {"AeFlickerMode": 1, "AeFlickerPeriod": 10000}
+
+
+def test_a_bright_room_under_one_period_is_locked_at_one_period() -> None:
+    """The imx708's AE settles at 6 ms in a bright room: 6 ms would band under lamps."""
+    fake = FakeModule3(exposure=6000, gain=1.0)
+    camera = Picamera2Camera(
+        CameraSettings(settle_frames=1), clock=FakeClock(), open_camera=lambda: fake
+    )
+    camera.start()
+    assert (camera.locked["ExposureTime"], camera.locked["AnalogueGain"]) == (10000, 1.0)
+
+
+def test_module3_runs_the_full_field_mode_at_its_16_9_shape() -> None:
+    """A 4:3 request (the HQ camera's 2028x1520) must not crop 66 degrees to about 52."""
+    fake = FakeModule3()
+    settings = CameraSettings(settle_frames=1, width=2028, height=1520)
+    camera = Picamera2Camera(settings, clock=FakeClock(), open_camera=lambda: fake)
+    camera.start()
+    assert fake.config is not None
+    assert fake.config["main"]["size"] == (2028, 1140)
+    assert fake.config["sensor"] == {"output_size": (2304, 1296), "bit_depth": 10}
+    assert camera.sensor is not None and camera.sensor.mode_size == (2304, 1296)
+
+
+def test_default_size_is_module3_full_resolution() -> None:
+    fake = FakeModule3()
+    camera = Picamera2Camera(
+        CameraSettings(settle_frames=1), clock=FakeClock(), open_camera=lambda: fake
+    )
+    camera.start()
+    assert fake.config is not None
+    assert fake.config["main"]["size"] == (4608, 2592)
+    assert fake.config["sensor"]["output_size"] == (4608, 2592)
+
+
+@pytest.mark.parametrize(
+    ("modes", "array", "wanted", "mode", "output"),
+    [
+        (IMX708_MODES, (4608, 2592), (4608, 2592), (4608, 2592), (4608, 2592)),
+        (IMX708_MODES, (4608, 2592), (1536, 864), (2304, 1296), (1536, 864)),  # not the crop
+        (IMX477_MODES, (4056, 3040), (4608, 2592), (4056, 3040), (4056, 3040)),  # capped
+        (IMX477_MODES, (4056, 3040), (2028, 1520), (2028, 1520), (2028, 1520)),
+        (IMX477_MODES, (4056, 3040), (2028, 1080), (2028, 1520), (2028, 1520)),  # no 16:9 crop
+    ],
+)
+def test_choose_sensor_mode(
+    modes: list[dict[str, Any]],
+    array: tuple[int, int],
+    wanted: tuple[int, int],
+    mode: tuple[int, int],
+    output: tuple[int, int],
+) -> None:
+    choice = choose_sensor_mode(modes, array, wanted)
+    assert choice is not None
+    assert (choice.mode_size, choice.output) == (mode, output)
+
+
+def test_choose_sensor_mode_can_keep_the_requested_shape() -> None:
+    choice = choose_sensor_mode(IMX708_MODES, (4608, 2592), (2028, 1520), match_aspect=False)
+    assert choice is not None and choice.output == (2028, 1520)
+    assert choose_sensor_mode([], (4608, 2592), (2028, 1520)) is None
+
+
+def test_relock_between_games_measures_again() -> None:
+    """Daylight drifts: the exposure locked at 9:00 is wrong at 16:00."""
+    fake = FakeModule3(exposure=12000, gain=2.5)
+    camera = Picamera2Camera(
+        CameraSettings(settle_frames=1), clock=FakeClock(), open_camera=lambda: fake
+    )
+    camera.start()
+    assert camera.locked["AnalogueGain"] == 3.0
+    fake.exposure, fake.gain = 20000, 4.0  # the afternoon is darker
+    fake.controls.clear()
+    locked = camera.relock()
+    assert fake.controls[0] == {"AeEnable": True, "AwbEnable": True}
+    assert (locked["ExposureTime"], locked["AnalogueGain"]) == (20000, 4.0)
+    assert camera.locked == locked == fake.controls[-1]
+    assert not any(c.get("AfTrigger") == 0 for c in fake.controls)  # the focus is kept
+    assert locked["LensPosition"] == 0.39
+    camera.stop()
+    with pytest.raises(CameraStoppedError):
+        camera.relock()
+
+
+def test_recorded_frames_have_nothing_to_relock(tmp_path: Path) -> None:
+    assert GeneratedCamera(grey_frames(), clock=FakeClock()).relock() == {}
 
 
 def test_picamera2_stall_is_a_camera_stopped_error() -> None:
@@ -399,6 +607,7 @@ def test_picamera2_start_failure_closes_the_camera() -> None:
         ({"analogue_gain": 0.5}, "analogue_gain"),
         ({"colour_gains": (1.0, 0.0)}, "colour_gains"),
         ({"kind": "replay"}, "replay_dir"),
+        ({"focus_m": 0.0}, "focus_m"),
     ],
 )
 def test_invalid_camera_settings(kwargs: dict[str, object], message: str) -> None:

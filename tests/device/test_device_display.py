@@ -128,23 +128,101 @@ def test_sleep_switches_the_panel_off_and_on() -> None:
     assert bus.commands()[-2:] == [[0xAE], [0xAF]]
 
 
-def test_a_missing_panel_becomes_a_null_display_that_logs_once(
+def test_null_display_stands_in_for_no_panel_and_logs_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.WARNING, logger="device.display")
-    display = open_display(DisplaySettings(i2c_address=0x3C), bus=RecordingBus(errno.EREMOTEIO))
-    assert isinstance(display, NullDisplay) and not display.healthy
-    assert "0x3C" in display.reason and "/dev/i2c-1" in display.reason
+    display = NullDisplay("no panel fitted")
     for _ in range(5):
         display.show(frame_with_box())
     display.clear()
     display.set_contrast(10)
     display.sleep(True)
+    display.maintain()
     display.close()
     warnings = [r for r in caplog.records if "without a display" in r.getMessage()]
     assert len(warnings) == 1
-    assert display.frames_shown == 5
+    assert display.frames_shown == 5 and not display.healthy
     assert isinstance(display, Display)
+
+
+def test_a_panel_missing_at_start_is_retried_on_the_clock_and_shows_the_last_frame(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The OLED plugged in (or its cable reseated) after boot comes up by itself."""
+    caplog.set_level(logging.WARNING, logger="device.display")
+    clock = FakeClock()
+    bus = RecordingBus(errno.EREMOTEIO)
+    display = open_display(DisplaySettings(retry_s=5.0), bus=bus, clock=clock)
+    assert isinstance(display, OledDisplay) and not display.healthy
+    assert any("0x3C" in r.getMessage() and "retrying" in r.getMessage() for r in caplog.records)
+    display.show(frame_with_box())  # no exception, nothing on the wire
+    bus.fail_errno = None  # the panel answers from now on
+    clock.advance(4.9)
+    display.maintain()
+    assert not display.healthy and bus.writes == []  # not due yet
+    clock.advance(0.2)
+    display.maintain()
+    assert display.healthy and display.reopens == 1
+    frame = [byte for _, reg, d in bus.writes if reg == 0x40 for byte in d]
+    assert len(frame) >= 1024 and any(frame)  # the last frame is drawn again, not left blank
+    assert any("is back" in r.getMessage() for r in caplog.records)
+
+
+def test_the_init_sequence_is_resent_periodically_without_blanking() -> None:
+    """Static can reset the controller with no I/O error: re-send its set-up now and then."""
+    clock = FakeClock()
+    bus = RecordingBus()
+    display = open_display(DisplaySettings(reinit_s=60.0, contrast=0x30), bus=bus, clock=clock)
+    display.show(frame_with_box())
+    bus.writes.clear()
+    clock.advance(59.0)
+    display.maintain()
+    assert bus.writes == []
+    clock.advance(1.0)
+    display.maintain()
+    commands = bus.commands()
+    init = commands[0]
+    assert init[:2] == [0xD5, 0x80] and init[7:9] == [0x8D, 0x14]  # clock div, charge pump
+    assert init[-3:] == [0x81, 0x30, 0xAF]  # contrast kept, display on
+    assert 0xAE not in init  # no display-off: a healthy panel does not blink
+    frame = [byte for _, reg, d in bus.writes if reg == 0x40 for byte in d]
+    assert len(frame) == 1024 and any(frame)  # redrawn: a reset controller lost its RAM
+    assert display.reinits == 1
+    clock.advance(30.0)
+    bus.writes.clear()
+    display.maintain()
+    assert bus.writes == []  # next one 60 s after the last
+
+
+def test_reinit_keeps_a_sleeping_panel_off() -> None:
+    clock = FakeClock()
+    bus = RecordingBus()
+    display = open_display(DisplaySettings(driver="sh1106", reinit_s=10.0), bus=bus, clock=clock)
+    display.sleep(True)
+    bus.writes.clear()
+    clock.advance(10.0)
+    display.maintain()
+    assert bus.commands()[0][-1] == 0xAE
+
+
+def test_sh1106_offset_on_an_old_luma_is_refused_not_ignored() -> None:
+    """luma.oled < 3.16 swallows page_address_offset in **kwargs and keeps 2."""
+    from device.display import sh1106_offset_kwargs
+    from device.errors import BackendUnavailableError
+
+    class OldSh1106:
+        def __init__(self, serial_interface: object = None, **kwargs: object) -> None:
+            pass
+
+    class NewSh1106:
+        def __init__(self, serial_interface: object = None, page_address_offset: int = 2) -> None:
+            pass
+
+    assert sh1106_offset_kwargs(NewSh1106, 0) == {"page_address_offset": 0}
+    assert sh1106_offset_kwargs(OldSh1106, 2) == {}
+    with pytest.raises(BackendUnavailableError, match=r"luma.oled >= 3.16.0"):
+        sh1106_offset_kwargs(OldSh1106, 0)
 
 
 def test_a_missing_panel_is_an_error_when_required() -> None:
@@ -163,7 +241,8 @@ def test_a_missing_i2c_bus_names_the_device_path(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(DeviceNotFoundError, match="/dev/i2c-3") as info:
         open_luma_oled(settings)
     assert info.value.filename == "/dev/i2c-3"
-    assert isinstance(open_display(DisplaySettings(i2c_port=3)), NullDisplay)
+    degraded = open_display(DisplaySettings(i2c_port=3))
+    assert isinstance(degraded, OledDisplay) and not degraded.healthy
 
 
 def test_permission_denied_is_never_papered_over(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -221,6 +300,10 @@ def test_close_blanks_and_switches_off_and_is_idempotent() -> None:
         ({"driver": "ssd1309"}, "driver"),
         ({"i2c_address": 0x78}, "i2c_address"),
         ({"rotate": 4}, "rotate"),
+        ({"rotate": 1}, "rotate: 1 would turn the panel portrait"),
+        ({"rotate": 3}, "use 0, or 2 for an upside-down mount"),
+        ({"retry_s": 0}, "retry_s"),
+        ({"reinit_s": 0.5}, "reinit_s"),
         ({"contrast": 256}, "contrast"),
         ({"sh1106_column_offset": 9}, "sh1106_column_offset"),
     ],

@@ -47,12 +47,13 @@ class Cycling:
 
     kind: CycleKind
     since_ply: int
-    final: tuple[int, int]
+    final: tuple[int, ...]
     winner: int | None
 
 
-def projected_final(position: Position, rules: Rules | None = None) -> tuple[int, int]:
-    """The final scores if the game ended here by count (R12: rows swept, debts repaid).
+def projected_final(position: Position, rules: Rules | None = None) -> tuple[int, ...]:
+    """The final scores (one per player) if the game ended here by count (R12:
+    rows swept, debts repaid).
 
     A finished position gives its own final scores.
     """
@@ -100,5 +101,7 @@ def cycle_status(
     if kind is None:
         return None
     final = projected_final(now, rules)
-    winner = None if final[0] == final[1] else (0 if final[0] > final[1] else 1)
+    best = max(final)
+    leaders = [i for i, f in enumerate(final) if f == best]
+    winner = leaders[0] if len(leaders) == 1 else None
     return Cycling(kind, first.ply, final, winner)

@@ -41,7 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from train_counter import Item, load_items, optimise, progress, synth_items  # bench/
 from train_counter import export as export_onnx
 
+from engine.board import MANDARINS
 from vision import bigstone, detect
+from vision.config import CountConfig
 from vision.geometry import homography_from_corners
 
 PX = detect.PX
@@ -187,8 +189,10 @@ def colour_aug(rect: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.asarray(out, dtype=np.uint8)
 
 
-def sample(item: Item, side: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
-    """One augmented crop (3, H, W) and its label; sensor noise goes on the crop.
+def sample(
+    item: Item, side: int, rng: np.random.Generator, cfg: CountConfig
+) -> tuple[np.ndarray, float]:
+    """One augmented crop (3, H, W), cut as ``cfg`` says, and its label; noise goes on the crop.
 
     A ``CITIZEN_P`` share are citizen columns in the mandarin's place: never a
     big stone, but this scene's own pebbles, pairs and piles on this scene's
@@ -196,11 +200,11 @@ def sample(item: Item, side: int, rng: np.random.Generator) -> tuple[np.ndarray,
     (both mandarins usually agree) instead of what a stone looks like.
     """
     if rng.random() < CITIZEN_P:
-        x = bigstone.crops(canvas_of(item, rng, 0, float(rng.integers(2, 5))))[0]
+        x = bigstone.crops(canvas_of(item, rng, 0, float(rng.integers(2, 5))), cfg)[0]
         label = 0.0
     else:
-        x = bigstone.crops(canvas_of(item, rng, side))[side]
-        label = float(item.bigs[0 if side == 0 else 6] > 0)
+        x = bigstone.crops(canvas_of(item, rng, side), cfg)[side]
+        label = float(item.bigs[MANDARINS[side]] > 0)
     x = x + rng.normal(0, rng.uniform(0.0, 0.15), x.shape).astype(np.float32)
     return x, label
 
@@ -209,7 +213,12 @@ def sample(item: Item, side: int, rng: np.random.Generator) -> tuple[np.ndarray,
 
 
 def train(
-    items: list[Item], synth: list[Item], steps: int, seed: int, log: str = ""
+    items: list[Item],
+    synth: list[Item],
+    steps: int,
+    seed: int,
+    cfg: CountConfig,
+    log: str = "",
 ) -> BigStoneNet:
     """Minibatches of single mandarins; a ``SYNTH_P`` share comes from ``synth``."""
     torch.manual_seed(seed)
@@ -223,7 +232,7 @@ def train(
         xs, ys = [], []
         for _ in range(BATCH):
             pool = synth if synth and rng.random() < SYNTH_P else items
-            x, y = sample(pool[int(rng.integers(len(pool)))], int(rng.integers(2)), rng)
+            x, y = sample(pool[int(rng.integers(len(pool)))], int(rng.integers(2)), rng, cfg)
             xs.append(x)
             ys.append(y)
         x = torch.from_numpy(np.stack(xs))
@@ -236,21 +245,22 @@ def train(
     return net
 
 
-def predict(net: BigStoneNet, items: list[Item]) -> np.ndarray:
+def predict(net: BigStoneNet, items: list[Item], cfg: CountConfig) -> np.ndarray:
     """(n, 2) logits (west, east) on boards rectified with their true corners."""
     out = []
     with torch.no_grad():
         for it in items:
-            out.append(net(torch.from_numpy(bigstone.crops(canvas_of(it, None, 0))))[:, 0].numpy())
+            x = bigstone.crops(canvas_of(it, None, 0), cfg)
+            out.append(net(torch.from_numpy(x))[:, 0].numpy())
     return np.array(out, dtype=np.float64)
 
 
-def save_predictions(path: Path, items: list[Item], net: BigStoneNet) -> None:
+def save_predictions(path: Path, items: list[Item], net: BigStoneNet, cfg: CountConfig) -> None:
     np.savez_compressed(
         path,
         names=np.array([it.name for it in items]),
-        truth=np.array([[it.bigs[0] > 0, it.bigs[6] > 0] for it in items]),
-        logits=predict(net, items),
+        truth=np.array([[it.bigs[m] > 0 for m in MANDARINS] for it in items]),
+        logits=predict(net, items, cfg),
     )
 
 
@@ -275,9 +285,9 @@ def summarise(title: str, files: list[Path]) -> None:
         print(f"  wrong: {names[i]} {side} truth {int(t[i, j])} p {p[i, j]:.3f}")
 
 
-def export(net: BigStoneNet, path: Path) -> None:
+def export(net: BigStoneNet, path: Path, cfg: CountConfig) -> None:
     h = detect.canvas(PX)[1] // bigstone.DOWN
-    w = bigstone.crop_width(PX) // bigstone.DOWN
+    w = bigstone.crop_width(PX, cfg.big_crop_x1) // bigstone.DOWN
     export_onnx(net, path, torch.zeros(2, 3, h, w))
 
 
@@ -296,10 +306,10 @@ def main(argv: list[str] | None = None) -> int:
         "--crop-x1",
         type=float,
         default=bigstone.CROP_X1,
-        help="crop east edge, board units (experiments: run time uses vision.bigstone.CROP_X1)",
+        help="crop east edge, board units (run time: the vision config's [count] big_crop_x1)",
     )
     args = ap.parse_args(argv)
-    bigstone.CROP_X1 = args.crop_x1
+    cfg = CountConfig(big_crop_x1=args.crop_x1)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -314,8 +324,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(singles)} singles, {len(extra)} synth scenes")
         for run in runs:
             if run == "final":
-                net = train(singles, extra, args.steps, args.seed + 100, "final")
-                export(net, args.out)
+                net = train(singles, extra, args.steps, args.seed + 100, cfg, "final")
+                export(net, args.out, cfg)
                 torch.save(net.state_dict(), args.work / "final.pt")
                 print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB)")
                 seq = []
@@ -323,15 +333,15 @@ def main(argv: list[str] | None = None) -> int:
                     for it in load_items(d):
                         it.name = f"{d.name}/{it.name}"
                         seq.append(it)
-                save_predictions(args.work / "sequences.npz", seq, net)
+                save_predictions(args.work / "sequences.npz", seq, net, cfg)
                 continue
             f = int(run)
             test = [it for i, it in enumerate(singles) if i % args.folds == f]
             trn = [it for i, it in enumerate(singles) if i % args.folds != f]
-            net = train(trn, extra, args.steps, args.seed + f, f"fold {f}")
-            export(net, args.work / f"fold{f}.onnx")
+            net = train(trn, extra, args.steps, args.seed + f, cfg, f"fold {f}")
+            export(net, args.work / f"fold{f}.onnx", cfg)
             torch.save(net.state_dict(), args.work / f"fold{f}.pt")
-            save_predictions(args.work / f"fold{f}.npz", test, net)
+            save_predictions(args.work / f"fold{f}.npz", test, net, cfg)
     folds = sorted(args.work.glob("fold*.npz"))
     if folds:
         summarise(f"{len(folds)}-fold CV over singles (true corners)", folds)

@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from figures import bucket_lines  # bench/, next to this script
 
+from engine.board import MANDARINS
 from vision import detect
 from vision.config import CountConfig
 from vision.geometry import homography_from_corners
@@ -344,7 +345,8 @@ def summarise(title: str, files: list[Path]) -> tuple[np.ndarray, np.ndarray]:
     print(f"== {title}: {len(t)} images, {t.size} squares")
     for line in bucket_lines(t.ravel(), p.ravel()):
         print(line)
-    acc = 100 * np.mean((braw[:, [0, 6]] > 0.5) == (bt[:, [0, 6]] > 0))
+    ends = list(MANDARINS)
+    acc = 100 * np.mean((braw[:, ends] > 0.5) == (bt[:, ends] > 0))
     print(f"net big-stone channel (not used at run time): accuracy {acc:.1f}%")
     print(f"images with all 12 exact: {int(np.sum(np.all(p == t, axis=1)))}/{len(t)}")
     return t, raw

@@ -28,7 +28,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from figures import bucket_lines  # bench/, next to this script
 
-from vision import bigstone, detect
+from engine.board import MANDARINS
 from vision.api import read_board
 from vision.config import VisionConfig, load_config
 from vision.locate import outline_from_corners
@@ -135,7 +135,7 @@ def evaluate(
     if err / max(diag, 1e-6) < 0.03:
         tally.true_good.extend(counts)
         tally.pred_good.extend(pred)
-    tally.big_ok.extend(pbig[i] == bigs[i] for i in (0, 6))
+    tally.big_ok.extend(pbig[i] == bigs[i] for i in MANDARINS)
     exact = pred == counts
     tally.all_exact += int(exact)
     row.update(
@@ -154,7 +154,7 @@ def evaluate(
             why.append(f"corners off {100 * err / diag:.0f}% of diagonal")
         if any(abs(p - t) >= 2 for p, t in zip(pred, counts, strict=True)):
             why.append("count off by 2+")
-        if any(pbig[i] != bigs[i] for i in (0, 6)):
+        if any(pbig[i] != bigs[i] for i in MANDARINS):
             why.append("big stone wrong")
         if why:
             _write_failure(annotate, name, image, reading, corners, counts, bigs, "; ".join(why))
@@ -284,17 +284,20 @@ def run_dataset(
         if limit is not None and done >= limit:
             break
         done += 1
+        fold_model = f"fold{_index(name) % cv_folds}.onnx"
+        count = config.count
         if cv_dir is not None:
-            detect.use_model(str(cv_dir / f"fold{_index(name) % cv_folds}.onnx"))
+            count = replace(count, model=str(cv_dir / fold_model))
         if big_cv_dir is not None:
-            bigstone.use_model(str(big_cv_dir / f"fold{_index(name) % cv_folds}.onnx"))
+            count = replace(count, big_model=str(big_cv_dir / fold_model))
         counts, bigs, corners = load_truth(js)
         data = json.loads(js.read_text("utf-8"))
         extra = {
             "hand": bool(data.get("hand", {}).get("present", False)),
             "ground": data.get("conditions", {}).get("ground"),
         }
-        evaluate(tally, name, image, counts, bigs, corners, config, extra, oracle, annotate)
+        image_config = replace(config, count=count)
+        evaluate(tally, name, image, counts, bigs, corners, image_config, extra, oracle, annotate)
     return tally
 
 
@@ -342,14 +345,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.fold:
         k, n = (int(v) for v in args.fold.split("/"))
         fold = (k, n)
-    if args.model is not None:
-        detect.use_model(str(args.model))
-    if args.big_model is not None:
-        bigstone.use_model(str(args.big_model))
     if args.dataset is None and not args.synth:
         ap.error("give DATASET_DIR or --synth N")
     cv2.setNumThreads(1)
     config = load_config(args.config) if args.config else VisionConfig()
+    if args.model is not None:
+        config = replace(config, count=replace(config.count, model=str(args.model)))
+    if args.big_model is not None:
+        config = replace(config, count=replace(config.count, big_model=str(args.big_model)))
     tallies: list[tuple[str, Tally]] = []
     if args.dataset is not None:
         title = str(args.dataset)

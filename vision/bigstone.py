@@ -12,33 +12,32 @@ Only numpy and OpenCV run here: the model is an ONNX file read by ``cv2.dnn``.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Final
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from vision import detect
+from vision.config import CountConfig
 
-CROP_X1 = 0.25  # crop east edge, board units: the west mandarin plus a little of square 1
 DOWN = 2  # crops are downscaled by this: a stone stays >= 15 px across
-MODEL_PATH = str(Path(__file__).resolve().parent / "models" / "bigstone.onnx")
-
-_model = [MODEL_PATH]
-
-
-def use_model(path: str) -> None:
-    """Switch the network used by ``logits`` (benchmarks of held-out folds)."""
-    _model[0] = path
+_DEFAULT = CountConfig()
+#: The shipped network and the crop it was trained on; ``CountConfig`` picks others.
+MODEL_PATH: Final = _DEFAULT.big_model
+CROP_X1: Final = _DEFAULT.big_crop_x1
 
 
-def crop_width(px: int = detect.PX) -> int:
-    """Crop width on the canvas, px; a multiple of ``DOWN`` so both ends resize alike."""
-    w = round((CROP_X1 - detect.X0) * px)
+def crop_width(px: int = detect.PX, crop_x1: float = CROP_X1) -> int:
+    """Crop width on the canvas, px; a multiple of ``DOWN`` so both ends resize alike.
+
+    ``crop_x1``: the crop's east edge in board units (``CountConfig.big_crop_x1``).
+    """
+    w = round((crop_x1 - detect.X0) * px)
     return w - w % DOWN
 
 
-def crops(rect_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
+def crops(rect_bgr: NDArray[np.uint8], cfg: CountConfig | None = None) -> NDArray[np.float32]:
     """Network input (2, 3, H, W): the west mandarin and the mirrored east one.
 
     Normalised by the whole canvas's colour statistics rather than each crop's,
@@ -48,7 +47,7 @@ def crops(rect_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
     """
     h, w = rect_bgr.shape[:2]
     px = round(h / (detect.Y1 - detect.Y0))
-    cw = crop_width(px)
+    cw = crop_width(px, (cfg or _DEFAULT).big_crop_x1)
     west = rect_bgr[:, :cw]
     east = cv2.flip(rect_bgr[:, w - cw :], 1)
     size = (cw // DOWN, h // DOWN)
@@ -59,13 +58,16 @@ def crops(rect_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
     return np.asarray(blob, dtype=np.float32)
 
 
-def logits(rect_bgr: NDArray[np.uint8], model: str | None = None) -> NDArray[np.float64]:
-    """Big-stone logits (west, east) of a rectified board."""
-    out = detect.forward(crops(rect_bgr), model or _model[0])
+def logits(rect_bgr: NDArray[np.uint8], cfg: CountConfig | None = None) -> NDArray[np.float64]:
+    """Big-stone logits (west, east) of a rectified board, by ``cfg.big_model``."""
+    cfg = cfg or _DEFAULT
+    out = detect.forward(crops(rect_bgr, cfg), cfg.big_model)
     return np.asarray(out, dtype=np.float64).reshape(2)
 
 
-def probabilities(rect_bgr: NDArray[np.uint8], model: str | None = None) -> NDArray[np.float64]:
+def probabilities(
+    rect_bgr: NDArray[np.uint8], cfg: CountConfig | None = None
+) -> NDArray[np.float64]:
     """Probability of a big stone in the west and east mandarin."""
-    z = np.clip(logits(rect_bgr, model), -50.0, 50.0)
+    z = np.clip(logits(rect_bgr, cfg), -50.0, 50.0)
     return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)

@@ -15,6 +15,9 @@ from typing import Any
 
 from vision.errors import ConfigError
 
+#: The networks shipped with the package (trained by bench/train_counter.py and train_bigstone.py).
+MODELS = Path(__file__).resolve().parent / "models"
+
 
 @dataclass(frozen=True)
 class LocateConfig:
@@ -64,10 +67,10 @@ class LocateConfig:
 
 @dataclass(frozen=True)
 class CountConfig:
-    """Per-square pebble counting (learned density, ``vision.detect``).
+    """Per-square pebble counting (learned density, ``vision.detect``) and big stones.
 
-    Big-stone presence has no settings: it is the probability given by the
-    ``vision.bigstone`` network.
+    Big-stone presence is the probability given by the ``vision.bigstone``
+    network; its crop must be the one the network was trained on.
     """
 
     px_per_square: int = 80  # rectified square side; the shipped model was trained at 80
@@ -80,6 +83,9 @@ class CountConfig:
     tail_weight: float = 0.2
     tail_scale: float = 3.0
     max_gain_change: float = 0.1  # opening calibration may rescale counts by at most this
+    model: str = str(MODELS / "counter.onnx")  # pebble-density network (ONNX)
+    big_model: str = str(MODELS / "bigstone.onnx")  # big-stone classifier (ONNX)
+    big_crop_x1: float = 0.25  # big-stone crop east edge, board units: mandarin + a bit of square 1
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,10 @@ _SECTIONS: dict[str, type[Any]] = {
 def _coerce(section: str, key: str, default: Any, value: Any) -> Any:
     """Convert a TOML value to the type of the default, or fail naming the key."""
     where = f"vision config: [{section}] {key}"
+    if isinstance(default, str):
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{where} must be a non-empty string, got {value!r}")
+        return value
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise ConfigError(f"{where} must be true or false, got {value!r}")

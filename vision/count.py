@@ -210,7 +210,7 @@ def densities(
 ) -> tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.float64]]:
     """Density maps, the region of every density cell and each region's in-frame share."""
     px = cfg.px_per_square
-    dens = detect.density(rect if rect is not None else rectify(image_bgr, outline, px))
+    dens = detect.density(rect if rect is not None else rectify(image_bgr, outline, px), cfg.model)
     labels = detect.region_cells(outline.arc_depth, px=px)
     # other canvas sizes than the trained one may round the output grid differently
     hh, ww = min(dens.shape[1], labels.shape[0]), min(dens.shape[2], labels.shape[1])
@@ -243,7 +243,7 @@ def count_board(
     rect = rectify(image_bgr, outline, cfg.px_per_square)
     dens, labels, vis = densities(image_bgr, outline, cfg, rect)
     big_p = np.zeros(NUM_SQUARES)
-    big_p[list(MANDARINS)] = bigstone.probabilities(rect)
+    big_p[list(MANDARINS)] = bigstone.probabilities(rect, cfg)
     under = np.zeros(dens.shape[1:], bool)  # under a big stone: no pebble centre there
     if big_p.max() >= 0.5:
         big_r, big_at = big_stone_disc(rect, outline.arc_depth, cfg.px_per_square)

@@ -14,12 +14,15 @@ from __future__ import annotations
 import functools
 import threading
 from pathlib import Path
+from typing import Final
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from engine.board import NUM_SQUARES
+from vision.config import CountConfig
+from vision.errors import ConfigError
 from vision.geometry import FloatArray, region_polygons_board
 
 PX = 80  # rectified pixels per square side: a 17-30 mm pebble is ~8-15 px
@@ -31,15 +34,9 @@ PEAK_MIN = 0.05  # a pebble's density peak is ~0.16 per cell; noise stays below 
 PEAK_MAX_COUNT = 3.5  # below this mass a square is counted by its peaks
 OUT_SCALE = 10.0  # the net is trained on density x this (kept O(1) for the loss)
 X0, X1, Y0, Y1 = -1.35, 6.35, -0.3, 2.3  # canvas extent, board units
-MODEL_PATH = str(Path(__file__).resolve().parent / "models" / "counter.onnx")
+MODEL_PATH: Final = CountConfig().model  # the shipped network; ``CountConfig.model`` picks one
 
-_lock = threading.Lock()
-_model = [MODEL_PATH]
-
-
-def use_model(path: str) -> None:
-    """Switch the network used by ``density`` (benchmarks of held-out folds)."""
-    _model[0] = path
+_lock = threading.Lock()  # one for every cached net: cv2.dnn nets are not re-entrant
 
 
 def canvas(px: int = PX) -> tuple[int, int, FloatArray]:
@@ -102,13 +99,15 @@ def region_sums(
     return small.astype(np.float64), big.astype(np.float64)
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=16)  # keyed by path: cross-validation runs cycle through 8 nets
 def _load(path: str) -> cv2.dnn.Net:
+    if not Path(path).is_file():
+        raise ConfigError(f"vision config: model file {path} does not exist")
     return cv2.dnn.readNetFromONNX(path)
 
 
 def forward(blob: NDArray[np.float32], path: str) -> NDArray[np.float32]:
-    """Output of the ONNX network at ``path`` (read once) for one input blob."""
+    """Output of the ONNX network at ``path`` (read once, then cached) for one input blob."""
     net = _load(path)
     with _lock:  # a cv2.dnn.Net is not re-entrant
         net.setInput(blob)
@@ -116,9 +115,9 @@ def forward(blob: NDArray[np.float32], path: str) -> NDArray[np.float32]:
     return np.asarray(out, dtype=np.float32)
 
 
-def density(rect_bgr: NDArray[np.uint8], model: str | None = None) -> NDArray[np.float32]:
-    """The two density maps (2, H/STRIDE, W/STRIDE) of a rectified board."""
-    return forward(prepare(rect_bgr), model or _model[0])[0]
+def density(rect_bgr: NDArray[np.uint8], model: str = MODEL_PATH) -> NDArray[np.float32]:
+    """The two density maps (2, H/STRIDE, W/STRIDE) of a rectified board, by ``model``."""
+    return forward(prepare(rect_bgr), model)[0]
 
 
 def region_counts(

@@ -6,6 +6,7 @@ import numpy as np
 
 from tests.vision.conftest import scene
 from vision import bigstone, detect
+from vision.config import CountConfig
 from vision.count import rectify
 from vision.locate import outline_from_corners
 
@@ -45,3 +46,12 @@ def test_presence_on_generated_scenes() -> None:
             p = bigstone.probabilities(_rect(image, truth))
             wrong += [(seed, big, side) for side in (0, 1) if (p[side] >= 0.5) != bool(big[side])]
     assert len(wrong) <= 2, wrong
+
+
+def test_crop_follows_the_config() -> None:
+    w, h, _ = detect.canvas()
+    rect = np.zeros((h, w, 3), np.uint8)
+    wide = CountConfig(big_crop_x1=0.5)
+    x = bigstone.crops(rect, wide)
+    assert x.shape[3] == bigstone.crop_width(detect.PX, 0.5) // bigstone.DOWN
+    assert x.shape[3] > bigstone.crops(rect).shape[3]

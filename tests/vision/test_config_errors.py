@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from vision import bigstone, detect
 from vision.config import VisionConfig, config_from_dict, load_config
 from vision.errors import (
     BoardNotFoundError,
@@ -62,3 +64,14 @@ def test_error_tree_matches_builtins() -> None:
     assert issubclass(ImageQualityError, ValueError) and issubclass(ImageQualityError, VisionError)
     assert issubclass(ImageReadError, OSError) and issubclass(ImageReadError, VisionError)
     assert issubclass(ConfigError, ValueError)
+
+
+def test_networks_are_picked_by_the_config(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    cfg = config_from_dict({"count": {"model": "fold0.onnx", "big_crop_x1": 0.5}})
+    assert cfg.count.model == "fold0.onnx" and cfg.count.big_crop_x1 == 0.5
+    assert VisionConfig().count.model == detect.MODEL_PATH
+    assert VisionConfig().count.big_model == bigstone.MODEL_PATH
+    with pytest.raises(ConfigError, match=r"\[count\] big_model"):
+        config_from_dict({"count": {"big_model": 3}})
+    with pytest.raises(ConfigError, match=r"none\.onnx does not exist"):
+        detect.density(np.zeros((40, 40, 3), np.uint8), str(tmp_path / "none.onnx"))

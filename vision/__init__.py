@@ -15,7 +15,7 @@ from vision.config import (
     load_config,
 )
 from vision.count import Calibration
-from vision.errors import BoardNotFoundError, ImageQualityError, ImageReadError, VisionError
+from vision.errors import BoardNotFoundError, ImageReadError, VisionError
 from vision.gate import FrameQuality, assess_frame
 from vision.locate import Fix, Located, Locator, Outline, locate_board, outline_from_corners
 
@@ -27,7 +27,6 @@ __all__ = [
     "Fix",
     "FrameQuality",
     "GateConfig",
-    "ImageQualityError",
     "ImageReadError",
     "LocateConfig",
     "Located",

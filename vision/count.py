@@ -27,15 +27,14 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.board import MANDARINS, NUM_SQUARES
+from engine.board import CITIZENS, MANDARINS, NUM_SQUARES
 from vision import bigstone, detect
 from vision.config import CountConfig
-from vision.geometry import FloatArray, region_polygons_board
+from vision.geometry import COLUMNS, EAST, WEST, FloatArray, region_polygons_board
 from vision.locate import Outline
 
 BIG_FG_SIGMA = 3.0  # foreground threshold of the big-stone search, robust noise units
 BIG_CLEAR = 0.8  # share of the stone's inscribed radius where pebble density is ignored
-_CITIZENS = [i for i in range(NUM_SQUARES) if i not in MANDARINS]
 
 
 @dataclass(frozen=True)
@@ -87,12 +86,12 @@ class Grid:
         """The 12 region outlines in board units, ring order."""
         polys = region_polygons_board(self.depth)
         ym, y0, y1 = self.y_mid, self.y_south, self.y_north
-        for k in range(1, 6):
-            s0, s1 = self.xs_south[k - 1], self.xs_south[k]
-            n0, n1 = self.xs_north[k - 1], self.xs_north[k]
-            polys[k] = np.array([[s0, y0], [s1, y0], [s1, ym], [s0, ym]])
-            polys[12 - k] = np.array([[n0, ym], [n1, ym], [n1, y1], [n0, y1]])
-        for m, ref in ((0, 0), (6, 5)):
+        for col, (south, north) in enumerate(COLUMNS):
+            s0, s1 = self.xs_south[col], self.xs_south[col + 1]
+            n0, n1 = self.xs_north[col], self.xs_north[col + 1]
+            polys[south] = np.array([[s0, y0], [s1, y0], [s1, ym], [s0, ym]])
+            polys[north] = np.array([[n0, ym], [n1, ym], [n1, y1], [n0, y1]])
+        for m, ref in ((WEST, 0), (EAST, len(COLUMNS))):
             shift = 0.5 * (self.xs_south[ref] + self.xs_north[ref]) - float(ref)
             arc = polys[m].copy()
             arc[:, 0] += shift
@@ -222,23 +221,14 @@ def densities(
     return dens, labels, vis / area
 
 
-def count_squares(
-    image_bgr: NDArray[np.uint8],
-    outline: Outline,
-    cfg: CountConfig | None = None,
-    calibration: Calibration | None = None,
-) -> list[SquareCount]:
-    """Count distribution and big-stone probability for the 12 regions."""
-    return count_board(image_bgr, outline, cfg, calibration)[0]
-
-
 def count_board(
     image_bgr: NDArray[np.uint8],
     outline: Outline,
     cfg: CountConfig | None = None,
     calibration: Calibration | None = None,
 ) -> tuple[list[SquareCount], Grid]:
-    """Counts plus the grid they were assigned with (for drawing the regions)."""
+    """Count distribution and big-stone probability for the 12 regions, plus the grid
+    they were assigned with (for drawing the regions)."""
     cfg = cfg or CountConfig()
     rect = rectify(image_bgr, outline, cfg.px_per_square)
     dens, labels, vis = densities(image_bgr, outline, cfg, rect)
@@ -285,7 +275,7 @@ def calibrate_opening(
     cfg = cfg or CountConfig()
     dens, labels, _ = densities(image_bgr, outline, cfg)
     small, _ = detect.region_counts(dens, labels)
-    used = [sq for sq in _CITIZENS if sq not in set(skip)]
+    used = [sq for sq in CITIZENS if sq not in set(skip)]
     if not used:
         return Calibration(1.0, cfg.px_per_square)
     total = float(small[used].sum())

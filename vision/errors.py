@@ -19,10 +19,6 @@ class BoardNotFoundError(VisionError, LookupError):
         self.reason = reason
 
 
-class ImageQualityError(VisionError, ValueError):
-    """The frame is unfit to count (motion, a hand, bad exposure, empty frame)."""
-
-
 class ImageReadError(VisionError, OSError):
     """An image file could not be read or decoded."""
 

@@ -13,12 +13,16 @@ import functools
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.board import NUM_SQUARES
+from engine.board import MANDARINS, NUM_SQUARES, ROWS
 
 FloatArray = NDArray[np.float64]
 
 #: Rectangle corners in board units, order SW, SE, NE, NW.
 BOARD_CORNERS: FloatArray = np.array([[0.0, 0.0], [5.0, 0.0], [5.0, 2.0], [0.0, 2.0]])
+#: (south, north) citizen square of each board column x in [k, k + 1], west to east.
+COLUMNS: tuple[tuple[int, int], ...] = tuple(zip(ROWS[0], ROWS[1][::-1], strict=True))
+#: The semicircle squares at the west (x < 0) and east (x > 5) ends.
+WEST, EAST = MANDARINS
 
 
 def arc_points(depth: float, east: bool, n: int = 15) -> FloatArray:
@@ -34,18 +38,13 @@ def arc_points(depth: float, east: bool, n: int = 15) -> FloatArray:
 def region_polygons_board(depth: float) -> list[FloatArray]:
     """The 12 region outlines in board units, indexed by ring square."""
     polys: list[FloatArray] = [np.zeros((0, 2))] * NUM_SQUARES
-    polys[0] = arc_points(depth, east=False)
-    polys[6] = arc_points(depth, east=True)[::-1]
-    for k in range(1, 6):
-        x0 = float(k - 1)
-        polys[k] = np.array([[x0, 0.0], [x0 + 1, 0.0], [x0 + 1, 1.0], [x0, 1.0]])
-        polys[12 - k] = np.array([[x0, 1.0], [x0 + 1, 1.0], [x0 + 1, 2.0], [x0, 2.0]])
+    polys[WEST] = arc_points(depth, east=False)
+    polys[EAST] = arc_points(depth, east=True)[::-1]
+    for col, (south, north) in enumerate(COLUMNS):
+        x0 = float(col)
+        polys[south] = np.array([[x0, 0.0], [x0 + 1, 0.0], [x0 + 1, 1.0], [x0, 1.0]])
+        polys[north] = np.array([[x0, 1.0], [x0 + 1, 1.0], [x0 + 1, 2.0], [x0, 2.0]])
     return polys
-
-
-def template_points(step: float, depth: float) -> FloatArray:
-    """Points sampled along every chalk line of the template."""
-    return template_with_tangents(step, depth)[0]
 
 
 def template_with_tangents(step: float, depth: float) -> tuple[FloatArray, FloatArray]:
@@ -101,13 +100,9 @@ def extension_points(step: float, depth: float) -> tuple[FloatArray, FloatArray]
     return np.concatenate(pts, axis=0), np.concatenate(tan, axis=0)
 
 
-def offgrid_points(step: float) -> FloatArray:
-    """Points half a square away from every line: a true fit has no chalk here."""
-    return offgrid_with_tangents(step)[0]
-
-
 def offgrid_with_tangents(step: float) -> tuple[FloatArray, FloatArray]:
-    """Off-grid points and the direction of the template lines they parallel.
+    """Points half a square away from every line (a true fit has no chalk there) and
+    the direction of the template lines they parallel.
 
     Evidence there only counts against a fit when it runs parallel to the
     template lines (tiles, planks, stripes shifted half a square), so pebble
@@ -169,11 +164,6 @@ def _dlt4(src: FloatArray, dst: FloatArray) -> FloatArray:
     h = np.concatenate([sol, np.ones((k, 1))], axis=1).reshape(k, 3, 3)
     h[~ok] = np.nan
     return h
-
-
-def batch_homographies(src: FloatArray, dst: FloatArray) -> FloatArray:
-    """Public wrapper of the batched 4-point solver (NaN where degenerate)."""
-    return _dlt4(src, dst)
 
 
 def canonical_corners(corners_img: FloatArray) -> FloatArray:

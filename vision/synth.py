@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.board import NUM_SQUARES
+from engine.board import MANDARINS, NUM_SQUARES
 from vision.geometry import BOARD_CORNERS, FloatArray, project, region_polygons_board
 
 GROUNDS = ("asphalt", "concrete", "earth", "tiles", "wood")
@@ -335,7 +335,7 @@ def render_scene(
     pieces: list[dict[str, Any]] = []
     for sq_i in range(NUM_SQUARES):
         prng = np.random.default_rng([seed, 7, sq_i, board_counts[sq_i]])
-        has_big = sq_i in (0, 6) and big[0 if sq_i == 0 else 1]
+        has_big = sq_i in MANDARINS and big[MANDARINS.index(sq_i)]
         if has_big:
             c = polys[sq_i].mean(axis=0) + prng.normal(0, 0.05, 2)
             cp = c @ a[:2, :2].T + a[:2, 2]
@@ -403,7 +403,7 @@ def render_scene(
     regions: dict[str, Any] = {}
     counts: dict[str, Any] = {}
     for i, name in enumerate(REGION_NAMES):
-        nb = int(big[0]) if i == 0 else int(big[1]) if i == 6 else 0
+        nb = int(big[MANDARINS.index(i)]) if i in MANDARINS else 0
         poly = project(cam, polys[i])
         regions[name] = {
             "count": int(board_counts[i]),

@@ -8,7 +8,6 @@ from vision.config import VisionConfig, config_from_dict, load_config
 from vision.errors import (
     BoardNotFoundError,
     ConfigError,
-    ImageQualityError,
     ImageReadError,
     VisionError,
 )
@@ -61,7 +60,6 @@ def test_error_tree_matches_builtins() -> None:
     err = BoardNotFoundError("no lines")
     assert err.reason == "no lines"
     assert isinstance(err, VisionError) and isinstance(err, LookupError)
-    assert issubclass(ImageQualityError, ValueError) and issubclass(ImageQualityError, VisionError)
     assert issubclass(ImageReadError, OSError) and issubclass(ImageReadError, VisionError)
     assert issubclass(ConfigError, ValueError)
 

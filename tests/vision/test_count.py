@@ -3,9 +3,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.board import CITIZENS, NUM_SQUARES
 from tests.vision.conftest import scene
 from vision import detect
-from vision.count import calibrate_opening, count_squares
+from vision.count import calibrate_opening, count_board
 from vision.locate import outline_from_corners
 
 OPENING = [0, 5, 5, 5, 5, 5, 0, 5, 5, 5, 5, 5]
@@ -27,7 +28,7 @@ def _truth_outline(truth: dict) -> object:  # type: ignore[type-arg]
 
 def test_distributions_are_normalised_and_consistent(easy_scene) -> None:  # type: ignore[no-untyped-def]
     image, truth = easy_scene
-    result = count_squares(image, _truth_outline(truth))
+    result = count_board(image, _truth_outline(truth))[0]
     assert len(result) == 12
     for sq in result:
         assert np.isclose(sum(sq.probs), 1.0)
@@ -41,7 +42,7 @@ def test_accuracy_floor_on_easy_scenes(seed: int) -> None:
     """Sparse positions on plain ground: empties and singles must be right."""
     counts = (0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 2, 0)
     image, truth = scene(seed, counts, (1, 1), **EASY)
-    result = count_squares(image, _truth_outline(truth))
+    result = count_board(image, _truth_outline(truth))[0]
     pred = [sq.count for sq in result]
     exact = sum(p == t for p, t in zip(pred, counts, strict=True))
     assert exact >= 10, (pred, counts)
@@ -54,7 +55,7 @@ def test_big_stone_absent_is_seen() -> None:
     # (Piles there can still pass for the stone: see the README's vision notes.)
     counts = (0, 1, 0, 2, 0, 1, 1, 0, 0, 1, 2, 0)
     image, truth = scene(210, counts, (0, 1), **EASY)
-    result = count_squares(image, _truth_outline(truth))
+    result = count_board(image, _truth_outline(truth))[0]
     assert result[0].big == 0 and result[6].big == 1
 
 
@@ -63,7 +64,7 @@ def test_opening_calibration_is_a_bounded_adjustment() -> None:
     outline = _truth_outline(truth)
     cal = calibrate_opening(image, outline)
     assert 0.9 <= cal.count_gain <= 1.1
-    result = count_squares(image, outline, calibration=cal)
+    result = count_board(image, outline, calibration=cal)[0]
     pred = [sq.count for sq in result]
     errors = [abs(p - t) for p, t in zip(pred, OPENING, strict=True)]
     # floor, not target: the learned counter (trained on path-traced renders)
@@ -81,9 +82,8 @@ def test_opening_calibration_leaves_out_squares_a_hand_hides(
     # the counter reads 4.8 wherever it sees, 0 under an arm over squares 2-4
     small = np.array([0.0] + [4.8] * 5 + [0.0] + [4.8] * 5)
     small[[2, 3, 4]] = 0.0
-    monkeypatch.setattr(detect, "region_counts", lambda *a, **k: (small, np.zeros(12)))
+    monkeypatch.setattr(detect, "region_counts", lambda *a, **k: (small, np.zeros(NUM_SQUARES)))
     misled = calibrate_opening(image, outline).count_gain
     assert misled == pytest.approx(1.1)  # as far as the clamp lets the empty squares pull it
     assert calibrate_opening(image, outline, skip=(2, 3, 4)).count_gain == pytest.approx(5 / 4.8)
-    everything = tuple(sq for sq in range(12) if sq % 6)
-    assert calibrate_opening(image, outline, skip=everything).count_gain == 1.0
+    assert calibrate_opening(image, outline, skip=CITIZENS).count_gain == 1.0

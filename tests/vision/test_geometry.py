@@ -4,6 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.board import CITIZENS
 from vision.geometry import (
     BOARD_CORNERS,
     canonical_corners,
@@ -48,7 +49,7 @@ def test_region_polygons_tile_the_rectangle() -> None:
         0.5 * abs(np.dot(p[:, 0], np.roll(p[:, 1], 1)) - np.dot(p[:, 1], np.roll(p[:, 0], 1)))
         for p in polys
     ]
-    assert np.isclose(sum(areas[i] for i in range(12) if i % 6), 10.0)
+    assert np.isclose(sum(areas[i] for i in CITIZENS), 10.0)
     assert 1.2 < areas[0] < 1.6 and np.isclose(areas[0], areas[6])
     # square 1 is south-west, square 11 north-west, square 7 north-east
     assert np.allclose(polys[1].mean(axis=0), [0.5, 0.5])

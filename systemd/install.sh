@@ -9,9 +9,18 @@
 #
 # Options:
 #   --dry-run      print every step (commands and file contents) and change nothing
-#   --overlay      also make the root filesystem read-only (overlayfs) and keep
-#                  the system journal in RAM; see hardware.md, "Power cuts".
-#                  Run it last, after `oanquan calibrate`, then reboot.
+#   --data-partition PART
+#                  keep /var/lib/oanquan (calibration, counters, game journal) on
+#                  its own ext4 partition, e.g. /dev/mmcblk0p3: created in the
+#                  free space after the last partition if missing, formatted if
+#                  empty (never if it holds another filesystem), mounted with
+#                  noatime from /etc/fstab. hardware.md, "Data partition".
+#   --overlay      also make the root filesystem read-only (overlayfs, boot
+#                  partition read-only too) and keep the system journal in RAM;
+#                  see hardware.md, "Power cuts". Run it last, after
+#                  `oanquan calibrate`, then reboot.
+#   --overlay-off  turn the read-only root off again (the way raspi-config
+#                  understands), then reboot, change things, run --overlay again
 #   --no-start     install and enable the unit but do not (re)start it now
 #   -h, --help     this text
 #
@@ -35,6 +44,11 @@ readonly CONFIG_DIR=/etc/oanquan
 readonly UNIT_PATH=/etc/systemd/system/oanquan.service
 readonly DOC_DIR=/usr/share/doc/oanquan
 readonly JOURNALD_DROPIN=/etc/systemd/journald.conf.d/oanquan-volatile.conf
+readonly WATCHDOG_DROPIN=/etc/systemd/system.conf.d/oanquan-watchdog.conf
+readonly STATE_DIR=/var/lib/oanquan
+readonly DATA_LABEL=oanquan-data
+# The SoC watchdog (bcm2835-wdt) cannot time out later than 15 s.
+readonly RUNTIME_WATCHDOG=15s
 readonly SERVICE_USER=oanquan
 readonly HW_GROUPS=(gpio i2c video)
 readonly APT_PACKAGES=(
@@ -53,6 +67,8 @@ src="$(cd "$here/.." && pwd)"
 root="${OANQUAN_ROOT:-}"
 dry_run=0
 overlay=0
+overlay_off=0
+data_partition=""
 start=1
 reboot_needed=0
 step_no=0
@@ -100,7 +116,73 @@ ensure_line() {
     reboot_needed=1
 }
 
+# Is LINE in effect for every Pi model: before any [section], or under [all]?
+# A line below [cm4], [pi5] etc. applies only to that model.
+config_has_line() {
+    local file="$1" line="$2"
+    [[ -f $file ]] || return 1
+    awk -v want="$line" '
+        BEGIN { section = "all" }
+        { sub(/\r$/, "") }
+        /^[[:space:]]*\[[^]]*\][[:space:]]*$/ {
+            section = tolower($0); gsub(/[][[:space:]]/, "", section); next
+        }
+        section == "all" && $0 == want { found = 1 }
+        END { exit found ? 0 : 1 }' "$file"
+}
+
+# The [section] the end of config.txt is in ("all" if none): appended lines land there.
+config_last_section() {
+    local file="$1"
+    [[ -f $file ]] || { printf 'all\n'; return 0; }
+    awk '
+        BEGIN { section = "all" }
+        { sub(/\r$/, "") }
+        /^[[:space:]]*\[[^]]*\][[:space:]]*$/ {
+            section = tolower($0); gsub(/[][[:space:]]/, "", section)
+        }
+        END { print section }' "$file"
+}
+
+# Add a line to config.txt so that it applies to every model: if the file ends
+# inside a model filter such as [cm4] or [pi5], open an [all] section first.
+ensure_config_line() {
+    local file="$root$1" line="$2" section
+    if config_has_line "$file" "$line"; then
+        say "= $file already has (for all models): $line"
+        return 0
+    fi
+    section="$(config_last_section "$file")"
+    if [[ $section != all ]]; then
+        say "+ append to $file: [all]   (the file ends inside [$section])"
+        ((dry_run)) || printf '[all]\n' >>"$file"
+    fi
+    say "+ append to $file: $line"
+    ((dry_run)) && return 0
+    printf '%s\n' "$line" >>"$file"
+    reboot_needed=1
+}
+
 have() { command -v "$1" >/dev/null 2>&1; }
+
+# Is the running root filesystem a RAM overlay? Then anything written now is
+# gone at the next reboot. With OANQUAN_ROOT (tests) only its proc/cmdline counts.
+overlay_active() {
+    local cmdline="$root/proc/cmdline"
+    if [[ -r $cmdline ]] && grep -qE '(^| )overlayroot=tmpfs' "$cmdline"; then
+        return 0
+    fi
+    [[ -z $root ]] && [[ $(findmnt --noheadings --output FSTYPE / 2>/dev/null) == overlay ]]
+}
+
+refuse_if_overlay() {
+    overlay_active || return 0
+    local why="the root filesystem is a read-only overlay (RAM): every change this run"
+    why+=" makes would be lost at the next reboot. Run: sudo $0 --overlay-off; sudo reboot;"
+    why+=" then run the installer again"
+    ((dry_run)) || die "$why"
+    warn "$why"
+}
 
 # Scratch directories made by a real run; removed however the script ends.
 readonly TMPDIR_STAGE=SCRATCH_COPY_OF_CHECKOUT
@@ -148,6 +230,7 @@ preflight() {
         die "run as root (sudo $0), or use --dry-run to see the steps"
     fi
     [[ -f $src/pyproject.toml ]] || die "no pyproject.toml in $src: run from a checkout"
+    ((overlay_off)) || refuse_if_overlay
 }
 
 install_apt_packages() {
@@ -172,14 +255,43 @@ enable_interfaces() {
         fi
     else
         warn "raspi-config not found: editing $config and /etc/modules-load.d directly"
-        ensure_line "$config" "dtparam=i2c_arm=on"
+        ensure_config_line "$config" "dtparam=i2c_arm=on"
         ensure_line /etc/modules-load.d/oanquan.conf "i2c-dev"
     fi
     # 400 kHz: the default 100 kHz caps a full OLED frame at ~10 fps.
-    ensure_line "$config" "dtparam=i2c_arm_baudrate=400000"
+    ensure_config_line "$config" "dtparam=i2c_arm_baudrate=400000"
     # libcamera finds CSI modules (Camera Module 3 etc.) by this; default on
     # fresh images, but older or edited config.txt files may lack it.
-    ensure_line "$config" "camera_auto_detect=1"
+    ensure_config_line "$config" "camera_auto_detect=1"
+}
+
+enable_watchdog() {
+    step "Hardware watchdog: systemd pets the SoC watchdog (a frozen kernel reboots)"
+    # systemd leaves RuntimeWatchdogSec off by default and Raspberry Pi OS does
+    # not set it everywhere: without it a hung kernel is a dark kiosk until
+    # someone pulls the plug. RebootWatchdogSec bounds a reboot that hangs.
+    write_file "$WATCHDOG_DROPIN" 0644 root:root <<EOF
+# Written by systemd/install.sh: reboot if the kernel or PID 1 stops answering.
+# Check: systemctl show -p RuntimeWatchdogUSec   (15s once active)
+[Manager]
+RuntimeWatchdogSec=$RUNTIME_WATCHDOG
+RebootWatchdogSec=2min
+EOF
+    # Re-executing PID 1 makes it read system.conf.d now instead of at the next boot.
+    run systemctl daemon-reexec
+}
+
+disable_swap() {
+    step "No swap file on the SD card"
+    # Bookworm's dphys-swapfile keeps /var/swap on the SD card: constant wear,
+    # and under the overlay it would sit in RAM anyway. 2 GB+ of RAM is enough.
+    if [[ -e $root/usr/sbin/dphys-swapfile || -e $root/sbin/dphys-swapfile ]]; then
+        run dphys-swapfile swapoff
+        run dphys-swapfile uninstall
+        run systemctl disable --now dphys-swapfile.service
+    else
+        say "= dphys-swapfile not installed (no swap file on the card; zram lives in RAM)"
+    fi
 }
 
 create_user() {
@@ -236,6 +348,9 @@ install_app() {
 numpy==$numpy_version
 $opencv
 gpiozero>=2.0.1.post3
+# page_address_offset (display.sh1106_column_offset) exists from luma.oled 3.16.0;
+# older ones ignore it silently. A constraint also upgrades an existing venv.
+luma.oled>=3.16.0
 EOF
     # Build from a scratch copy: setuptools leaves build/ and *.egg-info in the
     # source tree, which would be root-owned files in the user's checkout.
@@ -260,11 +375,18 @@ EOF
 
 install_config() {
     step "Install the configuration $CONFIG_DIR/config.toml"
-    local dest="$root$CONFIG_DIR/config.toml"
+    # 0644 root:root: root edits it; the service and `oanquan selftest`, run by
+    # any user, read it. It holds no secrets.
+    local dest="$root$CONFIG_DIR/config.toml" mode
     if [[ -e $dest ]]; then
         say "= $dest exists: keeping local edits (new defaults: $src/systemd/config.toml)"
+        mode="$(stat -c '%a %U:%G' "$dest" 2>/dev/null || true)"
+        if [[ $mode != "644 root:root" ]]; then
+            run chmod 0644 "$dest"
+            run chown root:root "$dest"
+        fi
     else
-        run install -D -m 0640 -o root -g "$SERVICE_USER" "$src/systemd/config.toml" "$dest"
+        run install -D -m 0644 -o root -g root "$src/systemd/config.toml" "$dest"
     fi
 }
 
@@ -311,8 +433,127 @@ overlay_recurse0() {
     fi
 }
 
+# raspi-config's disable_overlayfs removes only "overlayroot=tmpfs " (a space
+# right after tmpfs): give it back that form first, let raspi-config do its
+# part, then remove whatever is left, so turning the overlay off never fails
+# silently.
+overlay_restore_plain() {
+    local cmdline="$1"
+    run sed -i -E -e 's/(^| )overlayroot=tmpfs:[^ ]*( |$)/\1overlayroot=tmpfs\2/' \
+        -e 's/(^| )overlayroot=tmpfs$/\1overlayroot=tmpfs /' "$root$cmdline"
+}
+
+overlay_strip() {
+    local cmdline="$1"
+    if [[ -f $root$cmdline ]] && ! grep -qE '(^| )overlayroot=' "$root$cmdline"; then
+        say "= $cmdline has no overlayroot= left"
+        return 0
+    fi
+    run sed -i -E -e 's/(^| )overlayroot=[^ ]*( |$)/\1/g' -e 's/^ +//' -e 's/ +$//' \
+        "$root$cmdline"
+}
+
+disable_overlay() {
+    step "Writable root again (--overlay-off): takes effect after a reboot"
+    local cmdline boot
+    cmdline="$(boot_file cmdline.txt)"
+    boot="$(dirname "$cmdline")"
+    # enable_bootro mounts the boot partition read-only; cmdline.txt lives there.
+    run mount -o remount,rw "$root$boot"
+    overlay_restore_plain "$cmdline"
+    if have raspi-config; then
+        run raspi-config nonint disable_overlayfs
+    else
+        warn "raspi-config not found: editing $cmdline only"
+    fi
+    overlay_strip "$cmdline"
+    say "After the reboot the root is writable. The boot partition stays read-only"
+    say "(/etc/fstab); to edit config.txt: sudo raspi-config nonint disable_bootro, reboot."
+    say "When done: sudo $0 --overlay, then reboot."
+    reboot_needed=1
+}
+
+# /dev/mmcblk0p3 -> "/dev/mmcblk0 3"; /dev/sda1 -> "/dev/sda 1".
+split_partition() {
+    local part="$1"
+    if [[ $part =~ ^(/dev/(mmcblk|nvme|loop)[0-9]+(n[0-9]+)?)p([0-9]+)$ ]]; then
+        printf '%s %s\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[4]}"
+    elif [[ $part =~ ^(/dev/(sd|vd)[a-z]+)([0-9]+)$ ]]; then
+        printf '%s %s\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}"
+    else
+        return 1
+    fi
+}
+
+# Start (MiB) of the unallocated space at the end of DISK if it is >= 1 GiB, else nothing.
+free_tail_mib() {
+    local disk="$1"
+    parted -sm "$disk" unit MiB print free 2>/dev/null | awk -F: '
+        $5 ~ /^free/ { start = $2; size = $4 }
+        END {
+            gsub(/MiB/, "", start); gsub(/MiB/, "", size)
+            if (size + 0 >= 1024) print int(start + 1)
+        }'
+}
+
+setup_data_partition() {
+    local part="$data_partition"
+    step "Data partition $part for $STATE_DIR (ext4, noatime)"
+    local split disk number start fstype label
+    split="$(split_partition "$part")" ||
+        die "--data-partition: expected a partition such as /dev/mmcblk0p3 or /dev/sda1, got '$part'"
+    read -r disk number <<<"$split"
+    # 1. Partition: only into free space after the last one (the running root
+    #    filesystem cannot be shrunk from inside; hardware.md says how).
+    if [[ -b $part ]]; then
+        say "= $part exists"
+    else
+        start="$(free_tail_mib "$disk" || true)"
+        if [[ -z $start ]]; then
+            ((dry_run)) || die "$part does not exist and $disk has no free space (>= 1 GiB)" \
+                "after its last partition: shrink the root partition first (hardware.md," \
+                "'Data partition') or use a USB stick"
+            warn "cannot read $disk's free space here; on the Pi the real run checks it"
+            start="START_OF_FREE_SPACE"
+        fi
+        say "partition $number of $disk, from ${start} MiB to the end of the disk:"
+        run parted -s "$disk" -- mkpart primary ext4 "${start}MiB" 100%
+        run partprobe "$disk"
+        run udevadm settle
+    fi
+    # 2. Filesystem: format only an empty partition; reuse our own.
+    fstype="$(blkid -o value -s TYPE "$part" 2>/dev/null || true)"
+    label="$(blkid -o value -s LABEL "$part" 2>/dev/null || true)"
+    if [[ -z $fstype ]]; then
+        run mkfs.ext4 -q -L "$DATA_LABEL" "$part"
+    elif [[ $fstype == ext4 && $label == "$DATA_LABEL" ]]; then
+        say "= $part already holds the $DATA_LABEL filesystem: keeping it"
+    else
+        die "$part holds a $fstype filesystem labelled '${label:-none}': not formatting it" \
+            "(nothing changed). If it is really spare: sudo wipefs -a $part, then run again"
+    fi
+    # 3. Mount from fstab by label. noatime: reading a file costs no write;
+    #    nofail: a dead partition must not stop the kiosk from booting.
+    ensure_line /etc/fstab \
+        "LABEL=$DATA_LABEL $STATE_DIR ext4 defaults,noatime,nofail,x-systemd.device-timeout=10s 0 2"
+    if [[ -z $root ]] && findmnt --noheadings --mountpoint "$STATE_DIR" >/dev/null 2>&1; then
+        say "= $STATE_DIR is already a mount point"
+        return 0
+    fi
+    # 4. Keep what is already there (calibration made before this step).
+    local scratch="/mnt/$DATA_LABEL"
+    run mkdir -p "$root$scratch" "$root$STATE_DIR"
+    run mount "$part" "$root$scratch"
+    run cp -a "$root$STATE_DIR/." "$root$scratch/"
+    run umount "$root$scratch"
+    run systemctl daemon-reload
+    run mount "$root$STATE_DIR"
+    run chown "$SERVICE_USER:$SERVICE_USER" "$root$STATE_DIR"
+    run chmod 0750 "$root$STATE_DIR"
+}
+
 enable_overlay() {
-    step "Read-only root: volatile journald and overlayfs (--overlay)"
+    step "Read-only root: volatile journald, read-only boot partition, overlayfs (--overlay)"
     # The system journal in RAM: nothing for a power cut to tear. Our own game
     # journal lives in /var/lib/oanquan and is fsync'd by the app.
     write_file "$JOURNALD_DROPIN" 0644 root:root <<'EOF'
@@ -326,14 +567,20 @@ EOF
         ((dry_run)) || die "--overlay needs raspi-config (Raspberry Pi OS)"
         warn "raspi-config not found: the real run stops here"
     fi
+    # The boot partition (config.txt, cmdline.txt) is FAT, the least power-cut
+    # tolerant of all. enable_bootro edits /etc/fstab, so it must run before
+    # the overlay is in use.
+    run raspi-config nonint enable_bootro
     run raspi-config nonint enable_overlayfs
     overlay_recurse0 "$(boot_file cmdline.txt)"
-    if ! findmnt --noheadings --target "$root/var/lib/oanquan" --output TARGET 2>/dev/null |
-        grep -qx '/var/lib/oanquan'; then
-        warn "/var/lib/oanquan is on the root filesystem: after the reboot it is in RAM," \
+    if [[ -z $data_partition ]] &&
+        ! findmnt --noheadings --target "$root$STATE_DIR" --output TARGET 2>/dev/null |
+        grep -qx "$STATE_DIR"; then
+        warn "$STATE_DIR is on the root filesystem: after the reboot it is in RAM," \
             "so calibration and counters made from now on are lost at power-off." \
-            "Calibrate before enabling the overlay, or mount a data partition there."
+            "Calibrate before enabling the overlay, or give --data-partition PART."
     fi
+    say "To turn it off again: sudo $0 --overlay-off, then reboot."
     reboot_needed=1
 }
 
@@ -342,23 +589,47 @@ main() {
         case "$1" in
             --dry-run) dry_run=1 ;;
             --overlay) overlay=1 ;;
+            --overlay-off) overlay_off=1 ;;
+            --data-partition)
+                (($# >= 2)) || die "--data-partition needs a partition, e.g. /dev/mmcblk0p3"
+                data_partition="$2"
+                shift
+                ;;
+            --data-partition=*) data_partition="${1#*=}" ;;
             --no-start) start=0 ;;
             -h | --help) usage; return 0 ;;
             *) usage >&2; die "unknown argument: $1" ;;
         esac
         shift
     done
+    ((overlay && overlay_off)) && die "--overlay and --overlay-off: choose one"
     ((dry_run)) && say "DRY RUN: printing every step; nothing is changed."
     preflight
+    if ((overlay_off)); then
+        disable_overlay
+        finish
+        return 0
+    fi
     install_apt_packages
     enable_interfaces
+    enable_watchdog
+    disable_swap
     create_user
     make_venv
     install_app
     install_config
+    if [[ -n $data_partition ]]; then
+        setup_data_partition
+    fi
     install_unit
     selftest
-    ((overlay)) && enable_overlay
+    if ((overlay)); then
+        enable_overlay
+    fi
+    finish
+}
+
+finish() {
     say ""
     if ((dry_run)); then
         say "DRY RUN complete: nothing was changed."

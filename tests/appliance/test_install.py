@@ -87,7 +87,7 @@ def checkout_unchanged() -> Iterator[None]:
 
 @pytest.mark.usefixtures("checkout_unchanged")
 def test_dry_run_shows_every_step_and_writes_nothing(tmp_path: Path) -> None:
-    result, root, log = dry_run(tmp_path, "--overlay")
+    result, root, log = dry_run(tmp_path, "--overlay", "--data-partition", "/dev/mmcblk0p3")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     r = str(root)
@@ -103,6 +103,12 @@ def test_dry_run_shows_every_step_and_writes_nothing(tmp_path: Path) -> None:
         f"append to {r}/boot/firmware/config.txt: dtparam=i2c_arm=on",
         "dtparam=i2c_arm_baudrate=400000",
         "camera_auto_detect=1",
+        # the hardware watchdog: systemd leaves it off unless told
+        f"write {r}/etc/systemd/system.conf.d/oanquan-watchdog.conf",
+        "[Manager]\n|   RuntimeWatchdogSec=15s\n|   RebootWatchdogSec=2min",
+        "systemctl daemon-reexec",
+        # no swap file wearing the SD card
+        "No swap file on the SD card",
         # the service user and its hardware groups
         "useradd --system --user-group --home-dir /var/lib/oanquan",
         "usermod --append --groups gpio\\,i2c\\,video oanquan",
@@ -110,20 +116,30 @@ def test_dry_run_shows_every_step_and_writes_nothing(tmp_path: Path) -> None:
         f"/usr/bin/python3 -m venv --system-site-packages {r}/opt/oanquan/venv",
         "numpy==",
         "opencv-python-headless",
+        "luma.oled>=3.16.0",  # page_address_offset (sh1106_column_offset) exists from 3.16
         f"copy {REPO} (without .git, .venv, build and caches) to a scratch directory",
         f"--constraint {r}/opt/oanquan/constraints.txt SCRATCH_COPY_OF_CHECKOUT",
         "-m compileall",
         f"ln -sfn /opt/oanquan/venv/bin/oanquan {r}/usr/local/bin/oanquan",
         # config, unit, start, self-test
-        f"{REPO}/systemd/config.toml {r}/etc/oanquan/config.toml",
+        # readable by `oanquan selftest` run as any user
+        f"install -D -m 0644 -o root -g root {REPO}/systemd/config.toml {r}/etc/oanquan/config.toml",
+        # --data-partition: partition, filesystem, fstab with noatime, move the state over
+        "parted -s /dev/mmcblk0 -- mkpart primary ext4",
+        "mkfs.ext4 -q -L oanquan-data /dev/mmcblk0p3",
+        f"append to {r}/etc/fstab: LABEL=oanquan-data /var/lib/oanquan ext4 "
+        "defaults,noatime,nofail",
+        f"cp -a {r}/var/lib/oanquan/. {r}/mnt/oanquan-data/",
         f"{REPO}/systemd/oanquan.service {r}/etc/systemd/system/oanquan.service",
         "systemctl daemon-reload",
         "systemctl enable oanquan.service",
         "oanquan selftest",
         # --overlay
         "Storage=volatile",
+        "raspi-config nonint enable_bootro",
         "raspi-config nonint enable_overlayfs",
         "overlayroot=tmpfs:recurse=0",
+        "--overlay-off, then reboot",
         "DRY RUN complete: nothing was changed.",
     ]
     missing = [text for text in expected if text not in out]
@@ -147,9 +163,12 @@ def test_existing_config_is_kept(tmp_path: Path) -> None:
     config = tmp_path / "root" / "etc" / "oanquan" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text("# local edits\n")
+    config.chmod(0o640)  # what older installers made: unreadable for `oanquan selftest`
     result, _, _ = dry_run(tmp_path)
     assert result.returncode == 0, result.stderr
     assert "keeping local edits" in result.stdout
+    assert f"+ chmod 0644 {config}" in result.stdout
+    assert f"+ chown root:root {config}" in result.stdout
     writes = [
         line for line in result.stdout.splitlines() if line.startswith(("+ install", "+ write"))
     ]
@@ -176,7 +195,7 @@ def test_help_and_bad_arguments() -> None:
 
 def test_shipped_site_config_is_valid_for_the_app() -> None:
     """The file the installer puts in /etc/oanquan parses with the app's own loader."""
-    from companion.config import parse_config
+    from companion.appliance.config import parse_config
 
     path = REPO / "systemd" / "config.toml"
     config = parse_config(path.read_text(), source=path)
@@ -201,11 +220,170 @@ def test_config_edits_are_idempotent(tmp_path: Path) -> None:
     config.parent.mkdir(parents=True)
     config.write_text("[all]\ndtparam=audio=on\n")
     line = "dtparam=i2c_arm_baudrate=400000"
-    twice = f"ensure_line /boot/firmware/config.txt {line}; " * 2
+    twice = f"ensure_config_line /boot/firmware/config.txt {line}; " * 2
     result = helpers(tmp_path, twice)
     assert result.returncode == 0, result.stderr
     assert config.read_text() == f"[all]\ndtparam=audio=on\n{line}\n"
-    assert f"= {config} already has: {line}" in result.stdout
+    assert f"= {config} already has (for all models): {line}" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # Pi OS images end with a model filter: appending there would apply to a CM4 only.
+        (
+            "dtparam=audio=on\n[cm4]\notg_mode=1\n[cm5]\ndtoverlay=dwc2,dr_mode=host\n",
+            "dtparam=audio=on\n[cm4]\notg_mode=1\n[cm5]\ndtoverlay=dwc2,dr_mode=host\n"
+            "[all]\ndtparam=i2c_arm_baudrate=400000\n",
+        ),
+        # present, but only for the Pi 4: still missing for every other model
+        (
+            "[pi4]\ndtparam=i2c_arm_baudrate=400000\n[all]\n",
+            "[pi4]\ndtparam=i2c_arm_baudrate=400000\n[all]\ndtparam=i2c_arm_baudrate=400000\n",
+        ),
+        # already in effect before any section: nothing to do
+        (
+            "dtparam=i2c_arm_baudrate=400000\n[cm4]\notg_mode=1\n",
+            "dtparam=i2c_arm_baudrate=400000\n[cm4]\notg_mode=1\n",
+        ),
+    ],
+)
+def test_config_txt_lines_never_land_inside_a_model_filter(
+    tmp_path: Path, before: str, after: str
+) -> None:
+    config = tmp_path / "boot" / "firmware" / "config.txt"
+    config.parent.mkdir(parents=True)
+    config.write_text(before)
+    line = "dtparam=i2c_arm_baudrate=400000"
+    for _ in range(2):
+        result = helpers(tmp_path, f"ensure_config_line /boot/firmware/config.txt {line}")
+        assert result.returncode == 0, result.stderr
+    assert config.read_text() == after
+
+
+def test_rerun_with_the_overlay_on_refuses_instead_of_writing_into_ram(tmp_path: Path) -> None:
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    (proc / "cmdline").write_text("console=tty1 overlayroot=tmpfs:recurse=0 rootwait\n")
+    real = helpers(tmp_path, "refuse_if_overlay; echo SHOULD-NOT-GET-HERE")
+    assert real.returncode != 0 and "SHOULD-NOT-GET-HERE" not in real.stdout
+    assert "read-only overlay (RAM)" in real.stderr and "--overlay-off" in real.stderr
+    assert len(real.stderr.strip().splitlines()) == 1  # one clear line
+    (proc / "cmdline").write_text("console=tty1 rootwait\n")
+    assert helpers(tmp_path, "refuse_if_overlay").returncode == 0
+    # the dry run says the same as a warning and carries on
+    root = tmp_path / "root"
+    (root / "proc").mkdir(parents=True)
+    (root / "proc" / "cmdline").write_text("overlayroot=tmpfs:recurse=0 console=tty1\n")
+    result, _, _ = dry_run(tmp_path)
+    assert result.returncode == 0
+    assert "warning: the root filesystem is a read-only overlay" in result.stderr
+
+
+def raspi_config_shim(bin_dir: Path, cmdline: Path) -> None:
+    """raspi-config's disable_overlayfs: it removes exactly "overlayroot=tmpfs " and no more."""
+    bin_dir.mkdir(exist_ok=True)
+    shim = bin_dir / "raspi-config"
+    shim.write_text(
+        "#!/bin/sh\n"
+        '[ "$2" = disable_overlayfs ] || exit 0\n'
+        f"sed -i {cmdline} -e 's/\\(.*\\)overlayroot=tmpfs \\(.*\\)/\\1\\2/'\n"
+    )
+    shim.chmod(0o755)
+    mount = bin_dir / "mount"
+    mount.write_text("#!/bin/sh\nexit 0\n")
+    mount.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        "overlayroot=tmpfs:recurse=0 console=serial0,115200 console=tty1 root=PARTUUID=1-02",
+        "console=tty1 root=PARTUUID=1-02 overlayroot=tmpfs:recurse=0",
+        "console=tty1 overlayroot=tmpfs root=PARTUUID=1-02",
+    ],
+)
+def test_overlay_off_really_removes_the_overlay(tmp_path: Path, before: str) -> None:
+    cmdline = tmp_path / "boot" / "firmware" / "cmdline.txt"
+    cmdline.parent.mkdir(parents=True)
+    cmdline.write_text(before + "\n")
+    raspi_config_shim(tmp_path / "bin", cmdline)
+    result = subprocess.run(
+        ["bash", "-c", f'source "{INSTALL}"; dry_run=0; root="{tmp_path}"; disable_overlay'],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"},
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    after = cmdline.read_text()
+    assert "overlayroot" not in after
+    assert after.split() == [w for w in before.split() if not w.startswith("overlayroot")]
+
+
+def test_raspi_config_alone_cannot_remove_recurse0(tmp_path: Path) -> None:
+    """Why --overlay-off exists: the bug this guards against, reproduced on the shim."""
+    cmdline = tmp_path / "cmdline.txt"
+    cmdline.write_text("overlayroot=tmpfs:recurse=0 console=tty1\n")
+    raspi_config_shim(tmp_path / "bin", cmdline)
+    subprocess.run([str(tmp_path / "bin" / "raspi-config"), "nonint", "disable_overlayfs"])
+    assert "overlayroot=tmpfs:recurse=0" in cmdline.read_text()
+
+
+def test_data_partition_goes_into_the_free_space_after_the_root(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    parted = bin_dir / "parted"  # read-only `print free` answer of a 32 GB card
+    parted.write_text(
+        "#!/bin/sh\n"
+        "printf 'BYT;\\n/dev/mmcblk0:30436MiB:sd/mmc:512:512:msdos:SD:;\\n'\n"
+        "printf '1:4.00MiB:516MiB:512MiB:fat32::lba;\\n2:516MiB:16900MiB:16384MiB:ext4::;\\n'\n"
+        "printf '1:16900MiB:30436MiB:13536MiB:free;\\n'\n"
+    )
+    parted.chmod(0o755)
+    result = subprocess.run(
+        ["bash", "-c", f'source "{INSTALL}"; free_tail_mib /dev/mmcblk0'],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"},
+        timeout=60,
+    )
+    assert result.stdout.strip() == "16901"
+    full = parted.read_text().replace("13536MiB:free", "0.50MiB:free")
+    parted.write_text(full)
+    small = subprocess.run(
+        ["bash", "-c", f'source "{INSTALL}"; free_tail_mib /dev/mmcblk0'],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"},
+        timeout=60,
+    )
+    assert small.stdout.strip() == ""
+
+
+@pytest.mark.parametrize(
+    ("part", "split"),
+    [
+        ("/dev/mmcblk0p3", "/dev/mmcblk0 3"),
+        ("/dev/sda1", "/dev/sda 1"),
+        ("/dev/nvme0n1p4", "/dev/nvme0n1 4"),
+    ],
+)
+def test_partition_names(part: str, split: str) -> None:
+    result = subprocess.run(
+        ["bash", "-c", f'source "{INSTALL}"; split_partition {part}'],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.strip() == split
+
+
+def test_a_bad_data_partition_name_is_one_clear_line(tmp_path: Path) -> None:
+    result, root, _ = dry_run(tmp_path, "--data-partition", "/dev/sdcard")
+    assert result.returncode != 0
+    assert "expected a partition such as /dev/mmcblk0p3" in result.stderr
+    assert list(root.iterdir()) == []
 
 
 def test_write_file_replaces_atomically_with_mode(tmp_path: Path) -> None:

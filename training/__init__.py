@@ -1,0 +1,1 @@
+"""Offline training-data tooling (never imported by the referee at run time)."""

@@ -1,0 +1,66 @@
+"""Dataset manifests: the seed list is the dataset (training/render/datasets/*.toml).
+
+A manifest names the generator version, the first seed and the count, and which ground
+and piece families may be drawn; scene i of a dataset is seed `seed_start + i`.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from training.render.families import check_families
+
+MANIFESTS = Path(__file__).with_name("datasets")
+
+
+class ManifestError(ValueError):
+    """A manifest is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    generator: str
+    seed_start: int
+    count: int
+    grounds: tuple[str, ...]
+    pieces: tuple[str, ...]
+    purpose: str
+
+    def seeds(self, count: int | None = None) -> list[tuple[int, int]]:
+        """(index, seed) for the first `count` scenes (all by default)."""
+        n = self.count if count is None else count
+        return [(i, self.seed_start + i) for i in range(n)]
+
+
+def load_manifest(name: str, folder: Path = MANIFESTS) -> Dataset:
+    path = folder / f"{name}.toml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in folder.glob("*.toml")))
+        raise ManifestError(f"no dataset manifest {path.name} (known: {known})")
+    try:
+        d = tomllib.loads(path.read_text())
+        ds = Dataset(
+            name=str(d["name"]),
+            generator=str(d["generator"]),
+            seed_start=int(d["seed_start"]),
+            count=int(d["count"]),
+            grounds=tuple(d["grounds"]),
+            pieces=tuple(d["pieces"]),
+            purpose=str(d.get("purpose", "")),
+        )
+    except (KeyError, TypeError, ValueError, tomllib.TOMLDecodeError) as e:
+        raise ManifestError(f"{path.name}: {e}") from e
+    if ds.name != name:
+        raise ManifestError(f"{path.name}: name is {ds.name!r}, expected {name!r}")
+    check_families(ds.grounds, ds.pieces)
+    return ds
+
+
+def cache_dir(name: str) -> Path:
+    """Where a dataset's images go: $OANQUAN_CACHE/renders/<name>, default ~/.cache/oanquan."""
+    root = Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan"))
+    return root / "renders" / name

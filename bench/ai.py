@@ -10,6 +10,8 @@ Players (``--ai`` and ``--opponents``):
 * ``ai``: :func:`engine.search.choose_move` in this process at ``--time-ms``
   (``--depth`` also caps it), called exactly as ``oanquan ai serve`` calls it
   (no game history) unless ``--history`` is given;
+* ``ai{JSON}``: the same with choose_move options (``{"quiescence": 2}``, or
+  ``{"weights": {"tempo": 1.0}}``), e.g. to match two settings head to head;
 * ``easy``, ``medium``, ``hard``: the kiosk levels (:data:`engine.search.LEVELS`);
 * ``random``: a uniformly random legal move;
 * ``greedy``: the move with the biggest immediate capture, ties at random;
@@ -27,8 +29,12 @@ debts repaid, mandarin contents unclaimed. So a debt spiral that is cut is the
 loss it is, not a draw, and the cut games are reported apart. ``--repeat N``
 also ends a game by that count when a position occurs N times (off by default,
 as in outside matches). The move time is the wall-clock time of each of the
-AI's moves (for a command: request written to answer read); no move may
-exceed the budget, and the exit status is 1 if one did.
+AI's moves (for a command: request written to answer read, not counting the
+first answer, which includes the process's start-up); no move may exceed the
+budget, and the exit status is 1 if one did. The CPU time of each in-process
+move is reported too: on a loaded machine the scheduler can hold a process
+back past any deadline, and the CPU time shows what the search itself spent.
+``--balanced N`` keeps only openings a depth-8 search values within N points.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ from engine.search import LEVELS, choose_move, level_move  # noqa: E402
 
 PLY_CAP = 300
 LONG_GAME = 100
+EARLY_PLY = 12
 OPENING_PLIES = 4
 
 #: The old name-to-function interface (bench/tune_eval.py): (game, rng) -> move.
@@ -79,6 +86,8 @@ class Reply:
     depth: int = 0
     nodes: int = 0
     error: str = ""
+    #: the first answer of a freshly started process (its start-up is not the move's time)
+    startup: bool = False
 
 
 class Agent:
@@ -117,12 +126,15 @@ class SearchAgent(Agent):
         history: bool = False,
         weights: EvalWeights = DEFAULT_WEIGHTS,
         name: str = "ai",
+        options: dict[str, Any] | None = None,
     ) -> None:
         self.name = name
         self.time_ms = time_ms
         self.depth = depth
         self.history = history
         self.weights = weights
+        #: further keyword arguments of choose_move (contempt, quiescence, ...)
+        self.options = dict(options or {})
 
     def reply(self, game: Game, rng: random.Random) -> Reply:
         history = [t.before for t in game.transitions] if self.history else []
@@ -134,6 +146,7 @@ class SearchAgent(Agent):
             rng=rng,
             history=history,
             weights=self.weights,
+            **self.options,
         )
         return Reply(result.move, result.depth, result.nodes)
 
@@ -160,8 +173,9 @@ class CommandAgent(Agent):
         self.time_ms = time_ms
         self.proc: subprocess.Popen[str] | None = None
 
-    def _start(self) -> subprocess.Popen[str]:
-        if self.proc is None or self.proc.poll() is not None:
+    def _start(self) -> tuple[subprocess.Popen[str], bool]:
+        fresh = self.proc is None or self.proc.poll() is not None
+        if fresh:
             self.proc = subprocess.Popen(
                 shlex.split(self.command),
                 stdin=subprocess.PIPE,
@@ -169,10 +183,11 @@ class CommandAgent(Agent):
                 text=True,
                 bufsize=1,
             )
-        return self.proc
+        assert self.proc is not None
+        return self.proc, fresh
 
     def reply(self, game: Game, rng: random.Random) -> Reply:
-        proc = self._start()
+        proc, fresh = self._start()
         assert proc.stdin is not None and proc.stdout is not None
         request = {
             "position": game.position.to_json(),
@@ -196,6 +211,7 @@ class CommandAgent(Agent):
             move,
             depth if isinstance(depth, int) else 0,
             nodes if isinstance(nodes, int) else 0,
+            startup=fresh,
         )
 
     def close(self) -> None:
@@ -277,10 +293,27 @@ OPPONENTS: dict[str, Player] = {
 }
 
 
-def make_agent(spec: str, time_ms: int, depth: int | None, history: bool = False) -> Agent:
-    """The player a name on the command line stands for; ValueError names a bad one."""
+def make_agent(
+    spec: str,
+    time_ms: int,
+    depth: int | None,
+    history: bool = False,
+    options: dict[str, Any] | None = None,
+) -> Agent:
+    """The player a name on the command line stands for; ValueError names a bad one.
+
+    ``options``: choose_move keyword arguments for ``ai``; ``weights`` may be a
+    dict of :class:`EvalWeights` fields.
+    """
+    if spec.startswith("ai{"):
+        return make_agent("ai", time_ms, depth, history, json.loads(spec[2:]))
     if spec == "ai":
-        return SearchAgent(time_ms, depth, history=history)
+        opts = dict(options or {})
+        weights = EvalWeights(**{**DEFAULT_WEIGHTS.as_dict(), **opts.pop("weights", {})})
+        name = "ai" if not options else "ai" + json.dumps(options, separators=(",", ":"))
+        return SearchAgent(
+            time_ms, depth, history=history, weights=weights, options=opts, name=name
+        )
     if spec in LEVELS:
         return LevelAgent(spec)
     if spec.startswith("cmd:"):
@@ -308,6 +341,9 @@ class GameRecord:
     cut: bool
     moves: list[str] = field(default_factory=list)
     forfeit: str = ""
+    #: the AI's margin by the projected count EARLY_PLY plies into the game (None if
+    #: it ended sooner): a game lost by then was lost in the opening, not in a spiral
+    early_margin: int | None = None
 
     @property
     def margin(self) -> int:
@@ -326,6 +362,9 @@ class Tally:
 
     games: list[GameRecord] = field(default_factory=list)
     move_times: list[float] = field(default_factory=list)
+    #: CPU time of this process per AI move (in-process players): what the search
+    #: itself spent, without the scheduler's pauses on a loaded machine
+    cpu_times: list[float] = field(default_factory=list)
     depths: list[int] = field(default_factory=list)
     nodes: int = 0
     over_budget: int = 0
@@ -359,6 +398,7 @@ def play_game(
     seen: Counter[tuple[object, ...]] = Counter([_position_key(game.position)])
     forfeit = ""
     cut = False
+    early: int | None = None
     while not game.is_over:
         pos = game.position
         if repeat and seen[_position_key(pos)] >= repeat:
@@ -368,11 +408,17 @@ def play_game(
             game.transitions.append(end_now(pos, "ply_limit", rules))
             cut = True
             break
+        if len(game.transitions) == EARLY_PLY:
+            f = projected_outcome(pos, rules).outcome
+            assert f is not None
+            early = f.final[ai_side] - f.final[1 - ai_side]
         mover = ai if pos.to_move == ai_side else opponent
         t0 = time.perf_counter()
+        c0 = time.process_time()
         reply = mover.reply(game, rng)
         elapsed = time.perf_counter() - t0
-        if mover is ai:
+        if mover is ai and not reply.startup:
+            tally.cpu_times.append(time.process_time() - c0)
             tally.move_times.append(elapsed)
             tally.depths.append(reply.depth)
             tally.nodes += reply.nodes
@@ -397,20 +443,33 @@ def play_game(
             ai_side, opening, outcome.final, outcome.winner, outcome.reason, plies, cut
         )
     record.moves = [str(m) for m in game.moves]
+    record.early_margin = early
     tally.games.append(record)
     return record
 
 
-def make_opening(rng: random.Random, rules: Rules, plies: int = OPENING_PLIES) -> list[Move]:
-    """``plies`` uniformly random moves that leave the game running."""
+def make_opening(
+    rng: random.Random, rules: Rules, plies: int = OPENING_PLIES, balanced: float | None = None
+) -> list[Move]:
+    """``plies`` uniformly random moves that leave the game running.
+
+    With ``balanced``, only an opening that a depth-8 search values within that
+    many points for the side to move (random plies often leave the next player
+    a mandarin to take, which decides the game before it starts).
+    """
     while True:
         game = Game(rules)
         for _ in range(plies):
             if game.is_over:
                 break
             game.play(rng.choice(game.legal_moves()))
-        if not game.is_over:
-            return game.moves
+        if game.is_over:
+            continue
+        if balanced is not None:
+            score = choose_move(game.position, rules, depth=8, rng=rng).score
+            if abs(score) > balanced:
+                continue
+        return game.moves
 
 
 def _wdl(games: list[GameRecord]) -> dict[str, Any]:
@@ -431,7 +490,9 @@ def summarise(tally: Tally, time_ms: int | None) -> dict[str, Any]:
     n = max(len(games), 1)
     margins = sorted(g.margin for g in games)
     times = sorted(tally.move_times)
+    cpu = sorted(tally.cpu_times)
     cut = [g for g in games if g.cut]
+    budget_s = None if time_ms is None else time_ms / 1000
     return {
         "games": len(games),
         "time_ms": time_ms,
@@ -441,6 +502,7 @@ def summarise(tally: Tally, time_ms: int | None) -> dict[str, Any]:
         "cut_games": len(cut),
         "cut_results": _wdl(cut),
         "cut_finals": [list(g.final) for g in cut],
+        "cut_early_margins": [g.early_margin for g in cut],
         "over_100_plies": sum(g.plies > LONG_GAME for g in games),
         "max_plies": max((g.plies for g in games), default=0),
         "mean_plies": round(sum(g.plies for g in games) / n, 1),
@@ -453,6 +515,9 @@ def summarise(tally: Tally, time_ms: int | None) -> dict[str, Any]:
         "p99_move_ms": round(1000 * _pct(times, 0.99), 1),
         "max_move_ms": round(1000 * (times[-1] if times else 0.0), 1),
         "over_budget_moves": tally.over_budget,
+        "p99_cpu_ms": round(1000 * _pct(cpu, 0.99), 1),
+        "max_cpu_ms": round(1000 * (cpu[-1] if cpu else 0.0), 1),
+        "over_budget_cpu": sum(c > budget_s for c in cpu) if budget_s is not None else 0,
         "mean_depth": round(sum(tally.depths) / max(len(tally.depths), 1), 2),
         "nodes_per_s": round(tally.nodes / sum(times)) if times and sum(times) else 0,
     }
@@ -466,10 +531,12 @@ def run(
     time_ms: int | None,
     seed: int,
     opening_plies: int = OPENING_PLIES,
+    balanced: float | None = None,
     ply_cap: int = PLY_CAP,
     repeat: int = 0,
     log: Callable[[str], None] | None = None,
     verbose: bool = False,
+    games_out: Path | None = None,
 ) -> dict[str, Any]:
     """``games`` games (in colour-swapped pairs) against one opponent, summarised."""
     rules = Rules()
@@ -479,7 +546,7 @@ def run(
     opening: list[Move] = []
     for i in range(games):
         if i % 2 == 0:
-            opening = make_opening(rng, rules, opening_plies)
+            opening = make_opening(rng, rules, opening_plies, balanced)
         g = play_game(
             ai,
             opponent,
@@ -492,6 +559,12 @@ def run(
             ply_cap=ply_cap,
             repeat=repeat,
         )
+        if games_out is not None:
+            with games_out.open("a") as f:
+                row = {"opponent": opponent.name, "ai_side": g.ai_side, "final": list(g.final)}
+                row |= {"reason": g.reason, "cut": g.cut, "early_margin": g.early_margin}
+                row |= {"moves": g.moves}
+                f.write(json.dumps(row) + "\n")
         if verbose and log is not None:
             log(
                 f"game {i}: AI is P{g.ai_side}, opening {' '.join(map(str, opening))}: "
@@ -521,16 +594,26 @@ def main(argv: list[str] | None = None) -> int:
         "--opponent-cmd", action="append", default=[], help="an ai serve-style command"
     )
     parser.add_argument("--opening-plies", type=int, default=OPENING_PLIES)
+    parser.add_argument(
+        "--balanced",
+        type=float,
+        default=None,
+        help="only openings a depth-8 search values within this many points",
+    )
     parser.add_argument("--ply-cap", type=int, default=PLY_CAP)
     parser.add_argument("--repeat", type=int, default=0, help="end by count at N-fold repetition")
     parser.add_argument("--history", action="store_true", help="give the AI the game history")
+    parser.add_argument(
+        "--ai-args", default="{}", help='choose_move options for ai, e.g. {"quiescence": 2}'
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON line per opponent")
     parser.add_argument("--verbose", action="store_true", help="log every game's result")
+    parser.add_argument("--games-out", type=Path, default=None, help="write every game (JSONL)")
     args = parser.parse_args(argv)
     specs = [s for s in args.opponents.split(",") if s] + [f"cmd:{c}" for c in args.opponent_cmd]
     try:
-        ai = make_agent(args.ai, args.time_ms, args.depth, args.history)
+        ai = make_agent(args.ai, args.time_ms, args.depth, args.history, json.loads(args.ai_args))
         opponents = [make_agent(s, args.time_ms, None) for s in specs]
     except ValueError as exc:
         print(f"bench/ai.py: {exc}", file=sys.stderr)
@@ -547,10 +630,12 @@ def main(argv: list[str] | None = None) -> int:
                 time_ms=args.time_ms,
                 seed=args.seed,
                 opening_plies=args.opening_plies,
+                balanced=args.balanced,
                 ply_cap=args.ply_cap,
                 repeat=args.repeat,
                 log=lambda s: print("  " + s, file=sys.stderr, flush=True),
                 verbose=args.verbose,
+                games_out=args.games_out,
             )
             opponent.close()
             if args.json:
@@ -565,7 +650,8 @@ def main(argv: list[str] | None = None) -> int:
                     f"margin mean {s['mean_margin']:+}, median {s['median_margin']:+}; "
                     f"moves {s['ai_moves']}: mean {s['mean_move_ms']} ms, "
                     f"p99 {s['p99_move_ms']} ms, max {s['max_move_ms']} ms, over budget "
-                    f"{s['over_budget_moves']}; mean depth {s['mean_depth']}; "
+                    f"{s['over_budget_moves']} (by CPU time: p99 {s['p99_cpu_ms']} ms, over "
+                    f"{s['over_budget_cpu']}); mean depth {s['mean_depth']}; "
                     f"ends {s['end_reasons']}",
                     flush=True,
                 )

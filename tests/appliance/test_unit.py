@@ -192,3 +192,41 @@ def test_checker_installs_a_missing_systemd_analyze_with_apt(tmp_path: Path) -> 
         "apt-get install -y -qq --no-install-recommends systemd",
     ]
     assert "exposure level" in result.stderr
+
+
+BUDGET = REPO / "systemd" / "watchdog-budget.sh"
+
+
+def test_watchdog_budget_times_a_loop_turn_against_the_units_watchdog(tmp_path: Path) -> None:
+    """The documented on-Pi check runs end to end (here on a plain frame and the easy level)."""
+    import sys
+
+    import cv2
+    import numpy as np
+
+    frame = tmp_path / "view.png"
+    assert cv2.imwrite(str(frame), np.full((120, 160, 3), 90, np.uint8))
+    args = ["--frame", str(frame), "--runs", "1", "--level", "easy", "--python", sys.executable]
+    result = subprocess.run(
+        ["bash", str(BUDGET), *args], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("frame 160x120: slowest vision pass ")
+    assert lines[1].startswith("level easy: slowest search ")
+    watchdog = parse_unit(UNIT.read_text())["Service"]["WatchdogSec"][0]
+    assert f"WatchdogSec={watchdog}: OK" in lines[2]
+    tight = subprocess.run(
+        ["bash", str(BUDGET), *args, "--watchdog", "0"], capture_output=True, text=True, timeout=300
+    )
+    assert tight.returncode == 1 and "TOO SLOW" in tight.stdout
+
+
+def test_watchdog_budget_bad_arguments_are_one_line() -> None:
+    result = subprocess.run(
+        ["bash", str(BUDGET), "--runs", "zero"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "watchdog-budget: --runs: expected a positive whole number, got 'zero'"
+    ]

@@ -23,7 +23,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy engine device companion/journal.py companion/reconcile.py companion/referee.py companion/controller.py companion/screens
+	$(BIN)/mypy engine device companion/referee companion/appliance/journal companion/appliance/pipeline.py companion/ui/controller.py companion/ui/screens
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest

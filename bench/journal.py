@@ -24,7 +24,7 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
-from companion.journal import Journal  # noqa: E402
+from companion.appliance.journal import Journal  # noqa: E402
 from engine import Game, Rules  # noqa: E402
 
 

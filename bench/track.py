@@ -29,9 +29,9 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 import cv2  # noqa: E402
 
-from companion.observe import VisionObserver  # noqa: E402
+from companion.appliance.observe import VisionObserver  # noqa: E402
+from companion.commands.track import FrameJudge  # noqa: E402
 from companion.referee import Referee  # noqa: E402
-from companion.track import FrameJudge  # noqa: E402
 from device.ports import Frame  # noqa: E402
 from engine import Game, Position  # noqa: E402
 from vision.synth import REGION_NAMES  # noqa: E402
@@ -128,7 +128,7 @@ def synth_sequences(
     """
     import random
 
-    from companion.reconcile import board_of
+    from companion.referee.reconcile import board_of
     from vision.synth import render_scene
 
     out = []

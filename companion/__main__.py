@@ -13,16 +13,22 @@ from collections.abc import Callable, Sequence
 
 #: command words -> "module:function"; the function takes argv and returns an exit status.
 COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
-    ("rules", "replay"): ("companion.replay:main", "replay games given as JSON Lines"),
-    ("play",): ("companion.terminal:main", "play a game in the terminal"),
-    ("analyze",): ("companion.analyze:analyze_main", "read board images and print the counts"),
-    ("calibrate",): ("companion.analyze:calibrate_main", "give the board corners by hand"),
-    ("track",): ("companion.track:main", "referee a folder of frames"),
-    ("ai", "serve"): ("companion.ai_serve:main", "answer move requests as JSON Lines"),
-    ("screens",): ("companion.gallery:main", "write every OLED screen as PNG"),
-    ("selftest",): ("companion.selftest:main", "check display, buttons and camera"),
-    ("run",): ("companion.app:run_main", "run the appliance on the configured hardware"),
-    ("demo",): ("companion.app:demo_main", "run the whole companion on emulated hardware"),
+    ("rules", "replay"): ("companion.commands.replay:main", "replay games given as JSON Lines"),
+    ("play",): ("companion.commands.play:main", "play a game in the terminal"),
+    ("analyze",): (
+        "companion.commands.analyze:analyze_main",
+        "read board images and print the counts",
+    ),
+    ("calibrate",): ("companion.commands.analyze:calibrate_main", "give the board corners by hand"),
+    ("track",): ("companion.commands.track:main", "referee a folder of frames"),
+    ("ai", "serve"): ("companion.commands.ai_serve:main", "answer move requests as JSON Lines"),
+    ("screens",): ("companion.commands.screens:main", "write every OLED screen as PNG"),
+    ("selftest",): ("companion.commands.selftest:main", "check display, buttons and camera"),
+    ("run",): ("companion.commands.run:main", "run the appliance on the configured hardware"),
+    ("demo",): (
+        "companion.commands.demo:main",
+        "run the whole companion on emulated hardware",
+    ),
 }
 
 

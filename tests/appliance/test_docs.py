@@ -19,7 +19,7 @@ from types import ModuleType
 
 from PIL import Image
 
-from companion.selftest import PHYSICAL_PIN
+from companion.commands.selftest import PHYSICAL_PIN
 from device.settings import DEFAULT_BUTTON_PINS
 
 REPO = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.service import Notifier, ShutdownHandler, ShutdownRequested, notify_address
+from companion.appliance.service import Notifier, ShutdownHandler, ShutdownRequested, notify_address
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -214,7 +214,7 @@ def test_polling_mode_sets_the_flag_without_raising() -> None:
 CHILD = textwrap.dedent(
     """
     import sys
-    from companion.service import Notifier, ShutdownHandler
+    from companion.appliance.service import Notifier, ShutdownHandler
 
     notifier = Notifier.from_environ()
     with ShutdownHandler(notifier=notifier):

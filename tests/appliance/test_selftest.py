@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from companion import selftest
-from companion.selftest import (
+from companion.commands import selftest
+from companion.commands.selftest import (
     CheckFailed,
     Checks,
     CheckWarning,

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.app import App
-from companion.config import parse_config
-from companion.journal import Journal
+from companion.appliance.app import App
+from companion.appliance.config import parse_config
+from companion.appliance.journal import Journal
+from companion.referee.reconcile import Evidence
+from companion.ui.controller import View
+from companion.ui.screens import OPERATOR_MENU, OperatorScreen
 from device.factory import make_hardware
 from engine import Position, play
 
@@ -106,3 +109,38 @@ def test_kiosk_dims_then_blanks_the_panel_and_a_button_wakes_it(tmp_path: Path) 
         ("contrast", config.display.contrast),
     ]
     hardware.close()
+
+
+def _operator_totals(app: App) -> tuple[int, int]:
+    app.controller.view = View.OPERATOR
+    screen = app.controller.screen()
+    assert isinstance(screen, OperatorScreen)
+    return screen.games, screen.disputes
+
+
+def test_operator_totals_survive_a_restart(tmp_path: Path) -> None:
+    """The kiosk's games and disputes come back after a power cut, and so does a reset."""
+    clock = Clock()
+    app, hardware = build(tmp_path, clock)
+    wrong = [Evidence.exact(n + (sq == 3)) for sq, n in enumerate(Position.initial().board)]
+    wrong[0] = wrong[6] = Evidence.exact(5, 1)
+    app.controller.on_report(app.referee.observe(wrong, still=True))  # the opening is off
+    app.controller.on_report(app.referee.observe(wrong, still=True))  # the same dispute
+    app.controller.new_game()
+    app.controller.new_game()
+    before = _operator_totals(app)
+    assert before == (3, 1)  # the game at power-on, two new ones; one dispute
+    hardware.close()  # type: ignore[attr-defined]
+    app.journal.close()
+    app, hardware = build(tmp_path, clock)
+    assert _operator_totals(app) == before
+    app.controller.view = View.OPERATOR
+    app.controller.operator_index = [i.key for i in OPERATOR_MENU].index(
+        "operator.reset_counters"
+    )
+    app.controller._press("ok")
+    hardware.close()  # type: ignore[attr-defined]
+    app.journal.close()
+    app, hardware = build(tmp_path, clock)
+    assert _operator_totals(app) == (0, 0)
+    hardware.close()  # type: ignore[attr-defined]

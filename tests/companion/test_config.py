@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.config import (
+from companion.appliance.config import (
     ENV_VAR,
     Config,
     ConfigError,

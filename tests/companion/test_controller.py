@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from companion.controller import Advice, Controller, KioskTimers
-from companion.input import Held, LongPress, ShortPress
-from companion.reconcile import Evidence
 from companion.referee import Referee
-from companion.screens import (
+from companion.referee.reconcile import Evidence
+from companion.ui.controller import Advice, Controller, KioskTimers
+from companion.ui.input import Held, LongPress, ShortPress
+from companion.ui.screens import (
     AttractScreen,
     BoardScreen,
     ConfirmScreen,
@@ -41,7 +41,7 @@ def test_manual_game_played_entirely_with_buttons() -> None:
     assert isinstance(c.screen(), GameOverScreen)
     assert ref.position.outcome is not None and ref.position.outcome.final == (52, 18)
     press(c, "ok")  # new game
-    assert c.counters["games"] == 1
+    assert c.counters.games == 1
 
 
 def test_every_screen_the_controller_builds_renders() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from companion.demo import FRAMES, main, run_demo
+from companion.commands.demo import FRAMES, main, run_demo
 
 
 def test_demo_referees_the_bundled_game_to_the_final_count(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.input import (
+from companion.ui.input import (
     Chord,
     Held,
     InputController,

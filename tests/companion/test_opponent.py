@@ -7,13 +7,13 @@ import random
 
 import pytest
 
-from companion.advice import opponent_advice
-from companion.config import ConfigError, parse_config
-from companion.controller import Advice, Controller
-from companion.input import LongPress, ShortPress
-from companion.reconcile import Evidence
+from companion.appliance.config import ConfigError, parse_config
 from companion.referee import Referee
-from companion.screens import BoardScreen, HintScreen, MenuScreen
+from companion.referee.advice import opponent_advice
+from companion.referee.reconcile import Evidence
+from companion.ui.controller import Advice, Controller
+from companion.ui.input import LongPress, ShortPress
+from companion.ui.screens import BoardScreen, HintScreen, MenuScreen
 from engine import Position, Rules, legal_moves, play
 
 
@@ -130,7 +130,7 @@ def test_play_section_is_validated() -> None:
 
 
 def test_versus_demo_plays_a_whole_game_against_the_companion() -> None:
-    from companion.demo import run_versus
+    from companion.commands.demo import run_versus
 
     out = io.StringIO()
     frames, ref = run_versus(out, level="easy", seed=3)

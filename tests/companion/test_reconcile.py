@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.reconcile import Evidence, reconcile
+from companion.referee.reconcile import Evidence, reconcile
 from engine import Move, Position, Rules, legal_moves, play
 
 

@@ -7,12 +7,14 @@ from typing import Any
 
 import pytest
 
-from companion.reconcile import Evidence
-from companion.referee import Referee, tally
+from companion.referee import Referee
+from companion.referee.evidence import tally
+from companion.referee.reconcile import Evidence
+from companion.referee.records import RecordWriter
 from engine import Game, IllegalMoveError, Position, Rules, play
 
 
-class ListJournal:
+class ListJournal(RecordWriter):
     def __init__(self) -> None:
         self.records: list[tuple[str, dict[str, Any]]] = []
 
@@ -192,7 +194,7 @@ def test_a_frame_with_a_hand_never_asks_objects_or_calls_the_board_unchanged() -
 
 
 def test_change_flags_weigh_in_once_the_referee_has_seen_that_they_are_reliable() -> None:
-    from companion.referee import pin_unchanged
+    from companion.referee.evidence import pin_unchanged
 
     ref = Referee(clock=lambda: 0.0)
     ref.setup_checked = True
@@ -224,7 +226,7 @@ def test_change_flags_weigh_in_once_the_referee_has_seen_that_they_are_reliable(
 
 
 def test_referee_learns_a_counter_that_reads_low_and_corrects_its_readings() -> None:
-    from companion.referee import _rescaled
+    from companion.referee.evidence import rescaled as _rescaled
 
     def around(mean: float, sigma: float = 1.2) -> Evidence:
         weights = [pow(2.718281828, -0.5 * ((k - mean) / sigma) ** 2) for k in range(41)]

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from companion import replay
+from companion.commands import replay
 from engine import Game
 
 

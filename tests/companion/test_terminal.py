@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from companion import terminal
+from companion.commands import play as terminal
 from engine import Game
 
 

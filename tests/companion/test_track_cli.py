@@ -9,7 +9,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from companion import track
+from companion.commands import track
 from engine import Game
 from vision.synth import render_scene
 

@@ -12,7 +12,7 @@ itself with SIGKILL, so the journal sees a real torn write. After each append re
 holds the journal to exactly those promises.
 
 The script (:func:`plan`) is deterministic from the seed, and it also models the
-state after every record without using :func:`companion.journal.resume`, so
+state after every record without using :func:`companion.appliance.journal.resume`, so
 the parent has an independent answer to compare the resume with. A re-run
 continues the script where the journal ends. Only engine and the journal are
 imported, to keep each start fast.
@@ -29,7 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.journal import ARCHIVE_NAME, FileSystem, Journal, JournalFile, Record
+from companion.appliance.journal import (
+    ARCHIVE_NAME,
+    DisputeData,
+    FileSystem,
+    Journal,
+    JournalFile,
+    Record,
+)
 from engine import Game, Rules
 
 BUDGET_ENV = "OANQUAN_CRASH_BUDGET"
@@ -84,9 +91,7 @@ def plan(seed: int) -> tuple[list[Op], list[State]]:
                 seen = board[:]
                 seen[rng.randrange(12)] += 1
                 candidates = [str(m) for m in game.legal_moves()[:3]]
-                ops.append(
-                    Op("dispute", {"expected": board, "seen": seen, "candidates": candidates})
-                )
+                ops.append(Op("dispute", {"squares": _diffs(board, seen), "choices": candidates}))
                 disputes += 1
                 dispute = len(ops)
             elif r < 0.18:
@@ -133,6 +138,10 @@ def _snapshot(game: Game, dispute: int | None, games: int, disputes: int, refill
     )
 
 
+def _diffs(board: list[int], seen: list[int]) -> list[list[int]]:
+    return [[sq, e, n] for sq, (e, n) in enumerate(zip(board, seen, strict=True)) if e != n]
+
+
 def apply(journal: Journal, op: Op) -> Record:
     a = op.args
     if op.kind == "game":
@@ -144,7 +153,9 @@ def apply(journal: Journal, op: Op) -> Record:
     if op.kind == "undo":
         return journal.undo(a["move"])
     if op.kind == "dispute":
-        return journal.dispute(expected=a["expected"], seen=a["seen"], candidates=a["candidates"])
+        return journal.dispute(
+            DisputeData("dispute", choices=tuple(a["choices"]), squares=a["squares"])
+        )
     if op.kind == "resolve":
         return journal.resolve(a["how"], dispute=a["dispute"])
     if op.kind == "refill_done":

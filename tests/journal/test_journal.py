@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.journal import (
+from companion.appliance.journal import (
     ARCHIVE_NAME,
+    DisputeData,
     FileSystem,
     Journal,
     JournalError,
@@ -447,15 +448,15 @@ def test_resume_replays_moves_and_undo(tmp_path: Path) -> None:
 def test_resume_reopens_an_unresolved_dispute(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     journal = _game_journal(path, ["2+"])
-    first = journal.dispute(expected=[0] * 12, seen=[1] * 12, candidates=["7-", "8+"])
+    first = journal.dispute(DisputeData("dispute", squares=((3, 0, 1),), choices=("7-", "8+")))
     journal.resolve("recount", dispute=first.seq)
-    second = journal.dispute(expected=None, seen=[2] * 12, candidates=["7-"], frame="f9.jpg")
+    second = journal.dispute(DisputeData("dispute", choices=("7-",), frame="f9.jpg"))
     journal.note("players are arguing")
     journal.refill_done(1)
     journal.close()
     state = resume(_open(path).records)
     assert state.open_dispute == second
-    assert state.open_dispute.data["candidates"] == ["7-"]
+    assert state.open_dispute.data["choices"] == ["7-"]
     assert state.disputes == 2 and state.refill_done
     assert [str(m) for m in state.game.moves] == ["2+"]  # type: ignore[union-attr]
 
@@ -463,7 +464,7 @@ def test_resume_reopens_an_unresolved_dispute(tmp_path: Path) -> None:
 @pytest.mark.parametrize("closing", ["resolve", "move", "undo"])
 def test_a_dispute_ends_with_a_resolve_move_or_undo(tmp_path: Path, closing: str) -> None:
     journal = _game_journal(tmp_path / "journal.jsonl", ["2+"])
-    journal.dispute(expected=None, seen=None, candidates=["7-"])
+    journal.dispute(DisputeData("dispute", choices=("7-",)))
     if closing == "resolve":
         journal.resolve("accepted")
     elif closing == "move":
@@ -546,7 +547,7 @@ def _play_games(journal: Journal, games: int) -> None:
     for _ in range(games):
         journal.new_game(Rules())
         journal.move("2+", ply=1, how="camera")
-        journal.dispute(expected=None, seen=None)
+        journal.dispute(DisputeData("dispute"))
         journal.resolve("accepted")
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from companion.journal import ARCHIVE_NAME, Journal, Record, read_archive, resume
+from companion.appliance.journal import ARCHIVE_NAME, Journal, Record, read_archive, resume
 
 HERE = Path(__file__).resolve().parent
 CHILD = HERE / "crash_child.py"

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from companion.journal import ARCHIVE_NAME, FileSystem, Journal, JournalFile, read_archive
+from companion.appliance.journal import ARCHIVE_NAME, FileSystem, Journal, JournalFile, read_archive
 
 CHILD = Path(__file__).resolve().parent / "crash_child.py"
 CHAINS = 30

@@ -9,9 +9,9 @@ import unicodedata
 import pytest
 from PIL import Image, ImageDraw
 
-from companion.screens import fonts
-from companion.screens.i18n import CATALOGUE, LANGS, Lang, sample_fields, text
-from companion.screens.render import RULES_PAGES
+from companion.ui.screens import fonts
+from companion.ui.screens.i18n import CATALOGUE, LANGS, Lang, sample_fields, text
+from companion.ui.screens.render import RULES_PAGES
 
 #: Strings drawn dark-on-lit in a 12 px title bar, whose top pixel row is cut off.
 BAND_TITLES = ("menu.title", "confirm.title")

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import pytest
 
-from companion.screens import (
+from companion.ui.screens import (
     START,
     MoveScreen,
-    Refill,
+    RefillView,
     board_view,
     game_over_view,
     move_preview,
     refill_view,
 )
-from companion.screens.model import BoardView
-from companion.screens.samples import SAMPLES
+from companion.ui.screens.model import BoardView
+from companion.ui.screens.samples import SAMPLES
 from engine.game import Game
 from engine.position import Position
 
@@ -65,7 +65,7 @@ def test_refill_view_after_a_move_that_leaves_a_row_empty() -> None:
         ply=29,
     )
     transition = Game(start=start).preview("7+")
-    assert refill_view(transition) == Refill(player=0, borrowed=2)
+    assert refill_view(transition) == RefillView(player=0, borrowed=2)
     assert board_view(transition.position).debt == (2, 0)
     assert refill_view(Game().preview("3+")) is None
 

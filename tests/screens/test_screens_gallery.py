@@ -6,8 +6,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from companion.gallery import main
-from companion.screens.samples import SAMPLES
+from companion.commands.screens import main
+from companion.ui.screens.samples import SAMPLES
 
 
 def test_gallery_writes_every_screen_in_both_languages(tmp_path: Path) -> None:

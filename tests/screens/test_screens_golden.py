@@ -13,8 +13,8 @@ import pytest
 from luma.core.device import dummy  # type: ignore[import-untyped]
 from PIL import Image, ImageChops
 
-from companion.screens import LANGS, render_screen
-from companion.screens.samples import SAMPLES
+from companion.ui.screens import LANGS, render_screen
+from companion.ui.screens.samples import SAMPLES
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = [(name, lang) for name in SAMPLES for lang in LANGS]

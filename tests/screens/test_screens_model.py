@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 from PIL import Image
 
-from companion.screens import (
+from companion.ui.screens import (
     ATTRACT_SHIFT,
     MAIN_MENU,
     START,
@@ -20,7 +20,7 @@ from companion.screens import (
     MenuScreen,
     MovePreview,
     MoveScreen,
-    Refill,
+    RefillView,
     RulesScreen,
     board_view,
     describe_move,
@@ -28,8 +28,8 @@ from companion.screens import (
     render_attract,
     render_screen,
 )
-from companion.screens import draw as d
-from companion.screens.i18n import arrow, square_code, square_name, text
+from companion.ui.screens import draw as d
+from companion.ui.screens.i18n import arrow, square_code, square_name, text
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def test_points_settle_debts_and_count_big_stones() -> None:
         lambda: BoardView(board=(0,) * 12, to_move=2),
         lambda: MovePreview(3, 0),
         lambda: MovePreview(12, 1),
-        lambda: Refill(0, 6),
+        lambda: RefillView(0, 6),
         lambda: Dispute(13, 1, 2),
         lambda: ConfirmScreen(()),
         lambda: ConfirmScreen((MovePreview(1, 1),), selected=1),

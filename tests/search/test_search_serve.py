@@ -1,4 +1,4 @@
-"""``oanquan ai serve`` (interchange.md) and the kiosk helper companion.ai.ai_move."""
+"""``oanquan ai serve`` (interchange.md) and the kiosk helper companion.referee.ai.ai_move."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from companion import ai_serve
-from companion.ai import ai_move, level_names
+from companion.commands import ai_serve
+from companion.referee.ai import ai_move, level_names
 from engine.game import Game
 from engine.move import Move
 from engine.play import legal_moves

@@ -1,0 +1,102 @@
+"""One frame policy for ``run``, ``demo`` and ``track``: camera frame in, referee report out.
+
+A frame's trip, in order, and nowhere else:
+
+1. a board the referee came to trust since the last frame (players pressed
+   OK) becomes the observer's reference for the change flags;
+2. the observer gates the frame (exposure, motion, hand), locates or verifies
+   the board and counts every square (:mod:`companion.appliance.observe`);
+3. at the opening, a frame that looks like it calibrates vision on this
+   scene, and is read again with that calibration;
+4. the referee judges the observation (:meth:`Referee.see`);
+5. a board the referee now trusts becomes the new reference.
+
+The three commands differ only in where frames come from and which clock runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from companion.referee import Observation, Referee, Report
+from device.ports import Frame
+
+
+class Observer(Protocol):
+    """What the pipeline needs from vision (:class:`~companion.appliance.observe.VisionObserver`)."""
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether the observer has learnt this scene's pieces from an opening."""
+        ...
+
+    def __call__(self, frame: Frame) -> Observation:
+        """Read one frame."""
+        ...
+
+    def confirmed(self) -> None:
+        """The board in the last frame read is trusted: compare later frames with it."""
+        ...
+
+    def looks_like_opening(self, observation: Observation) -> bool:
+        """Whether an observation is worth calibrating on as the opening."""
+        ...
+
+    def learn_opening(self, frame: Frame) -> None:
+        """Calibrate on a frame that shows the opening."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class FrameResult:
+    """What one frame came to: the observation and the referee's report on it."""
+
+    observation: Observation
+    report: Report
+
+
+class FramePipeline:
+    """Observer and referee joined by the one frame policy (module docstring)."""
+
+    def __init__(self, observer: Observer, referee: Referee, *, start_shown: bool = False) -> None:
+        """``start_shown``: the caller vouches for the referee's start position
+        (``track`` is told where the game starts), so the first readable frame
+        shows it and becomes the reference even if the counts disagree."""
+        self.observer = observer
+        self.referee = referee
+        self._trusted = referee.trusted_boards
+        self._start_shown = start_shown
+
+    def follow(self, referee: Referee, *, start_shown: bool = False) -> None:
+        """A new game (or one continued from a trusted position) on the same camera."""
+        referee.adopt_camera_knowledge(self.referee)
+        self.referee = referee
+        self._trusted = referee.trusted_boards
+        self._start_shown = start_shown
+
+    def _sync_reference(self) -> None:
+        if self.referee.trusted_boards != self._trusted:
+            self._trusted = self.referee.trusted_boards
+            self.observer.confirmed()
+
+    def __call__(self, frame: Frame) -> FrameResult:
+        self._sync_reference()
+        observer, referee = self.observer, self.referee
+        obs = observer(frame)
+        if (
+            obs.board_found
+            and not observer.calibrated
+            and referee.at_opening
+            and obs.fit
+            and observer.looks_like_opening(obs)
+        ):
+            observer.learn_opening(frame)
+            obs = observer(frame)
+        report = referee.see(obs, frame.source)
+        self._sync_reference()
+        if self._start_shown and obs.fit:
+            self._start_shown = False
+            if not report.accepted and not report.confirmed:
+                observer.confirmed()
+        return FrameResult(obs, report)

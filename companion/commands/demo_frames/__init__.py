@@ -1,0 +1,1 @@
+"""Bundled demo frames (made by ``python -m companion.commands.demo --make``)."""

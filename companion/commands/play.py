@@ -1,0 +1,193 @@
+"""``oanquan play``: a two-player game in the terminal, to try the rules without hardware.
+
+It shows the board, the legal moves with a preview of what each one does,
+and the scores. Moves are typed as ``3+`` / ``9-``; ``?`` previews every
+legal move, ``undo`` takes one back, ``save FILE`` writes the game record.
+``--moves "2+ 9- ..."`` plays a scripted game without asking (the demo uses it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import fields
+from typing import IO
+
+from engine import EngineError, Game, Move, Position, Rules, Transition
+from engine.record import write_record
+
+HELP = "type a move like 3+ or 9-, '?' to preview every move, 'undo', 'save FILE', or 'quit'"
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per variant switch (``--quan-non-min 0``) plus ``--rules JSON``."""
+    group = parser.add_argument_group("rules (defaults: rules.md)")
+    group.add_argument("--rules", default=None, help="variant switches as a JSON object")
+    for f in fields(Rules):
+        group.add_argument(f"--{f.name.replace('_', '-')}", dest=f"rule_{f.name}", default=None)
+
+
+def rules_from_args(args: argparse.Namespace) -> Rules:
+    """Merge ``--rules`` and the per-switch flags; raises RulesError with the switch named."""
+    data = json.loads(args.rules) if args.rules else {}
+    for f in fields(Rules):
+        raw = getattr(args, f"rule_{f.name}")
+        if raw is None:
+            continue
+        if f.name == "chain":
+            data[f.name] = {"true": True, "false": False}.get(raw.lower(), raw)
+        elif f.type == "int" or isinstance(getattr(Rules(), f.name), int):
+            data[f.name] = int(raw) if raw.lstrip("-").isdigit() else raw
+        else:
+            data[f.name] = raw
+    return Rules.from_json(data)
+
+
+def describe(transition: Transition, rules: Rules) -> str:
+    """One line saying what a move did: path length, captures, why it stopped, refills."""
+    parts = [f"sows {len(transition.sown)} pebble(s)"]
+    relays = len(transition.picks) - 1
+    if relays > 0:
+        parts.append(f"{relays} relay(s)")
+    if transition.captures:
+        caught = ", ".join(
+            f"{sq}:{n}{'+quan' if big else ''}" for sq, n, big in transition.captures
+        )
+        parts.append(f"captures {caught} = {transition.captured.points} points")
+    parts.append(f"stops: {transition.stop}")
+    for player, own, borrowed in transition.refills:
+        if player != transition.before.to_move or transition.move is None:
+            text = f"P{player} refills {own}"
+            if borrowed:
+                text += f" + {borrowed} borrowed"
+            parts.append(text)
+    if transition.position.over and transition.position.outcome is not None:
+        parts.append(f"game over ({transition.position.outcome.reason})")
+    return "; ".join(parts)
+
+
+def show(game: Game, out: IO[str]) -> None:
+    position = game.position
+    points = position.points(game.rules)
+    out.write("\n" + str(position) + "\n")
+    out.write(f"points now: P0 {points[0]}  P1 {points[1]}\n")
+    if not position.over:
+        moves = " ".join(str(m) for m in game.legal_moves())
+        out.write(f"P{position.to_move} to move; legal: {moves}\n")
+
+
+def previews(game: Game, out: IO[str]) -> None:
+    for move in game.legal_moves():
+        out.write(f"  {move!s:>4}  {describe(game.preview(move), game.rules)}\n")
+
+
+def run(
+    game: Game,
+    inp: IO[str],
+    out: IO[str],
+    script: list[str] | None = None,
+    computer: Callable[[Game], Move] | None = None,
+    computer_side: int = 1,
+) -> int:
+    """The read-eval loop; returns the exit status (1 if a scripted move was illegal)."""
+    show(game, out)
+    queue = list(script) if script is not None else None
+    while not game.is_over:
+        if computer is not None and game.position.to_move == computer_side:
+            transition = game.play(computer(game))
+            out.write(f"computer plays {transition.move}: {describe(transition, game.rules)}\n")
+            show(game, out)
+            continue
+        if queue is not None:
+            if not queue:
+                break
+            line = queue.pop(0)
+            out.write(f"> {line}\n")
+        else:
+            out.write("> ")
+            out.flush()
+            line = inp.readline()
+            if not line:
+                break
+        line = line.strip()
+        if not line:
+            continue
+        if line in ("q", "quit", "exit"):
+            break
+        if line in ("?", "help", "h"):
+            out.write(HELP + "\n")
+            previews(game, out)
+            continue
+        if line == "undo":
+            try:
+                game.undo()
+            except IndexError:
+                out.write("nothing to undo\n")
+            show(game, out)
+            continue
+        if line.startswith("save "):
+            path = line[5:].strip()
+            try:
+                write_record(path, game)
+                out.write(f"saved {path}\n")
+            except OSError as exc:
+                out.write(f"cannot save {path!r}: {exc.strerror}\n")
+            continue
+        try:
+            transition = game.play(Move.parse(line))
+        except EngineError as exc:
+            out.write(f"{exc}\n")
+            if queue is not None:
+                return 1
+            continue
+        out.write(
+            f"P{transition.before.to_move} {transition.move}: {describe(transition, game.rules)}\n"
+        )
+        show(game, out)
+    outcome = game.outcome
+    if outcome is not None:
+        who = "a draw" if outcome.winner is None else f"P{outcome.winner} wins"
+        out.write(f"final score {outcome.final[0]} - {outcome.final[1]}: {who}\n")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="oanquan play", description=__doc__.split("\n")[0])
+    add_rules_arguments(parser)
+    parser.add_argument("--start", help="start position in the one-line notation")
+    parser.add_argument("--first", type=int, choices=(0, 1), default=0, help="who moves first")
+    parser.add_argument("--moves", help="play these moves without asking, e.g. '2+ 9-'")
+    parser.add_argument(
+        "--ai", metavar="LEVEL", help="play against the computer: easy, medium or hard"
+    )
+    parser.add_argument(
+        "--ai-side", type=int, choices=(0, 1), default=1, help="the computer's side"
+    )
+    args = parser.parse_args(argv)
+    try:
+        rules = rules_from_args(args)
+        start = (
+            Position.from_text(args.start)
+            if args.start
+            else Position.initial(rules, first=args.first)
+        )
+    except (EngineError, ValueError) as exc:
+        print(f"oanquan play: {exc}", file=sys.stderr)
+        return 2
+    script = args.moves.split() if args.moves else None
+    computer = None
+    if args.ai:
+        from companion.referee.ai import ai_move, level_names
+
+        if args.ai not in level_names():
+            print(f"oanquan play: --ai: choose one of {', '.join(level_names())}", file=sys.stderr)
+            return 2
+        level = args.ai
+
+        def computer(game: Game) -> Move:
+            history = [game.start] + [t.before for t in game.transitions]
+            return ai_move(game.position, game.rules, level, history=history)
+
+    return run(Game(rules, start), sys.stdin, sys.stdout, script, computer, args.ai_side)

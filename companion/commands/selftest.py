@@ -1,0 +1,583 @@
+"""``oanquan selftest``: is the hardware ready, and if not, what to fix.
+
+Run by ``systemd/install.sh`` after installing, and by staff with a problem
+("the screen is dark"). So every failed check says in plain words what to
+do about it (a wiring pin, a group, a command), never just a stack trace.
+
+Four checks, in the order a fault hides the next one:
+
+display  the OLED answers on I2C and shows a test pattern
+buttons  every button's GPIO can be claimed and none reads pressed at rest
+         (with ``--press N``: each one is pressed within N seconds)
+camera   one frame arrives and is neither black, blown out nor featureless
+board    the chalk board is found in that frame, big enough to count pebbles
+
+Settings come from ``companion.appliance.config`` (the loader ``oanquan run`` uses).
+The runner takes the checks as plain callables (:class:`Checks`), so it is
+tested without hardware; :func:`hardware_checks` builds the real ones from
+``device`` and ``vision`` and is also exercised with the ``fake`` backend.
+A check returns a one-line description of what it found, or raises: either
+:class:`CheckFailed` with its own advice, or a ``device``/``vision`` error that
+:func:`advise` turns into advice for that part.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import enum
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from device.settings import HardwareSettings
+
+    Image = npt.NDArray[np.uint8]
+else:
+    Image = Any
+
+__all__ = [
+    "CheckFailed",
+    "CheckResult",
+    "CheckWarning",
+    "Checks",
+    "Status",
+    "advise",
+    "hardware_checks",
+    "main",
+    "run_checks",
+]
+
+DEFAULT_CONFIG = Path("/etc/oanquan/config.toml")
+
+#: BCM GPIO number -> physical pin on the 40-pin header (all Pi models since the B+).
+PHYSICAL_PIN: dict[int, int] = {
+    2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23, 12: 32, 13: 33,
+    14: 8, 15: 10, 16: 36, 17: 11, 18: 12, 19: 35, 20: 38, 21: 40, 22: 15, 23: 16, 24: 18,
+    25: 22, 26: 37, 27: 13,
+}  # fmt: skip
+
+#: Geometry of a standard board (hardware.md): squares 0.4 m, pebbles ~15 mm.
+SQUARE_MM = 400.0
+PEBBLE_MM = 15.0
+#: Below this a pebble is too few pixels across to count piles reliably (vision notes:
+#: the PebbleCounts rule of >= 20 px per pebble).
+MIN_PEBBLE_PX = 20.0
+
+
+class Status(enum.StrEnum):
+    """Outcome of one check; only FAIL makes the selftest exit non-zero."""
+
+    OK = "ok"
+    WARN = "warn"
+    FAIL = "FAIL"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What one check found and, unless it passed, what to do about it."""
+
+    name: str
+    status: Status
+    detail: str
+    fix: str = ""
+
+
+class CheckFailed(Exception):
+    """Raised by a check that knows exactly what is wrong and how to fix it."""
+
+    status = Status.FAIL
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.fix = fix
+
+
+class CheckWarning(CheckFailed):
+    """Something works but is likely to cause misreadings; does not fail the selftest."""
+
+    status = Status.WARN
+
+
+@dataclass(frozen=True)
+class Shot:
+    """The frame the camera check took, handed to the board check.
+
+    A non-empty ``fix`` makes the camera check a warning (a dark frame is
+    still worth looking for the board in, so it is not raised).
+    """
+
+    image: Image
+    detail: str
+    fix: str = ""
+
+
+@dataclass
+class Checks:
+    """The four checks; None means "not run" (``--skip``, or not wired yet)."""
+
+    display: Callable[[], str] | None = None
+    buttons: Callable[[], str] | None = None
+    camera: Callable[[], Shot] | None = None
+    board: Callable[[Image], str] | None = None
+
+
+# --------------------------------------------------------------------------- advice
+
+_WIRING = {
+    "display": "OLED VCC to pin 1 (3V3), GND to pin 9, SDA to pin 3, SCL to pin 5",
+    "buttons": "each button between its GPIO and GND (pin 39); see hardware.md",
+    "camera": "CSI ribbon seated both ends, contacts facing the right way; or a USB camera",
+}
+_GROUP = {"display": "i2c", "buttons": "gpio", "camera": "video"}
+_MISSING = {
+    "display": (
+        "check the wiring ({wiring}); enable I2C (sudo raspi-config nonint do_i2c 0, reboot); "
+        "'i2cdetect -y 1' should show 3c or 3d (3d: set display.i2c_address = 0x3D)"
+    ),
+    "buttons": "check the wiring ({wiring}); is this a Raspberry Pi with /dev/gpiochip0?",
+    "camera": (
+        "check the wiring ({wiring}); 'rpicam-hello --list-cameras' must list a CSI camera "
+        "(camera_auto_detect=1 in /boot/firmware/config.txt, reboot); for USB "
+        "'v4l2-ctl --list-devices' and camera.kind = \"opencv\""
+    ),
+}
+_LIBRARY = {
+    "display": "the OLED library is missing: re-run systemd/install.sh (pip installs luma.oled)",
+    "buttons": "lgpio is missing: sudo apt install python3-lgpio, then re-run systemd/install.sh",
+    "camera": (
+        "picamera2 is missing or invisible: sudo apt install python3-picamera2; the venv must "
+        "be created with --system-site-packages (systemd/install.sh does this)"
+    ),
+}
+
+
+def advise(part: str, exc: BaseException) -> tuple[Status, str, str]:
+    """Map an exception from checking ``part`` to (status, problem, fix).
+
+    Known ``device``/``vision`` errors are matched by class name through the
+    MRO, so this module imports neither package just to give advice.
+    """
+    if isinstance(exc, CheckFailed):
+        return exc.status, exc.problem, exc.fix
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    problem = str(exc) or type(exc).__name__
+    wiring = _WIRING.get(part, "")
+    if "DevicePermissionError" in names or isinstance(exc, PermissionError):
+        group = _GROUP.get(part, "gpio, i2c and video")
+        fix = (
+            f"add the user to the '{group}' group (sudo usermod -aG {group} $USER, log in again); "
+            "the service gets it from SupplementaryGroups= in oanquan.service"
+        )
+    elif "DeviceBusyError" in names:
+        fix = "another program holds it: stop the service first (sudo systemctl stop oanquan)"
+    elif "BackendUnavailableError" in names or isinstance(exc, ImportError):
+        fix = _LIBRARY.get(part, "re-run systemd/install.sh")
+    elif "DeviceNotFoundError" in names or isinstance(exc, FileNotFoundError):
+        fix = _MISSING.get(part, "check the wiring").format(wiring=wiring)
+    elif "CameraStoppedError" in names:
+        fix = (
+            "the camera opened but sent no frame in time: reseat the ribbon, power-cycle, and "
+            "check 'rpicam-hello -t 2000' (CSI) or 'v4l2-ctl --list-formats-ext' (USB)"
+        )
+    elif "DeviceIOError" in names or isinstance(exc, OSError):
+        fix = f"it answered, then failed: a loose or long cable? ({wiring})"
+    elif "BoardNotFoundError" in names:
+        fix = (
+            "the whole board must be in view, chalk lines bright and unbroken, evenly lit; "
+            "check the saved frame (--save-frame) and run 'oanquan calibrate' to mark the corners"
+        )
+    else:
+        problem = f"{type(exc).__name__}: {problem}"
+        fix = "unexpected error: run with --debug for the traceback and report it"
+    return Status.FAIL, problem, fix
+
+
+# --------------------------------------------------------------------------- runner
+
+
+def _attempt(name: str, fn: Callable[[], str], debug: bool) -> CheckResult:
+    try:
+        detail = fn()
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:
+        if debug and not isinstance(exc, CheckFailed):
+            raise
+        status, problem, fix = advise(name, exc)
+        return CheckResult(name, status, problem, fix)
+    return CheckResult(name, Status.OK, detail)
+
+
+def run_checks(checks: Checks, *, debug: bool = False) -> list[CheckResult]:
+    """Run every configured check; one failing check never stops the others.
+
+    The board check needs the camera's frame, so it is skipped (not failed)
+    when the camera check did not produce one: the camera's own result
+    already says what to fix.
+    """
+    results: list[CheckResult] = []
+    for name, check in (("display", checks.display), ("buttons", checks.buttons)):
+        if check is not None:
+            results.append(_attempt(name, check, debug))
+    shot: Shot | None = None
+    camera = checks.camera
+    if camera is not None:
+
+        def take() -> str:
+            nonlocal shot
+            shot = camera()
+            return shot.detail
+
+        result = _attempt("camera", take, debug)
+        if shot is not None and shot.fix:
+            result = CheckResult("camera", Status.WARN, shot.detail, shot.fix)
+        results.append(result)
+    board = checks.board
+    if board is not None:
+        if shot is None:
+            results.append(CheckResult("board", Status.SKIP, "no camera frame to look at"))
+        else:
+            image = shot.image
+            results.append(_attempt("board", lambda: board(image), debug))
+    return results
+
+
+def report(results: Sequence[CheckResult], out: TextIO) -> int:
+    """Print results for a person at the Pi; return the exit status."""
+    width = max((len(r.name) for r in results), default=0)
+    for r in results:
+        print(f"[{r.status.value:^4}] {r.name:<{width}}  {r.detail}", file=out)
+        if r.fix:
+            print(f"{'':>6} {'':<{width}}  fix: {r.fix}", file=out)
+    counts = {s: sum(r.status is s for r in results) for s in Status}
+    print(
+        f"{counts[Status.OK]} ok, {counts[Status.WARN]} warnings, "
+        f"{counts[Status.FAIL]} failed, {counts[Status.SKIP]} skipped",
+        file=out,
+    )
+    return 1 if counts[Status.FAIL] else 0
+
+
+# --------------------------------------------------------------------------- real checks
+
+
+def test_pattern(size: tuple[int, int] = (128, 64)) -> Any:
+    """A 1-bit image with a border, corner ticks and a label.
+
+    A missing edge or a 2-pixel shift with noise on the right is the classic
+    sign of an SH1106 driven as SSD1306 or with the wrong column offset.
+    """
+    from PIL import Image as PILImage
+    from PIL import ImageDraw
+
+    w, h = size
+    img = PILImage.new("1", size, 0)
+    draw = ImageDraw.Draw(img)
+    draw.rectangle((0, 0, w - 1, h - 1), outline=1)
+    for x, y in ((2, 2), (w - 6, 2), (2, h - 6), (w - 6, h - 6)):
+        draw.rectangle((x, y, x + 3, y + 3), fill=1)
+    draw.text((10, h // 2 - 8), "oanquan selftest", fill=1)
+    return img
+
+
+def _pins(settings: Any) -> str:
+    from device.buttons import describe
+
+    return ", ".join(
+        f"{name} GPIO{pin} (pin {PHYSICAL_PIN.get(pin, '?')})"
+        for name, pin in describe(settings).items()
+    )
+
+
+def _frame_stats(image: Image) -> tuple[float, float]:
+    grey = image.mean(axis=2)
+    return float(grey.mean()), float(grey.std())
+
+
+def _open_camera(
+    settings: HardwareSettings, backend: str, frames: Callable[[int], Image | None] | None
+) -> Any:
+    """The configured camera, not started; simulated unless ``backend`` is "real".
+
+    Hook point: this mirrors the choice ``device.factory`` makes; it should
+    become a call to a public single-camera opener there once one exists
+    (``make_hardware`` opens all three parts at once, so a missing OLED would
+    hide the camera's own result).
+    """
+    from device.camera import (
+        GeneratedCamera,
+        OpenCvCamera,
+        Picamera2Camera,
+        ReplayCamera,
+        grey_frames,
+    )
+
+    cam = settings.camera
+    if cam.kind == "replay" and cam.replay_dir is not None:
+        return ReplayCamera(cam.replay_dir, loop=cam.loop)
+    if backend != "real" or cam.kind == "generated":
+        return GeneratedCamera(frames or grey_frames())
+    if cam.kind == "opencv":
+        return OpenCvCamera(cam)
+    return Picamera2Camera(cam)
+
+
+@dataclass
+class _Session:
+    """Hardware opened lazily by the checks and closed once at the end."""
+
+    settings: HardwareSettings
+    backend: str
+    hold_s: float = 0.0
+    sleep: Callable[[float], None] = time.sleep
+    opened: list[Any] = dataclasses.field(default_factory=list)
+
+    def close(self) -> None:
+        if self.hold_s > 0 and self.opened:
+            self.sleep(self.hold_s)  # keep the test pattern up for a person to look at
+        for part in reversed(self.opened):
+            with contextlib.suppress(Exception):
+                part.close()
+        self.opened.clear()
+
+
+def hardware_checks(
+    settings: HardwareSettings,
+    *,
+    backend: str = "real",
+    press_s: float = 0.0,
+    save_frame: Path | None = None,
+    hold_s: float = 0.0,
+    on_prompt: Callable[[str], None] = print,
+    on_buttons: Callable[[Any], None] | None = None,
+    frames: Callable[[int], Image | None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    locate: Any = None,
+) -> tuple[Checks, Callable[[], None]]:
+    """Build the real checks on ``device`` and ``vision``; return them and a closer.
+
+    ``backend`` is passed to ``device.factory`` ("real" on the Pi; "fake" runs
+    the same code on simulated hardware). ``on_buttons`` receives the opened
+    buttons object before waiting for presses (tests drive fake buttons there);
+    ``frames`` feeds the fake camera (default: plain grey frames); ``clock``
+    times the ``press_s`` window; ``locate`` is the ``vision.config.LocateConfig``
+    from the app's ``[vision]`` table (None: vision's defaults).
+    """
+    session = _Session(settings, backend, hold_s=hold_s)
+
+    def check_display() -> str:
+        from device.display import OledDisplay, open_display, open_dummy_luma
+
+        disp_settings = dataclasses.replace(settings.display, required=True)
+        if backend == "real":
+            display: Any = open_display(disp_settings)
+        else:
+            display = OledDisplay(open_dummy_luma(disp_settings), name="dummy")
+        session.opened.append(display)
+        display.show(test_pattern(display.size))
+        where = f"{disp_settings.driver} at 0x{disp_settings.i2c_address:02X}"
+        return (
+            f"{where} shows a test pattern: a frame around all four edges; "
+            "if the right edge is noisy or the picture is shifted, see hardware.md (SH1106 offset)"
+        )
+
+    def check_buttons() -> str:
+        from device.buttons import FakeButtons, open_buttons
+
+        if backend == "real":
+            buttons: Any = open_buttons(settings.buttons, pin_factory=None)
+        else:
+            buttons = FakeButtons(settings.buttons)
+        session.opened.append(buttons)
+        stuck = [
+            name
+            for name in settings.buttons.pins
+            if name in buttons.names and buttons.is_pressed(name)
+        ]
+        if stuck:
+            raise CheckFailed(
+                f"reads pressed with nothing touching it: {', '.join(stuck)}",
+                "a button wired to 3V3 instead of GND, or shorted; "
+                f"wiring: {_pins(settings.buttons)}",
+            )
+        if press_s <= 0:
+            return f"claimed {_pins(settings.buttons)}; none stuck (--press 20 to test each)"
+        return _wait_for_presses(buttons)
+
+    def _wait_for_presses(buttons: Any) -> str:
+        from device.ports import Edge
+
+        waiting = list(buttons.names)
+        on_prompt(f"press each button once within {press_s:g} s: {', '.join(waiting)}")
+        if on_buttons is not None:
+            on_buttons(buttons)
+        deadline = clock() + press_s
+        while waiting:
+            left = deadline - clock()
+            if left <= 0:
+                break
+            for event in buttons.events(timeout=left):
+                if event.edge in (Edge.PRESS, Edge.STEP) and event.button in waiting:
+                    waiting.remove(event.button)
+                    on_prompt(f"  {event.button}: ok")
+        if waiting:
+            raise CheckFailed(
+                f"no press seen from: {', '.join(waiting)}",
+                f"check those buttons' wires to GND (pin 39) and their GPIOs: "
+                f"{_pins(settings.buttons)}",
+            )
+        return f"all {len(buttons.names)} buttons pressed: {_pins(settings.buttons)}"
+
+    def check_camera() -> Shot:
+        camera = _open_camera(settings, backend, frames)
+        session.opened.append(camera)
+        camera.start()
+        frame = camera.grab()
+        camera.stop()
+        image = frame.image
+        if save_frame is not None:
+            import cv2
+
+            cv2.imwrite(str(save_frame), image)
+        w, h = frame.size
+        mean, spread = _frame_stats(image)
+        detail = f"{camera.name}: {w}x{h} frame, brightness {mean:.0f}/255"
+        if mean < 25:
+            return Shot(
+                image,
+                f"{detail}: too dark",
+                "more light on the board, lens cap off, or re-run 'oanquan calibrate' "
+                "to re-lock the exposure",
+            )
+        if mean > 235:
+            return Shot(
+                image,
+                f"{detail}: blown out",
+                "too much light on the board or in the lens (sun, a lamp in view)",
+            )
+        if spread < 4:
+            return Shot(
+                image,
+                f"{detail}: featureless (contrast {spread:.1f})",
+                "lens cap on, out of focus, or pointing at a blank surface",
+            )
+        return Shot(image, detail)
+
+    def check_board(image: Image) -> str:
+        from vision.locate import locate_board
+
+        outline = locate_board(image, locate)
+        square_px = outline.px_per_unit()
+        pebble_px = square_px * PEBBLE_MM / SQUARE_MM
+        detail = (
+            f"board found (fit {outline.quality:.2f}); a square is {square_px:.0f} px, "
+            f"a pebble about {pebble_px:.1f} px"
+        )
+        if pebble_px < MIN_PEBBLE_PX:
+            raise CheckWarning(
+                f"{detail}: pebbles too small to count reliably",
+                f"lower the camera or use a higher resolution: need >= {MIN_PEBBLE_PX:g} px "
+                "per pebble (hardware.md, camera height)",
+            )
+        return detail
+
+    checks = Checks(check_display, check_buttons, check_camera, check_board)
+    return checks, session.close
+
+
+# --------------------------------------------------------------------------- CLI
+
+PARTS = ("display", "buttons", "camera", "board")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="oanquan selftest",
+        description="Check display, buttons, camera and board view; say what to fix.",
+    )
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help=f"config file (default: $OANQUAN_CONFIG, else {DEFAULT_CONFIG} if present)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("real", "fake"),
+        default="real",
+        help="'fake' runs the same checks on simulated hardware",
+    )
+    p.add_argument(
+        "--skip", action="append", default=[], choices=PARTS, help="leave out a check (repeatable)"
+    )
+    p.add_argument(
+        "--press",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long for each button to be pressed once",
+    )
+    p.add_argument(
+        "--hold",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="keep the display test pattern up this long",
+    )
+    p.add_argument("--save-frame", type=Path, default=None, help="write the camera frame here")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of unexpected errors")
+    return p
+
+
+@contextlib.contextmanager
+def _closing(close: Callable[[], None]) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        close()
+
+
+def main(argv: list[str], *, out: TextIO | None = None) -> int:
+    """Entry point for ``oanquan selftest``; 0 when nothing failed, 1 otherwise."""
+    stream = sys.stdout if out is None else out
+    args = _parser().parse_args(argv)
+    # The same loader as `oanquan run`, so both always read the file alike:
+    # --config, else $OANQUAN_CONFIG, else /etc/oanquan/config.toml if present.
+    from companion.appliance.config import load_config
+    from vision.config import config_from_dict
+
+    try:
+        config = load_config(args.config)
+        locate = config_from_dict(config.vision).locate
+    except (OSError, ValueError) as exc:
+        print(f"selftest: {exc}", file=sys.stderr)
+        return 2
+    print(
+        f"oanquan selftest ({args.backend} hardware, config: {config.source or 'defaults'})",
+        file=stream,
+    )
+    checks, close = hardware_checks(
+        config.hardware,
+        locate=locate,
+        backend=args.backend,
+        press_s=args.press,
+        save_frame=args.save_frame,
+        hold_s=args.hold,
+        on_prompt=lambda text: print(text, file=stream, flush=True),
+    )
+    for part in args.skip:
+        setattr(checks, part, None)
+    with _closing(close):
+        results = run_checks(checks, debug=args.debug)
+    return report(results, stream)

@@ -1,1 +1,0 @@
-"""Bundled demo frames (made by ``python -m companion.demo --make``)."""

@@ -1,0 +1,111 @@
+"""Evidence maths the referee applies to a reading before reconciling it.
+
+Pure functions over per-square count distributions: pin the squares the
+camera says did not change, rescale by the counter's bias learnt on this
+scene, and add up a spread-out pile for a tally with an honest interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from companion.referee.reconcile import Board, Evidence, SquareEvidence
+from engine.board import MANDARINS, is_mandarin
+
+
+def pin_unchanged(
+    reading: Sequence[SquareEvidence],
+    changed: Sequence[bool],
+    board: Board,
+    sure: float = 0.99,
+    moved_same: float = 1.0,
+) -> list[SquareEvidence]:
+    """Squares that did not change keep their known count, whatever the counter says.
+
+    The counter's own distribution keeps the remaining 1 %, so a square that
+    changed without it showing (a pebble hidden under a pile) can still win
+    when every other square insists.
+    """
+    counts, big = board
+    out: list[SquareEvidence] = []
+    for sq, evidence in enumerate(reading):
+        if changed[sq]:
+            out.append(moved(evidence, counts[sq], moved_same))
+            continue
+        n = counts[sq]
+        probs = [(1 - sure) * p for p in evidence.probs] + [0.0] * max(
+            0, n + 1 - len(evidence.probs)
+        )
+        probs[n] += sure
+        stone = big[MANDARINS.index(sq)] if is_mandarin(sq) else 0
+        big_prob = (
+            sure + (1 - sure) * evidence.big_prob if stone else (1 - sure) * evidence.big_prob
+        )
+        out.append(Evidence(tuple(probs), big_prob))
+    return out
+
+
+#: Pebbles of prior belief that the counter is unbiased (see Referee.count_gain).
+COUNT_PRIOR = 20.0
+
+
+def mean_count(evidence: SquareEvidence) -> float:
+    return sum(n * p for n, p in enumerate(evidence.probs))
+
+
+def rescaled(evidence: SquareEvidence, gain: float) -> SquareEvidence:
+    """The distribution of ``gain`` times the count (a counter that reads 4 for 5 gets 1.25)."""
+    probs = evidence.probs
+    top = len(probs) - 1
+    out = []
+    for n in range(len(probs)):
+        x = n / gain
+        i = min(int(x), top)
+        frac = x - i
+        out.append(probs[i] * (1 - frac) + (probs[i + 1] * frac if i < top else 0.0))
+    total = sum(out)
+    if total <= 0:
+        return evidence
+    return Evidence(tuple(p / total for p in out), evidence.big_prob)
+
+
+def moved(evidence: SquareEvidence, before: int, ratio: float) -> SquareEvidence:
+    """A square that looks different probably no longer holds what it held."""
+    probs = list(evidence.probs)
+    if ratio >= 1.0 or not 0 <= before < len(probs):
+        return evidence
+    probs[before] *= ratio
+    total = sum(probs)
+    if total <= 0:
+        return evidence
+    return Evidence(tuple(p / total for p in probs), evidence.big_prob)
+
+
+def tally(reading: Sequence[SquareEvidence], squares: Sequence[int]) -> tuple[int, int, int]:
+    """Players spread a pile over chosen squares: (best total, low, high) at 90%.
+
+    The distributions of the chosen squares are convolved, so the interval is
+    honest about how sure the camera is, which is what a dispute needs.
+    """
+    total = [1.0]
+    for sq in squares:
+        probs = list(reading[sq].probs) or [1.0]
+        out = [0.0] * (len(total) + len(probs) - 1)
+        for i, a in enumerate(total):
+            if a:
+                for j, b in enumerate(probs):
+                    out[i + j] += a * b
+        total = out
+    mass = sum(total) or 1.0
+    dist = [p / mass for p in total]
+    best = max(range(len(dist)), key=lambda n: dist[n])
+    cumulative = 0.0
+    low = high = best
+    for n, p in enumerate(dist):
+        cumulative += p
+        if cumulative >= 0.05 and low == best and n < best:
+            low = n
+        if cumulative >= 0.95:
+            high = max(n, best)
+            break
+    return best, min(low, best), high

@@ -1,0 +1,529 @@
+"""Which legal move explains what the camera sees.
+
+A camera cannot count a pile of 14 pebbles exactly, but after a move only the
+results of at most ten legal moves can be on the board. So instead of
+trusting the counts, every candidate board is scored by how likely the
+reading makes it: no change yet, each legal move's result (with or without
+the next player's refill), states in the middle of a move, and the usual
+mistakes (a pebble in the wrong square, a missed relay, captured pebbles left
+on the board, a quan non captured anyway, a refill on the wrong row). The
+best candidate is accepted only with a clear margin and a good absolute fit;
+otherwise the players are asked to choose, or the referee objects and names
+the squares.
+
+Candidates that lead to the same position (two moves that leave the same
+board and score) are merged: the referee cannot and need not tell them apart.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from engine import (
+    Capture,
+    Drop,
+    Move,
+    PickUp,
+    Position,
+    Refill,
+    Rules,
+    Transition,
+    TurnEnd,
+    legal_moves,
+    play,
+)
+
+Board = tuple[tuple[int, ...], tuple[int, ...]]  # (square counts, big stones per mandarin)
+
+
+class SquareEvidence(Protocol):
+    """What vision says about one square: P(count = n) for n = 0.. and P(big stone)."""
+
+    @property
+    def probs(self) -> Sequence[float]: ...
+
+    @property
+    def big_prob(self) -> float: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A plain :class:`SquareEvidence`, for tests, manual input and replays."""
+
+    probs: tuple[float, ...]
+    big_prob: float = 0.0
+
+    @classmethod
+    def exact(cls, count: int, big: int = 0, sure: float = 0.98) -> Evidence:
+        """A confident reading of ``count`` (the rest spread on the neighbours)."""
+        probs = [0.0] * (count + 3)
+        probs[count] = sure
+        rest = 1.0 - sure
+        if count > 0:
+            probs[count - 1] = rest / 2
+            probs[count + 1] = rest / 2
+        else:
+            probs[1] = rest
+        return cls(tuple(probs), sure if big else 1.0 - sure)
+
+    @classmethod
+    def either(cls, first: int, second: int, big: int = 0, sure: float = 0.98) -> Evidence:
+        """A reading torn evenly between two counts (the same count twice: certain)."""
+        probs = [0.0] * (max(first, second) + 1)
+        probs[first] += 0.5
+        probs[second] += 0.5
+        return cls(tuple(probs), sure if big else 1.0 - sure)
+
+
+@dataclass(frozen=True, slots=True)
+class ReconcileConfig:
+    """Decision thresholds; log-likelihoods are natural logs summed over 12 squares."""
+
+    floor: float = 1e-4  # smallest probability a reading gives any count
+    accept: float = 0.995  # posterior needed to accept a move without asking
+    ask: float = 0.95  # posterior the top choices must share to ask between them
+    #: How far below the reading's own most likely board (in log-likelihood) a
+    #: candidate may fit and still be called a good fit. Relative, so it does not
+    #: depend on how wide the counter's distributions are: for calibrated readings
+    #: the true board's deficit is half a chi-square with 12 degrees of freedom,
+    #: whose 99.9th percentile is 16.4.
+    max_deficit: float = 16.0
+    min_square: float = 0.005  # a square whose count is this unlikely is an outlier
+    max_outliers: int = 1  # vision misreads a square now and then; two is no fit
+    #: chance that a move was made with some mistake, shared by all the mistakes
+    #: that move could have (a move with many sown squares has many ways to go
+    #: wrong, not a higher chance of going wrong)
+    prior_mistake: float = 0.02
+    #: chance that a move is caught in the middle, shared by all its pauses
+    prior_moving: float = 0.05
+    #: a move whose variants together pass ``accept`` is taken as played right
+    #: when this share of them is the correct result: readings too coarse to tell
+    #: a pebble one square off are no evidence of a mistake
+    correct_share: float = 0.9
+    prior_two_moves: float = 0.05
+    max_choices: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One board the reading might show, and what it would mean."""
+
+    kind: str  # unchanged | move | moving | mistake | refill
+    board: Board
+    move: Move | None = None
+    refilled: bool = False
+    mistake: str | None = None
+    follows: tuple[Move, ...] = ()  # later moves, when frames between them were missed
+    loglik: float = 0.0
+    outliers: int = 0  # squares whose count the reading makes very unlikely
+
+
+@dataclass(frozen=True, slots=True)
+class SquareDiff:
+    square: int
+    expected: int
+    seen: int
+    expected_big: int = 0
+    seen_big: int = 0
+
+
+class VerdictKind(enum.StrEnum):
+    """What a settled reading was judged to show."""
+
+    UNCHANGED = "unchanged"
+    ACCEPT = "accept"
+    REFILL_DONE = "refill_done"
+    MOVING = "moving"
+    AMBIGUOUS = "ambiguous"
+    DISPUTE = "dispute"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The decision for one settled reading.
+
+    kind: ``unchanged``, ``accept``, ``refill_done``, ``moving``, ``ambiguous``
+    or ``dispute``. ``transition`` is set for ``accept``; ``choices`` lists
+    the candidate moves to confirm between; ``diffs`` names the squares where
+    the board disagrees with the closest legal result.
+    """
+
+    kind: VerdictKind
+    confidence: float = 0.0
+    move: Move | None = None
+    transition: Transition | None = None
+    refilled: bool = False
+    follows: tuple[Transition, ...] = ()
+    choices: tuple[Move, ...] = ()
+    mistake: str | None = None
+    diffs: tuple[SquareDiff, ...] = ()
+    seen: Board | None = None
+    ranked: tuple[Candidate, ...] = field(default=(), repr=False)
+
+    @property
+    def detail(self) -> str:
+        """One line for logs and ``oanquan track``."""
+        if self.kind == VerdictKind.ACCEPT:
+            return f"{self.move} ({self.confidence:.3f})"
+        if self.kind == VerdictKind.AMBIGUOUS:
+            return "confirm one of " + ", ".join(str(m) for m in self.choices)
+        if self.kind == VerdictKind.DISPUTE:
+            squares = "; ".join(
+                f"square {d.square}: expected {d.expected}{'+quan' if d.expected_big else ''}, "
+                f"seen {d.seen}{'+quan' if d.seen_big else ''}"
+                for d in self.diffs
+            )
+            what = self.mistake or "no legal move fits"
+            about = f" after {self.move}" if self.move else ""
+            return f"{what}{about}: {squares}"
+        return str(self.kind)
+
+
+def board_of(position: Position) -> Board:
+    return (position.board, position.big)
+
+
+def map_board(reading: Sequence[SquareEvidence]) -> Board:
+    """The most likely count in every square, read on its own."""
+    counts = tuple(
+        max(range(len(e.probs)), key=lambda n: e.probs[n]) if e.probs else 0 for e in reading
+    )
+    big = (int(reading[0].big_prob >= 0.5), int(reading[6].big_prob >= 0.5))
+    return counts, big
+
+
+class _Scorer:
+    """Log-likelihood tables so scoring a candidate is 14 lookups."""
+
+    def __init__(self, reading: Sequence[SquareEvidence], floor: float, outlier: float) -> None:
+        if len(reading) != 12:
+            raise ValueError(f"a reading needs 12 squares, got {len(reading)}")
+        self.outlier = math.log(outlier)
+        self.floor = math.log(floor)
+        self.tables = [tuple(math.log(max(p, floor)) for p in e.probs) for e in reading]
+        self.big = [
+            (math.log(max(1.0 - e.big_prob, floor)), math.log(max(e.big_prob, floor)))
+            for e in (reading[0], reading[6])
+        ]
+        #: the log-likelihood of the reading's own most likely board
+        self.ceiling = sum(max(t) for t in self.tables) + sum(max(b) for b in self.big)
+
+    def __call__(self, board: Board) -> tuple[float, int]:
+        """(total log-likelihood, number of outlier squares)."""
+        counts, big = board
+        a, b = self.big[0][big[0]], self.big[1][big[1]]
+        total = a + b
+        limit = self.outlier
+        outliers = (a < limit) + (b < limit)
+        floor = self.floor
+        for table, n in zip(self.tables, counts, strict=True):
+            v = table[n] if 0 <= n < len(table) else floor
+            total += v
+            if v < limit:
+                outliers += 1
+        return total, outliers
+
+
+def _walk(transition: Transition) -> list[tuple[Board, bool]]:
+    """Board after every step of a move, flagged when the hand is about to relay."""
+    counts = list(transition.before.board)
+    big = list(transition.before.big)
+    states: list[tuple[Board, bool]] = []
+    picks = 0
+    for event in transition.events:
+        if isinstance(event, Refill) and picks == 0:
+            for sq in range(6 * event.player + 1, 6 * event.player + 6):
+                counts[sq] += 1
+        elif isinstance(event, PickUp):
+            if picks and states:
+                states[-1] = (states[-1][0], True)  # the last drop before a relay
+            picks += 1
+            counts[event.square] -= event.count
+        elif isinstance(event, Drop):
+            counts[event.square] += 1
+            states.append(((tuple(counts), (big[0], big[1])), False))
+        elif isinstance(event, Capture):
+            counts[event.square] = 0
+            if event.big:
+                big[event.square // 6] = 0
+            states.append(((tuple(counts), (big[0], big[1])), False))
+        elif isinstance(event, TurnEnd):
+            break
+    return states
+
+
+def after_sowing(transition: Transition) -> Board:
+    """The board right after the sowing and captures, before any refill that follows."""
+    states = _walk(transition)
+    return states[-1][0] if states else board_of(transition.before)
+
+
+def refills_after(transition: Transition) -> list[Refill]:
+    """Refills owed once the move is over (not the mover's own start-of-turn refill)."""
+    out: list[Refill] = []
+    ended = False
+    for event in transition.events:
+        if isinstance(event, TurnEnd):
+            ended = True
+        elif ended and isinstance(event, Refill):
+            out.append(event)
+    return out
+
+
+def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
+    """Boards players often leave by mistake while making this move."""
+    out: list[tuple[str, Board]] = []
+    counts, big = after_sowing(transition)
+    # A pebble dropped one square too far or too short along the path.
+    for sq in sorted(set(transition.sown)):
+        if counts[sq] == 0:
+            continue
+        for nb in ((sq + 1) % 12, (sq - 1) % 12):
+            shifted = list(counts)
+            shifted[sq] -= 1
+            shifted[nb] += 1
+            out.append(("pebble in the wrong square", (tuple(shifted), big)))
+    # Captured pebbles not taken off the board (all of them, or the later ones of a chain).
+    captures = transition.captures
+    for first in range(len(captures)):
+        left = list(counts)
+        left_big = list(big)
+        for sq, n, stone in captures[first:]:
+            left[sq] += n
+            if stone:
+                left_big[sq // 6] = 1
+        out.append(
+            ("captured pebbles left on the board", (tuple(left), (left_big[0], left_big[1])))
+        )
+    # A quan non captured although the rules forbid it.
+    if transition.stop == "quan_non" and transition.move is not None:
+        loose = replace(rules, quan_non_min=0)
+        greedy = play(transition.before, transition.move, loose)
+        out.append(("quan non captured", after_sowing(greedy)))
+    return out
+
+
+def _later_results(
+    t: Transition, move: Move, follows: tuple[Move, ...], depth: int, rules: Rules
+) -> list[tuple[Candidate, Transition | None]]:
+    """Results of ``depth`` more moves after ``t`` (only results: no pauses, no mistakes)."""
+    out: list[tuple[Candidate, Transition | None]] = []
+    if depth <= 0 or t.position.over:
+        return out
+    for later in legal_moves(t.position, rules):
+        t2 = play(t.position, later, rules)
+        chain = (*follows, later)
+        sown = after_sowing(t2)
+        out.append((Candidate("move", sown, move, follows=chain), t2))
+        if board_of(t2.position) != sown:
+            out.append((Candidate("move", board_of(t2.position), move, True, follows=chain), t2))
+        out.extend(_later_results(t2, move, chain, depth - 1, rules))
+    return out
+
+
+def candidates(
+    position: Position, rules: Rules, current: Board | None = None, plies: int = 1
+) -> list[tuple[Candidate, Transition | None]]:
+    """Every board that may be on the ground next, with the move that makes it.
+
+    With ``plies=2`` the results of two moves in a row are added too, for when
+    the frame between them was unusable (a hand over the board).
+    """
+    current = current or board_of(position)
+    out: list[tuple[Candidate, Transition | None]] = [(Candidate("unchanged", current), None)]
+    if current != board_of(position):
+        out.append((Candidate("refill", board_of(position), refilled=True), None))
+    if position.over:
+        return out
+    pauses: list[tuple[Candidate, Transition]] = []
+    for move in legal_moves(position, rules):
+        t = play(position, move, rules)
+        walk = _walk(t)
+        sown = walk[-1][0] if walk else current
+        out.append((Candidate("move", sown, move), t))
+        normalized = board_of(t.position)
+        if normalized != sown:
+            out.append((Candidate("move", normalized, move, refilled=True), t))
+        for text, board in _mistakes(t, rules):
+            out.append((Candidate("mistake", board, move, mistake=text), t))
+        for board, at_relay in walk[:-1]:
+            if at_relay:
+                out.append((Candidate("mistake", board, move, mistake="missed relay"), t))
+            else:
+                pauses.append((Candidate("moving", board, move), t))
+        if plies >= 2:
+            out.extend(_later_results(t, move, (), plies - 1, rules))
+    # A board that is a named mistake of any move is not called a pause of another.
+    named = {c.board for c, _ in out if c.kind == "mistake"}
+    out.extend(item for item in pauses if item[0].board not in named)
+    return out
+
+
+def reconcile(
+    position: Position,
+    reading: Sequence[SquareEvidence],
+    rules: Rules | None = None,
+    *,
+    current: Board | None = None,
+    config: ReconcileConfig | None = None,
+    plies: int = 1,
+) -> Verdict:
+    """Decide what a settled reading means for the trusted ``position``.
+
+    ``current`` is what should be on the ground now when it differs from the
+    position's board (a refill the players still owe).
+    """
+    rules = rules or Rules()
+    cfg = config or ReconcileConfig()
+    score = _Scorer(reading, cfg.floor, cfg.min_square)
+    seen = map_board(reading)
+    priors = {
+        "unchanged": 0.0,
+        "refill": 0.0,
+        "move": 0.0,
+        "move2": math.log(cfg.prior_two_moves),
+        "moving": math.log(cfg.prior_moving),
+        "mistake": math.log(cfg.prior_mistake),
+    }
+    scored: list[tuple[float, Candidate, Transition | None]] = []
+    pool = candidates(position, rules, current, plies)
+    lawful = {c.board for c, _ in pool if c.kind in ("unchanged", "refill", "move")}
+    pool = [
+        (cand, t)
+        for cand, t in pool
+        # A board reachable legally is never called a mistake or a pause.
+        if not (cand.kind in ("moving", "mistake") and cand.board in lawful)
+    ]
+    variants: dict[tuple[str, Move | None], int] = {}
+    for cand, _t in pool:
+        if cand.kind in ("moving", "mistake"):
+            variants[cand.kind, cand.move] = variants.get((cand.kind, cand.move), 0) + 1
+    for cand, t in pool:
+        ll, outliers = score(cand.board)
+        prior = priors[cand.kind] + len(cand.follows) * priors["move2"]
+        if cand.kind in ("moving", "mistake"):
+            prior -= math.log(variants[cand.kind, cand.move])
+        scored.append((ll + prior, replace(cand, loglik=ll, outliers=outliers), t))
+    # Merge candidates that end in the same position (same board, same score).
+    groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
+    for item in scored:
+        _, cand, t = item
+        if cand.kind == "move" and t is not None:
+            key: object = ("move", t.position)
+        else:
+            key = (cand.kind, cand.board, cand.mistake, cand.move)
+        groups.setdefault(key, []).append(item)
+    top = max(v for v, _, _ in scored)
+    weights = {key: sum(math.exp(v - top) for v, _, _ in items) for key, items in groups.items()}
+    total = sum(weights.values())
+    ranked_keys = sorted(weights, key=lambda k: -weights[k])
+    ranked = tuple(max(groups[k], key=lambda item: item[0])[1] for k in ranked_keys)
+    best_key = ranked_keys[0]
+    _, best, best_t = max(groups[best_key], key=lambda item: item[0])
+    confidence = weights[best_key] / total
+
+    def fits(c: Candidate) -> bool:
+        return score.ceiling - c.loglik <= cfg.max_deficit and c.outliers <= cfg.max_outliers
+
+    fit_ok = fits(best)
+    if best.kind == "move" and not best.follows and confidence < cfg.accept:
+        # Which move was played may be clear even when a pebble one square off is not.
+        family = [
+            k
+            for k in ranked_keys
+            if groups[k][0][1].move == best.move and not groups[k][0][1].follows
+        ]
+        mass = sum(weights[k] for k in family) / total
+        if mass >= cfg.accept and weights[best_key] / (mass * total) >= cfg.correct_share:
+            confidence = mass
+
+    def diffs_against(board: Board) -> tuple[SquareDiff, ...]:
+        out = []
+        for sq in range(12):
+            eb = board[1][sq // 6] if sq % 6 == 0 else 0
+            sb = seen[1][sq // 6] if sq % 6 == 0 else 0
+            if board[0][sq] != seen[0][sq] or eb != sb:
+                out.append(SquareDiff(sq, board[0][sq], seen[0][sq], eb, sb))
+        return tuple(out)
+
+    if fit_ok and best.kind in ("unchanged", "refill", "move", "moving"):
+        if confidence >= cfg.accept or best.kind in ("unchanged", "moving"):
+            if best.kind == "move" and best_t is not None and best.move is not None:
+                if best.follows:
+                    chain = [play(position, best.move, rules)]
+                    for later in best.follows:
+                        chain.append(play(chain[-1].position, later, rules))
+                    return Verdict(
+                        VerdictKind.ACCEPT,
+                        confidence,
+                        best.move,
+                        chain[0],
+                        best.refilled,
+                        tuple(chain[1:]),
+                        seen=seen,
+                        ranked=ranked,
+                    )
+                return Verdict(
+                    VerdictKind.ACCEPT,
+                    confidence,
+                    best.move,
+                    best_t,
+                    best.refilled,
+                    seen=seen,
+                    ranked=ranked,
+                )
+            kind = VerdictKind.REFILL_DONE if best.kind == "refill" else VerdictKind(best.kind)
+            return Verdict(kind, confidence, seen=seen, ranked=ranked)
+        # Ask between the likeliest moves; a move's pauses and mistakes count
+        # towards it, since the players' answer settles those too.
+        by_move: dict[Move, float] = {}
+        fitting: set[Move] = set()
+        for key in ranked_keys:
+            _, cand, _t = max(groups[key], key=lambda item: item[0])
+            if cand.move is None or cand.follows:
+                continue
+            by_move[cand.move] = by_move.get(cand.move, 0.0) + weights[key] / total
+            if cand.kind == "move" and fits(cand):
+                fitting.add(cand.move)
+        choices = sorted(fitting, key=lambda m: -by_move[m])[: cfg.max_choices]
+        shared = sum(by_move[m] for m in choices)
+        if choices and shared >= cfg.ask:
+            return Verdict(
+                VerdictKind.AMBIGUOUS, confidence, choices=tuple(choices), seen=seen, ranked=ranked
+            )
+    # A dispute: name the mistake if one fits, and compare with the closest legal result.
+    legal = [
+        (v, c, t)
+        for v, c, t in scored
+        if c.kind == "move" and t is not None and not c.refilled and not c.follows
+    ]
+    if legal:
+        _, closest, closest_t = max(legal, key=lambda item: item[1].loglik)
+        expected = closest.board
+        move = closest.move
+    else:
+        expected, move, closest_t = board_of(position), None, None
+    mistake = best.mistake if best.kind == "mistake" and fit_ok else None
+    diffs = diffs_against(expected)
+    if not diffs and mistake is None and move is not None:
+        # The counts agree with a legal result but the reading is too unsure to say so.
+        return Verdict(VerdictKind.AMBIGUOUS, confidence, choices=(move,), seen=seen, ranked=ranked)
+    if best.kind == "mistake" and best.move is not None:
+        move = best.move
+        for _, c, _t in legal:
+            if c.move == best.move:
+                expected = c.board
+    return Verdict(
+        VerdictKind.DISPUTE,
+        confidence,
+        move,
+        closest_t if mistake is None else None,
+        mistake=mistake,
+        diffs=diffs,
+        seen=seen,
+        ranked=ranked,
+    )

@@ -1,0 +1,546 @@
+"""The referee's state machine for one game on a real board.
+
+Camera mode: every settled reading is reconciled with the trusted position;
+a move is applied only when one legal result explains the board clearly, and
+it is journaled (fsynced) before anyone is told. Otherwise the players are
+asked to choose between the likely moves, or the referee objects and names
+the squares. Manual mode: moves come from the buttons and the engine still
+referees and scores.
+
+States (as ``oanquan track`` reports them): ``waiting`` for a move,
+``moving`` while a move is in progress, ``settled`` when a move or refill was
+just accepted or the game is over, ``ambiguous`` while waiting for the
+players to pick a move, ``dispute`` while the board disagrees with the rules.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from companion.referee.evidence import COUNT_PRIOR, mean_count, pin_unchanged, rescaled
+from companion.referee.reconcile import (
+    Board,
+    ReconcileConfig,
+    SquareDiff,
+    SquareEvidence,
+    Verdict,
+    VerdictKind,
+    after_sowing,
+    board_of,
+    map_board,
+    reconcile,
+    refills_after,
+)
+from companion.referee.records import DisputeData
+from engine import Game, IllegalMoveError, Move, Position, Rules, Transition, illegal_reason
+
+
+class RefereeState(enum.StrEnum):
+    """Where the referee is in a move (the ``state`` of ``oanquan track``'s lines)."""
+
+    WAITING = "waiting"
+    MOVING = "moving"
+    SETTLED = "settled"
+    AMBIGUOUS = "ambiguous"
+    DISPUTE = "dispute"
+
+
+STATES = tuple(s.value for s in RefereeState)
+
+
+class JournalLike(Protocol):
+    """Where confirmed moves and decisions go before the screen says they are done.
+
+    The journal's typed helpers (``companion.appliance.journal``) are the only
+    writers, so every record's shape is defined once.
+    """
+
+    def move(
+        self,
+        move: Move | str,
+        *,
+        ply: int,
+        how: str,
+        confidence: float | None = None,
+        frame: str | None = None,
+    ) -> Any: ...
+
+    def undo(self, move: Move | str | None = None, *, ply: int | None = None) -> Any: ...
+
+    def dispute(self, question: DisputeData) -> Any: ...
+
+    def resolve(
+        self, how: str, *, dispute: int | None = None, move: Move | str | None = None
+    ) -> Any: ...
+
+    def refill_done(self, player: int | None = None, *, ply: int | None = None) -> Any: ...
+
+    def end(self, final: Sequence[int], reason: str, winner: int | None = None) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What vision made of one frame: the reading, or why the frame cannot be counted."""
+
+    reading: Sequence[SquareEvidence] | None
+    fit: bool = True
+    reason: str | None = None
+    still: bool = False
+    board_found: bool = True
+    #: per square, whether it differs from the last frame the referee confirmed (None: unknown)
+    changed: tuple[bool, ...] | None = None
+    #: a hand hides some squares (their evidence is flat): only a move the rest
+    #: of the board proves is taken from such a frame, nothing else is decided
+    partial: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeConfig:
+    settle_frames: int = 3  # identical readings in a live stream before deciding
+    max_catch_up: int = 3  # most moves recognised at once after frames that could not be read
+    reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    move: Move
+    ply: int
+    confidence: float
+    how: str  # camera | confirmed | buttons
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The referee's verdict for one frame or one button action."""
+
+    state: RefereeState
+    detail: str
+    accepted: tuple[Accepted, ...] = ()
+    verdict: Verdict | None = None
+    #: the referee trusts what this frame shows (a move, no change, a refill): a new reference
+    confirmed: bool = False
+    #: this frame showed the opening as it should be: vision may calibrate on it
+    opening_ok: bool = False
+
+
+def _refill_text(transition: Transition) -> str:
+    parts = []
+    for refill in refills_after(transition):
+        p = refill.player
+        text = f"P{p} puts 1 pebble on each of squares {6 * p + 1}-{6 * p + 5}"
+        if refill.borrowed:
+            text += f" ({refill.own} own, {refill.borrowed} borrowed from P{1 - p})"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+class Referee:
+    """One game refereed from camera readings and button answers."""
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        start: Position | None = None,
+        journal: JournalLike | None = None,
+        clock: Callable[[], float] | None = None,
+        config: RefereeConfig | None = None,
+        mode: str = "camera",
+    ) -> None:
+        self.rules = rules or Rules()
+        self.config = config or RefereeConfig()
+        self.journal = journal
+        self.clock = clock
+        self.mode = mode
+        self.game = Game(self.rules, start)
+        self.owed: Board | None = None  # physical board while a refill is still owed
+        self.pending: Verdict | None = None
+        self.state = RefereeState.WAITING
+        self.setup_checked = self.game.position.ply > 0
+        #: how many boards the referee came to trust (each one a new reference for vision)
+        self.trusted_boards = 0
+        self._last_seen: Board | None = None
+        self._stable = 0
+        self._undecided = 0
+        #: change flags against decisions: flagged & same, same, flagged & changed, changed
+        self._change_stats = [0, 0, 0, 0]
+        #: pebbles concluded on the board, pebbles the counter expected there
+        self._count_stats = [0.0, 0.0]
+
+    # -- bookkeeping ------------------------------------------------------
+
+    @property
+    def position(self) -> Position:
+        return self.game.position
+
+    @property
+    def at_opening(self) -> bool:
+        """No move yet, from the rules' opening position (what vision calibrates on)."""
+        return not self.game.transitions and self.position == Position.initial(self.rules)
+
+    def _apply(self, move: Move, how: str, confidence: float, frame: str | None) -> Accepted:
+        """Journal, then play, a move already known to be legal (reconciled or checked)."""
+        # Journal first: a power cut after this line still knows the move.
+        if self.journal is not None:
+            ply = self.position.ply + 1
+            self.journal.move(move, ply=ply, how=how, confidence=confidence, frame=frame)
+        self.game.play(move)
+        self.pending = None
+        return Accepted(move, self.position.ply, confidence, how)
+
+    def _after_move_report(
+        self, accepted: Accepted, refilled: bool, verdict: Verdict | None
+    ) -> Report:
+        transition = self.game.transitions[-1]
+        if self.position.over and self.position.outcome is not None:
+            o = self.position.outcome
+            who = "draw" if o.winner is None else f"P{o.winner} wins"
+            if self.journal is not None:
+                self.journal.end(o.final, o.reason, o.winner)
+            self.state = RefereeState.SETTLED
+            return Report(
+                RefereeState.SETTLED,
+                f"{accepted.move} ends the game: {o.final[0]}-{o.final[1]}, {who}",
+                (accepted,),
+                verdict,
+            )
+        detail = f"{accepted.move} accepted"
+        sown = after_sowing(transition)
+        if refills_after(transition) and not refilled and sown != board_of(self.position):
+            self.owed = sown
+            detail += "; refill: " + _refill_text(transition)
+        else:
+            self.owed = None
+        self.state = RefereeState.SETTLED
+        return Report(RefereeState.SETTLED, detail, (accepted,), verdict)
+
+    # -- camera -----------------------------------------------------------
+
+    def observe(
+        self,
+        reading: Sequence[SquareEvidence] | None,
+        *,
+        frame: str | None = None,
+        fit: bool = True,
+        reason: str | None = None,
+        still: bool = False,
+        changed: Sequence[bool] | None = None,
+        partial: bool = False,
+    ) -> Report:
+        """One camera frame: ``fit`` False (motion, hand, exposure) means do not count it.
+
+        ``still`` marks a scene known to be settled (a photo with no motion
+        evidence); otherwise decisions wait for identical readings in a row.
+        ``changed`` says which squares look different from the last frame the
+        referee confirmed; the others hold what the referee knows they held.
+        ``partial``: some squares are hidden (see :class:`Observation`).
+        """
+        report = self._observe(reading, frame, fit, reason, still, changed, partial)
+        decided = report.accepted or (
+            report.verdict is not None
+            and report.verdict.kind in (VerdictKind.UNCHANGED, VerdictKind.REFILL_DONE)
+        )
+        if decided and report.state in (RefereeState.WAITING, RefereeState.SETTLED):
+            self.trusted_boards += 1
+            return replace(report, confirmed=True)
+        return report
+
+    def see(self, observation: Observation, frame: str | None = None) -> Report:
+        """:meth:`observe` for an observation from :mod:`companion.appliance.observe`."""
+        return self.observe(
+            observation.reading,
+            frame=frame,
+            fit=observation.fit,
+            reason=observation.reason,
+            still=observation.still,
+            changed=observation.changed,
+            partial=observation.partial,
+        )
+
+    def changed_same_ratio(self) -> float:
+        """How much a "this square changed" flag speaks against an unchanged count.
+
+        The likelihood ratio P(flag | count same) / P(flag | count changed),
+        learnt from the referee's own decisions (a Beta(1, 1) start, so 1: no
+        effect, until the camera has shown how reliable its flags are here).
+        """
+        fs, ts, fd, td = self._change_stats
+        return min(1.0, ((fs + 1) / (ts + 2)) / ((fd + 1) / (td + 2)))
+
+    def adopt_camera_knowledge(self, other: Referee) -> None:
+        """Carry what was learnt about this camera (flags, count bias) into a new game."""
+        self._change_stats = list(other._change_stats)
+        self._count_stats = list(other._count_stats)
+
+    def count_gain(self) -> float:
+        """How much the counter under- (> 1) or over-counts here, learnt from decisions.
+
+        Pebbles the referee concluded were there over pebbles the counter
+        expected, with 20 pebbles of each as a prior, so one frame cannot
+        swing it and a well-calibrated counter is left alone.
+        """
+        truth, read = self._count_stats
+        return (truth + COUNT_PRIOR) / (read + COUNT_PRIOR)
+
+    def _learn(
+        self,
+        changed: Sequence[bool] | None,
+        before: Board,
+        verdict: Verdict,
+        raw: Sequence[SquareEvidence],
+    ) -> None:
+        """Compare what the camera said with what the referee concluded.
+
+        The verdict's best candidate is the board the referee decided is on
+        the ground (after the move, with or without its refill, or unchanged).
+        """
+        if not verdict.ranked:
+            return
+        after = verdict.ranked[0].board
+        self._count_stats[0] += sum(after[0])
+        self._count_stats[1] += sum(mean_count(e) for e in raw)
+        if changed is None:
+            return
+        stats = self._change_stats
+        for sq, flag in enumerate(changed):
+            same = before[0][sq] == after[0][sq] and (
+                sq % 6 != 0 or before[1][sq // 6] == after[1][sq // 6]
+            )
+            stats[0 if same else 2] += flag
+            stats[1 if same else 3] += 1
+
+    def _observe(
+        self,
+        reading: Sequence[SquareEvidence] | None,
+        frame: str | None,
+        fit: bool,
+        reason: str | None,
+        still: bool,
+        changed: Sequence[bool] | None,
+        partial: bool = False,
+    ) -> Report:
+        if self.position.over:
+            return Report(RefereeState.SETTLED, "game over")
+        if not fit or reading is None:
+            self._stable = 0
+            self._undecided += 1
+            if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
+                return Report(
+                    self.state, f"{self._pending_detail()} ({reason or 'frame not usable'})"
+                )
+            return Report(
+                RefereeState.MOVING
+                if self.state != RefereeState.WAITING or reason
+                else RefereeState.WAITING,
+                reason or "frame not usable",
+            )
+        before = self.owed or board_of(self.position)
+        raw = reading
+        gain = self.count_gain()
+        if abs(gain - 1.0) > 0.02:
+            reading = [rescaled(e, gain) for e in reading]
+        if changed is not None and self.setup_checked:
+            reading = pin_unchanged(reading, changed, before, moved_same=self.changed_same_ratio())
+        seen = map_board(reading)
+        self._stable = self._stable + 1 if seen == self._last_seen else 1
+        self._last_seen = seen
+        settled = still or self._stable >= self.config.settle_frames
+        if not settled:
+            # Nothing is decided on a scene that may still be changing: a board
+            # in the middle of one move can look like the result of another.
+            if (
+                seen == (self.owed or board_of(self.position))
+                and self.state == RefereeState.WAITING
+            ):
+                return Report(RefereeState.WAITING, "waiting for a move")
+            return Report(RefereeState.MOVING, "move in progress")
+        # After frames that decided nothing, more moves may have been made since.
+        plies = min(1 + self._undecided, self.config.max_catch_up)
+        verdict = reconcile(
+            self.position,
+            reading,
+            self.rules,
+            current=self.owed,
+            config=self.config.reconcile,
+            plies=plies,
+        )
+        if partial and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked):
+            # Hidden squares may hold anything: "unchanged", a dispute or a
+            # question would rest on what the camera could not see. Wait, and
+            # let the next clear frame decide (perhaps on one more move).
+            self._undecided += 1
+            why = reason or "hand over the board"
+            if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
+                return Report(self.state, f"{self._pending_detail()} ({why})")
+            return Report(RefereeState.MOVING, why)
+        decided = verdict.kind in (
+            VerdictKind.ACCEPT,
+            VerdictKind.UNCHANGED,
+            VerdictKind.REFILL_DONE,
+        )
+        self._undecided = 0 if decided else self._undecided + 1
+        if not self.setup_checked:
+            return self._check_setup(verdict, settled)
+        if decided and not partial:  # hidden squares would teach nothing but noise
+            self._learn(changed, before, verdict, raw)
+        if verdict.kind == VerdictKind.ACCEPT and verdict.move is not None:
+            accepted = self._apply(verdict.move, "camera", verdict.confidence, frame)
+            if verdict.follows:
+                done = [accepted]
+                for later in verdict.follows:
+                    assert later.move is not None
+                    done.append(self._apply(later.move, "camera", verdict.confidence, frame))
+                report = self._after_move_report(done[-1], verdict.refilled, verdict)
+                return Report(report.state, report.detail, tuple(done), verdict)
+            return self._after_move_report(accepted, verdict.refilled, verdict)
+        if verdict.kind == VerdictKind.REFILL_DONE:
+            self.owed = None
+            self.pending = None
+            if self.journal is not None:
+                self.journal.refill_done(ply=self.position.ply)
+            self.state = RefereeState.WAITING
+            return Report(RefereeState.WAITING, "refill done", verdict=verdict)
+        if verdict.kind == VerdictKind.UNCHANGED:
+            if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE) and self.journal:
+                self.journal.resolve("board restored")
+            self.pending = None
+            self.state = RefereeState.WAITING
+            return Report(
+                RefereeState.WAITING,
+                "refill owed" if self.owed else "waiting for a move",
+                verdict=verdict,
+            )
+        if verdict.kind == VerdictKind.MOVING:
+            return Report(RefereeState.MOVING, "move in progress", verdict=verdict)
+        if verdict.kind == VerdictKind.AMBIGUOUS:
+            if (
+                self.state != RefereeState.AMBIGUOUS
+                or self.pending is None
+                or self.pending.choices != verdict.choices
+            ) and self.journal is not None:
+                choices = tuple(str(m) for m in verdict.choices)
+                self.journal.dispute(DisputeData("ambiguous", choices=choices, frame=frame))
+            self.pending = verdict
+            self.state = RefereeState.AMBIGUOUS
+            return Report(RefereeState.AMBIGUOUS, verdict.detail, verdict=verdict)
+        if (
+            self.state != RefereeState.DISPUTE
+            or self.pending is None
+            or self.pending.detail != verdict.detail
+        ) and self.journal is not None:
+            question = DisputeData(
+                verdict.mistake or "no legal move fits",
+                None if verdict.move is None else str(verdict.move),
+                squares=tuple((d.square, d.expected, d.seen) for d in verdict.diffs),
+                frame=frame,
+            )
+            self.journal.dispute(question)
+        self.pending = verdict
+        self.state = RefereeState.DISPUTE
+        return Report(RefereeState.DISPUTE, verdict.detail, verdict=verdict)
+
+    def _check_setup(self, verdict: Verdict, settled: bool) -> Report:
+        """The opening must be right before the first move is refereed.
+
+        Stricter than a move: no square may disagree, because this is the
+        moment the players can still fix the setup (and vision calibrates).
+        """
+        exact = bool(verdict.ranked) and verdict.ranked[0].outliers == 0
+        if verdict.kind == VerdictKind.UNCHANGED and exact:
+            self.setup_checked = True
+            self.state = RefereeState.WAITING
+            return Report(
+                RefereeState.WAITING,
+                "setup ok: waiting for the first move",
+                verdict=verdict,
+                opening_ok=True,
+            )
+        if verdict.kind == VerdictKind.ACCEPT and verdict.move is not None:
+            # The first move was made before the camera saw the opening: fine if it is legal.
+            self.setup_checked = True
+            accepted = self._apply(verdict.move, "camera", verdict.confidence, None)
+            return self._after_move_report(accepted, verdict.refilled, verdict)
+        wrong = [
+            f"{sq}:{verdict.seen[0][sq] if verdict.seen else '?'}"
+            for sq in range(12)
+            if verdict.seen and verdict.seen[0][sq] != self.position.board[sq]
+        ]
+        state = RefereeState.DISPUTE if settled else RefereeState.MOVING
+        seen = verdict.seen
+        diffs = tuple(
+            SquareDiff(sq, self.position.board[sq], seen[0][sq])
+            for sq in range(12)
+            if seen is not None and seen[0][sq] != self.position.board[sq]
+        )
+        pending = Verdict(VerdictKind.DISPUTE, mistake="setup", diffs=diffs, seen=seen)
+        if (
+            state == RefereeState.DISPUTE
+            and self.journal is not None
+            and (self.state != RefereeState.DISPUTE or self.pending != pending)
+        ):
+            squares = tuple((d.square, d.expected, d.seen) for d in diffs)
+            self.journal.dispute(DisputeData("setup", squares=squares))
+        self.pending = pending
+        self.state = state
+        return Report(
+            state, "setup: fix squares " + (", ".join(wrong) or "(unclear)"), verdict=verdict
+        )
+
+    def confirm_setup(self) -> Report:
+        """The players looked and say the opening is right: referee from here."""
+        self.setup_checked = True
+        self.pending = None
+        self.state = RefereeState.WAITING
+        self.trusted_boards += 1
+        if self.journal is not None:
+            self.journal.resolve("setup confirmed by the players")
+        return Report(RefereeState.WAITING, "setup confirmed by the players", confirmed=True)
+
+    def _pending_detail(self) -> str:
+        return self.pending.detail if self.pending is not None else self.state
+
+    # -- buttons ----------------------------------------------------------
+
+    def confirm(self, move: Move | str) -> Report:
+        """The players say which move was made (ambiguous) or overrule a dispute."""
+        move = Move.parse(move) if isinstance(move, str) else move
+        reason = illegal_reason(self.position, move, self.rules)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move {str(move)!r}: {reason}", reason)
+        how = "confirmed" if self.state == RefereeState.AMBIGUOUS else "override"
+        if self.state == RefereeState.DISPUTE and self.journal is not None:
+            self.journal.resolve("override", move=move)
+        accepted = self._apply(move, how, 1.0, None)
+        return self._after_move_report(accepted, refilled=False, verdict=None)
+
+    def play_manual(self, move: Move | str) -> Report:
+        """Manual mode: a move entered with the buttons."""
+        move = Move.parse(move) if isinstance(move, str) else move
+        reason = illegal_reason(self.position, move, self.rules)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move {str(move)!r}: {reason}", reason)
+        accepted = self._apply(move, "buttons", 1.0, None)
+        report = self._after_move_report(accepted, refilled=True, verdict=None)
+        self.owed = None
+        return report
+
+    def undo(self) -> Report:
+        if not self.game.transitions:
+            return Report(self.state, "nothing to undo")
+        move = self.game.undo()
+        if self.journal is not None:
+            self.journal.undo(move, ply=self.position.ply)
+        self.owed = None
+        self.pending = None
+        self.state = RefereeState.WAITING
+        return Report(RefereeState.WAITING, f"undid {move}")
+
+    def restore(self, game: Game, pending: Verdict | None = None) -> None:
+        """Resume from the journal: the game so far, and an open dispute if any."""
+        self.game = game
+        self.setup_checked = True
+        self.pending = pending
+        self.state = RefereeState.WAITING if pending is None else RefereeState(pending.kind.value)

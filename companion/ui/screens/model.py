@@ -1,0 +1,502 @@
+"""Plain view-model values the screens draw, and adapters from the engine.
+
+The screens never import the engine: they read these frozen dataclasses,
+which tests build directly. :func:`board_view` and :func:`game_over_view`
+read the engine's ``Position`` by duck typing (:class:`PositionLike`), so a
+change inside the engine cannot break a screen unless these attributes change.
+
+Ring indices follow rules.md R1: 0 = left quan, 1..5 bottom row (player A)
+left to right, 6 = right quan, 7..11 top row (player B) right to left.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+NUM_SQUARES = 12
+
+
+def _check_player(player: int | None, *, allow_none: bool = False) -> None:
+    if player is None and allow_none:
+        return
+    if player not in (0, 1):
+        raise ValueError(f"player must be 0 or 1, got {player!r}")
+
+
+def _check_square(square: int) -> None:
+    if not 0 <= square < NUM_SQUARES:
+        raise ValueError(f"square must be 0..11, got {square!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    """What is on the board and in the players' hands.
+
+    ``board`` counts small pebbles (dân) per square, mandarin squares
+    included; ``big`` is 1 while the big stone is still on square 0 / 6;
+    ``store``, ``bigs`` and ``debt`` are per player (A, B).
+    """
+
+    board: tuple[int, ...]
+    big: tuple[int, int] = (1, 1)
+    store: tuple[int, int] = (0, 0)
+    bigs: tuple[int, int] = (0, 0)
+    debt: tuple[int, int] = (0, 0)
+    to_move: int = 0
+    ply: int = 0
+
+    def __post_init__(self) -> None:
+        if len(self.board) != NUM_SQUARES:
+            raise ValueError(f"board needs 12 counts, got {len(self.board)}")
+        if any(n < 0 for n in self.board):
+            raise ValueError(f"negative count in board {self.board!r}")
+        _check_player(self.to_move)
+
+    def points(self, player: int) -> int:
+        """Score so far without the final sweep: store + 10 per big stone, debts settled."""
+        other = 1 - player
+        return self.store[player] + 10 * self.bigs[player] - self.debt[player] + self.debt[other]
+
+
+#: The opening position (R2), handy for tests and the gallery.
+START = BoardView(board=(0, 5, 5, 5, 5, 5, 0, 5, 5, 5, 5, 5))
+
+
+@dataclass(frozen=True, slots=True)
+class MovePreview:
+    """A legal move and what it would do.
+
+    ``path`` lists the squares that receive a pebble, in order (repeats
+    allowed when sowing goes round); ``captures`` the squares taken;
+    ``gain`` the points won (pebbles + 10 per big stone), which the engine
+    knows and the screen only prints.
+    """
+
+    square: int
+    direction: int
+    path: tuple[int, ...] = ()
+    captures: tuple[int, ...] = ()
+    gain: int = 0
+    takes_quan: bool = False
+
+    def __post_init__(self) -> None:
+        _check_square(self.square)
+        if self.direction not in (1, -1):
+            raise ValueError(f"direction must be +1 or -1, got {self.direction!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class RefillView:
+    """R11: ``player`` puts one pebble on each of their 5 squares, ``borrowed`` of them lent."""
+
+    player: int
+    borrowed: int = 0
+
+    def __post_init__(self) -> None:
+        _check_player(self.player)
+        if not 0 <= self.borrowed <= 5:
+            raise ValueError(f"borrowed must be 0..5, got {self.borrowed!r}")
+
+    @property
+    def own(self) -> int:
+        return 5 - self.borrowed
+
+
+@dataclass(frozen=True, slots=True)
+class Dispute:
+    """The camera sees ``seen`` pebbles where the referee expects ``expected``."""
+
+    square: int
+    expected: int
+    seen: int
+
+    def __post_init__(self) -> None:
+        _check_square(self.square)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A finished game: final scores, winner (None = draw), sweep per player, end reason."""
+
+    final: tuple[int, int]
+    winner: int | None
+    sweep: tuple[int, int] | None = None
+    reason: str = "mandarins_taken"
+
+    def __post_init__(self) -> None:
+        _check_player(self.winner, allow_none=True)
+
+
+# --- screens: one value per thing the OLED can show --------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BoardScreen:
+    """The board, whose turn it is and the running score."""
+
+    board: BoardView
+
+
+@dataclass(frozen=True, slots=True)
+class MoveScreen:
+    """A cursor on one legal move with its preview drawn on the board."""
+
+    board: BoardView
+    preview: MovePreview
+
+
+@dataclass(frozen=True, slots=True)
+class ScoresScreen:
+    """Captured pebbles, big stones and debts of both players."""
+
+    board: BoardView
+
+
+@dataclass(frozen=True, slots=True)
+class RefillScreen:
+    board: BoardView
+    refill: RefillView
+
+
+@dataclass(frozen=True, slots=True)
+class DisputeScreen:
+    board: BoardView
+    dispute: Dispute
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmScreen:
+    """The camera saw a result that 2-3 moves explain: the player picks one."""
+
+    candidates: tuple[MovePreview, ...]
+    selected: int = 0
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.candidates) <= 3:
+            raise ValueError(f"confirm shows 1..3 candidates, got {len(self.candidates)}")
+        if not 0 <= self.selected < len(self.candidates):
+            raise ValueError(f"selected {self.selected!r} out of range")
+
+
+MenuKey = Literal[
+    "operator.rules",
+    "operator.calibrate",
+    "operator.reboot",
+    "operator.shutdown",
+    "operator.reset_counters",
+    "menu.new_game",
+    "menu.rules",
+    "menu.language",
+    "menu.hints",
+    "menu.opponent",
+    "menu.calibrate",
+    "menu.shutdown",
+    "menu.back",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class MenuItem:
+    """A menu line: a catalogue key and, for settings, the catalogue key of its value."""
+
+    key: MenuKey
+    value: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MenuScreen:
+    items: tuple[MenuItem, ...]
+    selected: int = 0
+    title: str = "menu.title"
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.selected < len(self.items):
+            raise ValueError(f"selected {self.selected!r} out of range")
+
+
+@dataclass(frozen=True, slots=True)
+class RulesScreen:
+    """One page (1-based) of the short rules."""
+
+    page: int = 1
+
+
+class ErrorKind(enum.StrEnum):
+    """What the error screen says went wrong."""
+
+    CAMERA_LOST = "camera_lost"
+    BOARD_NOT_FOUND = "board_not_found"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorScreen:
+    kind: ErrorKind
+
+
+@dataclass(frozen=True, slots=True)
+class GameOverScreen:
+    result: Result
+
+
+@dataclass(frozen=True, slots=True)
+class AttractScreen:
+    """Kiosk idle loop: ``frame`` animates, ``offset`` shifts everything against burn-in.
+
+    ``page`` 0 is the title; 1 and 2 tell visitors about the game (its history
+    and the saying players chant at the end), so the loop teaches while it waits.
+    """
+
+    frame: int = 0
+    offset: tuple[int, int] = (0, 0)
+    page: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HintScreen:
+    """A suggested move and why: what it ``gain``s, or the capture it ``prevent``s.
+
+    ``own`` marks the companion's own move in a game against a visitor, who
+    then sows it on the real board for the companion.
+    """
+
+    board: BoardView
+    preview: MovePreview
+    reason: Literal["gain", "prevent", "quiet"] = "quiet"
+    amount: int = 0
+    own: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorScreen:
+    """The museum operator's menu, with the counters an exhibit is judged by."""
+
+    items: tuple[MenuItem, ...]
+    selected: int = 0
+    games: int = 0
+    disputes: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.selected < len(self.items):
+            raise ValueError(f"selected {self.selected!r} out of range")
+
+
+@dataclass(frozen=True, slots=True)
+class IdleScreen:
+    """Auto-reset countdown: "still playing?" with the seconds left."""
+
+    seconds: int
+
+
+Screen = (
+    BoardScreen
+    | MoveScreen
+    | ScoresScreen
+    | RefillScreen
+    | DisputeScreen
+    | ConfirmScreen
+    | MenuScreen
+    | RulesScreen
+    | ErrorScreen
+    | GameOverScreen
+    | AttractScreen
+    | IdleScreen
+    | HintScreen
+    | OperatorScreen
+)
+
+#: The operator's menu (kiosk), behind the long two-button hold.
+OPERATOR_MENU: tuple[MenuItem, ...] = (
+    MenuItem("operator.rules"),
+    MenuItem("operator.calibrate"),
+    MenuItem("operator.reset_counters"),
+    MenuItem("operator.reboot"),
+    MenuItem("operator.shutdown"),
+    MenuItem("menu.back"),
+)
+
+#: The standard main menu, in the order the app shows it.
+MAIN_MENU: tuple[MenuItem, ...] = (
+    MenuItem("menu.new_game"),
+    MenuItem("menu.rules"),
+    MenuItem("menu.language", "value.vi"),
+    MenuItem("menu.hints", "value.on"),
+    MenuItem("menu.opponent", "value.off"),
+    MenuItem("menu.calibrate"),
+    MenuItem("menu.shutdown"),
+)
+
+
+# --- adapters from the engine ------------------------------------------------------
+
+
+class OutcomeLike(Protocol):
+    """What the screens read from the engine's game outcome."""
+
+    @property
+    def reason(self) -> str: ...
+    @property
+    def final(self) -> Sequence[int]: ...
+    @property
+    def winner(self) -> int | None: ...
+    @property
+    def sweep(self) -> object: ...
+
+
+class PositionLike(Protocol):
+    """What the screens read from ``engine.position.Position`` (duck-typed)."""
+
+    @property
+    def board(self) -> Sequence[int]: ...
+    @property
+    def big(self) -> Sequence[int]: ...
+    @property
+    def store(self) -> Sequence[int]: ...
+    @property
+    def bigs(self) -> Sequence[int]: ...
+    @property
+    def debt(self) -> Sequence[int]: ...
+    @property
+    def to_move(self) -> int: ...
+    @property
+    def ply(self) -> int: ...
+    @property
+    def over(self) -> bool: ...
+    @property
+    def outcome(self) -> OutcomeLike | None: ...
+
+
+def _pair(values: Sequence[int]) -> tuple[int, int]:
+    a, b = values
+    return int(a), int(b)
+
+
+def board_view(position: PositionLike) -> BoardView:
+    """Copy the plain numbers out of an engine position."""
+    return BoardView(
+        board=tuple(int(n) for n in position.board),
+        big=_pair(position.big),
+        store=_pair(position.store),
+        bigs=_pair(position.bigs),
+        debt=_pair(position.debt),
+        to_move=int(position.to_move),
+        ply=int(position.ply),
+    )
+
+
+def game_over_view(position: PositionLike) -> Result | None:
+    """The result of a finished game, or ``None`` while it goes on.
+
+    ``outcome.sweep`` is shown only when it is a pair of counts; any other
+    shape (a flag, None) just leaves the sweep line out.
+    """
+    outcome = position.outcome
+    if not position.over or outcome is None:
+        return None
+    sweep = outcome.sweep
+    pair: tuple[int, int] | None = None
+    if isinstance(sweep, Sequence) and len(sweep) == 2:
+        pair = _pair(sweep)
+    winner = outcome.winner
+    return Result(
+        final=_pair(outcome.final),
+        winner=None if winner is None else int(winner),
+        sweep=pair,
+        reason=str(outcome.reason),
+    )
+
+
+class MoveLike(Protocol):
+    @property
+    def square(self) -> int: ...
+    @property
+    def direction(self) -> int: ...
+
+
+class CapturedLike(Protocol):
+    @property
+    def points(self) -> int: ...
+
+
+class TransitionLike(Protocol):
+    """What the screens read from ``engine.play.Transition`` (``Game.preview(move)``)."""
+
+    @property
+    def move(self) -> MoveLike | None: ...
+    @property
+    def sown(self) -> Sequence[int]: ...
+    @property
+    def captures(self) -> Sequence[tuple[int, int, int]]: ...
+    @property
+    def captured(self) -> CapturedLike: ...
+    @property
+    def refills(self) -> Sequence[tuple[int, int, int]]: ...
+
+
+def move_preview(transition: TransitionLike) -> MovePreview:
+    """The cursor preview of a move from the engine's dry run of it.
+
+    Raises:
+        ValueError: the transition has no move (a refill or the final count).
+    """
+    move = transition.move
+    if move is None:
+        raise ValueError("transition has no move to preview")
+    captures = tuple(transition.captures)
+    return MovePreview(
+        square=int(move.square),
+        direction=int(move.direction),
+        path=tuple(int(sq) for sq in transition.sown),
+        captures=tuple(int(sq) for sq, _, _ in captures),
+        gain=int(transition.captured.points),
+        takes_quan=any(big for _, _, big in captures),
+    )
+
+
+def refill_view(transition: TransitionLike) -> RefillView | None:
+    """The refill the next player must now make by hand, if the move caused one (R11)."""
+    if not transition.refills:
+        return None
+    player, _own, borrowed = transition.refills[-1]
+    return RefillView(player=int(player), borrowed=int(borrowed))
+
+
+__all__ = [
+    "MAIN_MENU",
+    "OPERATOR_MENU",
+    "START",
+    "AttractScreen",
+    "BoardScreen",
+    "BoardView",
+    "CapturedLike",
+    "ConfirmScreen",
+    "Dispute",
+    "DisputeScreen",
+    "ErrorKind",
+    "ErrorScreen",
+    "GameOverScreen",
+    "HintScreen",
+    "IdleScreen",
+    "MenuItem",
+    "MenuKey",
+    "MenuScreen",
+    "MoveLike",
+    "MovePreview",
+    "MoveScreen",
+    "OperatorScreen",
+    "OutcomeLike",
+    "PositionLike",
+    "RefillScreen",
+    "RefillView",
+    "Result",
+    "RulesScreen",
+    "ScoresScreen",
+    "Screen",
+    "TransitionLike",
+    "board_view",
+    "game_over_view",
+    "move_preview",
+    "refill_view",
+]

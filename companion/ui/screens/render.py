@@ -1,0 +1,363 @@
+"""Pure screen renderers: a screen value and a language in, a 128x64 mode "1" image out.
+
+No renderer touches hardware, time or randomness, so the same value always
+gives the same pixels (golden tests) and the app can redraw only when its
+state changes. :func:`render_screen` dispatches on the screen type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from PIL import Image, ImageDraw
+
+from companion.ui.screens import draw as d
+from companion.ui.screens.i18n import CATALOGUE, Lang, arrow, side, square_code, square_name, text
+from companion.ui.screens.model import (
+    AttractScreen,
+    BoardScreen,
+    BoardView,
+    ConfirmScreen,
+    DisputeScreen,
+    ErrorScreen,
+    GameOverScreen,
+    HintScreen,
+    IdleScreen,
+    MenuScreen,
+    MovePreview,
+    MoveScreen,
+    OperatorScreen,
+    RefillScreen,
+    RulesScreen,
+    ScoresScreen,
+    Screen,
+)
+
+#: Text rows under the board: two lines of the 13 px font.
+LINE1: Final = d.BELOW_BOARD
+LINE2: Final = LINE1 + 13
+
+#: Largest pixel shift of the attract screen in x and y (its layout keeps this margin).
+ATTRACT_SHIFT: Final = (2, 1)
+
+RULES_PAGES: Final = 4
+
+
+def _canvas() -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    image = d.new_image()
+    return image, ImageDraw.Draw(image)
+
+
+# --- game screens -------------------------------------------------------------------
+
+
+def render_board(screen: BoardScreen, lang: Lang) -> Image.Image:
+    """Board, whose turn, running score: the screen players see most."""
+    image, draw = _canvas()
+    view = screen.board
+    d.board(draw, view)
+    d.text(draw, (0, LINE1), text("turn", lang, p=side(view.to_move)))
+    d.text(draw, (0, LINE2), _score_line(view, lang))
+    return image
+
+
+def _score_line(view: BoardView, lang: Lang) -> str:
+    return text("score_line", lang, a=view.points(0), b=view.points(1))
+
+
+def describe_move(preview: MovePreview, lang: Lang) -> str:
+    """One line: square, screen arrow and what the move takes, e.g. "A3 → ăn 7"."""
+    fields = {"sq": square_code(preview.square), "arrow": arrow(preview.square, preview.direction)}
+    if not preview.captures:
+        return text("move.nothing", lang, **fields)
+    key = "move.take_quan" if preview.takes_quan else "move.take"
+    return text(key, lang, n=preview.gain, **fields)
+
+
+def _screen_way(square: int, direction: int) -> int:
+    return 1 if arrow(square, direction) == "→" else -1
+
+
+def _move_on_board(
+    view: BoardView, p: MovePreview, lang: Lang
+) -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    """The board with a move lit: its square and arrow, the path underlined, captures framed."""
+    image, draw = _canvas()
+    marks = d.Marks(
+        inverted=frozenset({p.square}),
+        path=frozenset(p.path) - {p.square},
+        captured=frozenset(p.captures),
+        arrow=(p.square, _screen_way(p.square, p.direction)),
+    )
+    d.board(draw, view, marks)
+    d.text(draw, (0, LINE1), describe_move(p, lang))
+    return image, draw
+
+
+def render_move(screen: MoveScreen, lang: Lang) -> Image.Image:
+    """Cursor on a legal move, with the keys to browse and choose."""
+    image, draw = _move_on_board(screen.board, screen.preview, lang)
+    d.text(draw, (0, LINE2), text("move.keys", lang))
+    return image
+
+
+def render_hint(screen: HintScreen, lang: Lang) -> Image.Image:
+    """A suggested move drawn like the cursor, with why it is good (or the companion's own move)."""
+    image, draw = _move_on_board(screen.board, screen.preview, lang)
+    if screen.own:
+        line = text("ai.own", lang)
+    elif screen.reason == "prevent":
+        line = text("hint.prevent", lang, q=side(1 - screen.board.to_move), n=screen.amount)
+    elif screen.reason == "gain":
+        line = text("hint.gain", lang, n=screen.amount)
+    else:
+        line = text("hint.quiet", lang)
+    d.text(draw, (0, LINE2), line)
+    return image
+
+
+def render_operator(screen: OperatorScreen, lang: Lang) -> Image.Image:
+    """The operator menu under a title line with the exhibit's counters."""
+    menu = MenuScreen(screen.items, screen.selected, "menu.title")
+    image = render_menu(menu, lang)
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, d.WIDTH - 1, 12), fill=0)
+    d.text(draw, (0, 0), text("operator.title", lang, g=screen.games, d=screen.disputes))
+    return image
+
+
+def render_scores(screen: ScoresScreen, lang: Lang) -> Image.Image:
+    """A table: captured pebbles, big stones, debts and the score so far, per player."""
+    image, draw = _canvas()
+    view = screen.board
+    col_a, col_b = 84, 120  # centres of the two player columns
+    d.text(draw, (0, 0), text("scores.title", lang))
+    for col, player in ((col_a, 0), (col_b, 1)):
+        d.centred(draw, 0, side(player), x0=col - 15, x1=col + 15)
+    draw.line((0, 13, d.WIDTH - 1, 13), fill=1)
+    rows = (
+        ("scores.store", view.store),
+        ("scores.bigs", view.bigs),
+        ("scores.debt", view.debt),
+        ("scores.total", (view.points(0), view.points(1))),
+    )
+    for i, (key, values) in enumerate(rows):
+        y = 15 + 12 * i
+        d.text(draw, (0, y), text(key, lang))
+        for col, value in zip((col_a, col_b), values, strict=True):
+            d.centred(draw, y, str(value), x0=col - 15, x1=col + 15)
+    return image
+
+
+def render_refill(screen: RefillScreen, lang: Lang) -> Image.Image:
+    """R11: the empty row shows "+1" on each square; the text says what to take from whom."""
+    image, draw = _canvas()
+    r = screen.refill
+    row = tuple(d.squares_of(r.player))
+    marks = d.Marks(inverted=frozenset(row), labels=tuple((sq, "+1") for sq in row))
+    d.board(draw, screen.board, marks)
+    d.text(draw, (0, LINE1), text("refill.put", lang, p=side(r.player)))
+    lender = side(1 - r.player)
+    if r.borrowed == 0:
+        how = text("refill.own", lang, n=5)
+    elif r.own == 0:
+        how = text("refill.borrow", lang, q=lender, n=r.borrowed)
+    else:
+        how = text("refill.own_borrow", lang, m=r.own, q=lender, n=r.borrowed)
+    d.text(draw, (0, LINE2), how)
+    return image
+
+
+def render_dispute(screen: DisputeScreen, lang: Lang) -> Image.Image:
+    """The square the camera disagrees about is lit; the text gives both counts."""
+    image, draw = _canvas()
+    dispute = screen.dispute
+    d.board(draw, screen.board, d.Marks(inverted=frozenset({dispute.square})))
+    d.text(draw, (0, LINE1), text("dispute.check", lang, where=square_name(dispute.square, lang)))
+    d.text(draw, (0, LINE2), text("dispute.counts", lang, e=dispute.expected, s=dispute.seen))
+    return image
+
+
+def render_confirm(screen: ConfirmScreen, lang: Lang) -> Image.Image:
+    """Two or three moves explain what the camera saw: list them, the chosen one lit."""
+    image, draw = _canvas()
+    d.band(draw, 0, text("confirm.title", lang), height=12)
+    for i, move in enumerate(screen.candidates):
+        y = 13 + 13 * i
+        fg = 1
+        if i == screen.selected:
+            draw.rectangle((0, y, d.WIDTH - 1, y + 12), fill=1)
+            fg = 0
+        d.text(draw, (2, y), describe_move(move, lang), fill=fg)
+    if len(screen.candidates) < 3:
+        d.text(draw, (0, 51), text("confirm.keys", lang))
+    return image
+
+
+# --- menus and pages ------------------------------------------------------------------
+
+MENU_ROWS: Final = 3
+
+
+def render_menu(screen: MenuScreen, lang: Lang) -> Image.Image:
+    """Title bar, three visible items around the selection, a scroll bar when there are more."""
+    image, draw = _canvas()
+    d.band(draw, 0, text(screen.title, lang), height=12)
+    n = len(screen.items)
+    first = max(0, min(screen.selected - 1, n - MENU_ROWS))
+    for row, item in enumerate(screen.items[first : first + MENU_ROWS]):
+        index = first + row
+        y = 13 + 13 * row
+        fg = 1
+        if index == screen.selected:
+            draw.rectangle((0, y, 123, y + 12), fill=1)
+            fg = 0
+        d.text(draw, (2, y), text(item.key, lang), fill=fg)
+        if item.value is not None:
+            d.right(draw, 122, y, text(item.value, lang), fill=fg)
+    if n > MENU_ROWS:
+        top, height = 13, 13 * MENU_ROWS - 1
+        draw.line((126, top, 126, top + height), fill=1)
+        y0 = top + height * first // n
+        y1 = top + height * (first + MENU_ROWS) // n
+        draw.rectangle((125, y0, 127, y1), fill=1)
+    d.text(draw, (0, 51), text("menu.keys", lang))
+    return image
+
+
+def render_rules(screen: RulesScreen, lang: Lang) -> Image.Image:
+    """One of the short rules pages with its page number."""
+    if not 1 <= screen.page <= RULES_PAGES:
+        raise ValueError(f"rules page must be 1..{RULES_PAGES}, got {screen.page!r}")
+    image, draw = _canvas()
+    d.lines(draw, (0, 0), text(f"rules.{screen.page}", lang))
+    d.right(draw, d.WIDTH, 51, text("rules.page", lang, page=screen.page, pages=RULES_PAGES))
+    return image
+
+
+# --- errors, end, idle --------------------------------------------------------------
+
+
+def _warning_icon(draw: ImageDraw.ImageDraw, x: int, y: int) -> None:
+    draw.polygon([(x + 9, y), (x + 18, y + 16), (x, y + 16)], outline=1, fill=1)
+    draw.rectangle((x + 8, y + 5, x + 10, y + 10), fill=0)
+    draw.rectangle((x + 8, y + 12, x + 10, y + 14), fill=0)
+
+
+def render_error(screen: ErrorScreen, lang: Lang) -> Image.Image:
+    """A friendly fault notice, never a stack trace: what happened and who to tell."""
+    image, draw = _canvas()
+    _warning_icon(draw, 1, 1)
+    d.text(draw, (24, 3), text(f"error.{screen.kind}.title", lang))
+    draw.line((0, 21, d.WIDTH - 1, 21), fill=1)
+    body = text(f"error.{screen.kind}.body", lang).split("\n")
+    for i, line in enumerate(body):
+        d.centred(draw, 26 + 13 * i, line)
+    return image
+
+
+def render_game_over(screen: GameOverScreen, lang: Lang) -> Image.Image:
+    """Winner, final score in large digits, how the game ended and the sweep."""
+    image, draw = _canvas()
+    r = screen.result
+    if r.winner is None:
+        headline = text("over.draw", lang)
+    else:
+        headline = text("over.win", lang, p=side(r.winner))
+    d.centred(draw, 0, headline, "head")
+    score = d.scaled(f"{r.final[0]}:{r.final[1]}", "head")
+    d.stamp(image, score, ((d.WIDTH - score.width) // 2, 12))
+    d.text(draw, (0, 20), "A")
+    d.right(draw, d.WIDTH, 20, "B")
+    reason_key = f"over.reason.{r.reason}"
+    if reason_key not in CATALOGUE:
+        reason_key = "over.reason.other"
+    d.centred(draw, 37, text(reason_key, lang))
+    if r.sweep is not None:
+        d.centred(draw, 50, text("over.sweep", lang, a=r.sweep[0], b=r.sweep[1]))
+    return image
+
+
+def render_idle(screen: IdleScreen, lang: Lang) -> Image.Image:
+    """Auto-reset warning with a big countdown."""
+    image, draw = _canvas()
+    d.centred(draw, 0, text("idle.title", lang), "head")
+    digits = d.scaled(str(max(0, screen.seconds)), "head")
+    d.stamp(image, digits, ((d.WIDTH - digits.width) // 2, 12))
+    d.centred(draw, 50, text("idle.keys", lang))
+    return image
+
+
+def _mini_ring(draw: ImageDraw.ImageDraw, x: int, y: int, lit: int) -> None:
+    """A small board (10x6 cells) with one square lit: the sowing hand going round."""
+    w, h = 10, 6
+    gx = x + 10
+    for k in range(5):
+        for row in range(2):
+            box = (gx + k * w, y + row * h, gx + (k + 1) * w, y + (row + 1) * h)
+            draw.rectangle(box, outline=1)
+    draw.arc((x, y, x + 20, y + 2 * h), 90, 270, fill=1)
+    draw.arc((gx + 5 * w - 10, y, gx + 5 * w + 10, y + 2 * h), 270, 90, fill=1)
+    if lit % 6 == 0:
+        cx = x + 5 if lit == 0 else gx + 5 * w + 4
+        draw.rectangle((cx - 1, y + h - 1, cx + 2, y + h + 1), fill=1)
+        return
+    col, row = (lit - 1, 1) if lit < 6 else (11 - lit, 0)
+    x0, y0 = gx + col * w, y + row * h
+    draw.rectangle((x0 + 2, y0 + 2, x0 + w - 2, y0 + h - 2), fill=1)
+
+
+def render_attract(screen: AttractScreen, lang: Lang = "vi") -> Image.Image:
+    """Kiosk loop, bilingual whatever ``lang`` is (a visitor has not chosen yet).
+
+    The layout keeps :data:`ATTRACT_SHIFT` pixels of margin, so any ``offset``
+    within it moves everything without clipping: the app cycles offsets
+    every few minutes against OLED burn-in.
+    """
+    dx, dy = screen.offset
+    mx, my = ATTRACT_SHIFT
+    if abs(dx) > mx or abs(dy) > my:
+        raise ValueError(f"offset {screen.offset!r} beyond ±{mx}, ±{my}")
+    big = Image.new("1", (d.WIDTH + 2 * mx, d.HEIGHT + 2 * my), 0)
+    draw = ImageDraw.Draw(big)
+    ox, oy = mx, my  # the 128x64 layout sits centred in the larger canvas
+    if screen.page:
+        key = "attract.history" if screen.page == 1 else "attract.saying"
+        d.lines(draw, (ox, oy), text(key, lang))
+        return big.crop((mx - dx, my - dy, mx - dx + d.WIDTH, my - dy + d.HEIGHT))
+    title = d.scaled(text("attract.title", lang))
+    d.stamp(big, title, (ox + (d.WIDTH - title.width) // 2, oy - 1))
+    _mini_ring(draw, ox + 34, oy + 24, screen.frame % 12)
+    d.centred(draw, oy + 37, text("attract.vi", lang), x0=ox, x1=ox + d.WIDTH)
+    d.centred(draw, oy + 50, text("attract.en", lang), x0=ox, x1=ox + d.WIDTH)
+    return big.crop((mx - dx, my - dy, mx - dx + d.WIDTH, my - dy + d.HEIGHT))
+
+
+# --- dispatch -----------------------------------------------------------------------
+
+_RENDERERS: Final[dict[type[Any], Callable[[Any, Lang], Image.Image]]] = {
+    BoardScreen: render_board,
+    MoveScreen: render_move,
+    ScoresScreen: render_scores,
+    RefillScreen: render_refill,
+    DisputeScreen: render_dispute,
+    ConfirmScreen: render_confirm,
+    MenuScreen: render_menu,
+    RulesScreen: render_rules,
+    ErrorScreen: render_error,
+    GameOverScreen: render_game_over,
+    AttractScreen: render_attract,
+    IdleScreen: render_idle,
+    HintScreen: render_hint,
+    OperatorScreen: render_operator,
+}
+
+
+def render_screen(screen: Screen, lang: Lang) -> Image.Image:
+    """Render any screen value: the one call the app's display loop needs."""
+    try:
+        renderer = _RENDERERS[type(screen)]
+    except KeyError:
+        raise TypeError(f"not a screen: {screen!r}") from None
+    return renderer(screen, lang)

@@ -1,0 +1,163 @@
+"""Named example screens: the gallery's pages and the golden tests' inputs.
+
+One list feeds both, so the README gallery always shows exactly what the
+tests pin down. The positions are plausible mid-game states (70 points in
+total), not engine output, so the screens can be reviewed without the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Final
+
+from companion.ui.screens.model import (
+    MAIN_MENU,
+    OPERATOR_MENU,
+    START,
+    AttractScreen,
+    BoardScreen,
+    BoardView,
+    ConfirmScreen,
+    Dispute,
+    DisputeScreen,
+    ErrorKind,
+    ErrorScreen,
+    GameOverScreen,
+    HintScreen,
+    IdleScreen,
+    MenuItem,
+    MenuScreen,
+    MovePreview,
+    MoveScreen,
+    OperatorScreen,
+    RefillScreen,
+    RefillView,
+    Result,
+    RulesScreen,
+    ScoresScreen,
+    Screen,
+)
+
+#: Mid-game, B to move: a quan already taken by A, big counts on the board.
+MIDGAME: Final = BoardView(
+    board=(12, 0, 3, 14, 1, 0, 0, 2, 0, 7, 1, 0),
+    big=(1, 0),
+    store=(11, 9),
+    bigs=(1, 0),
+    debt=(0, 0),
+    to_move=1,
+    ply=17,
+)
+
+#: Late game: A's row is empty and A had only 3 pebbles, so A borrows 2 from B.
+REFILL_DUE: Final = BoardView(
+    board=(0, 0, 0, 0, 0, 0, 8, 4, 0, 9, 2, 0),
+    big=(0, 1),
+    store=(3, 24),
+    bigs=(1, 0),
+    debt=(0, 0),
+    to_move=0,
+    ply=30,
+)
+
+#: Crowded board, A to move, two-digit counts in both quan squares and several cells.
+CROWDED: Final = BoardView(
+    board=(13, 11, 0, 12, 1, 0, 10, 0, 1, 0, 0, 2),
+    big=(1, 1),
+    store=(0, 0),
+    bigs=(0, 0),
+    debt=(2, 0),
+    to_move=0,
+    ply=41,
+)
+
+#: Not a reachable position: the widest count (70 = every pebble) in every square.
+STRESS: Final = BoardView(board=(70,) * 12, big=(1, 1), store=(70, 70), debt=(70, 70))
+
+SAMPLES: Final[dict[str, Screen]] = {
+    "board_start": BoardScreen(START),
+    "board_midgame": BoardScreen(MIDGAME),
+    "board_crowded": BoardScreen(CROWDED),
+    "board_stress": BoardScreen(STRESS),
+    # 3+ from the start: relay at 9, then 3 is empty and 4 is taken (6).
+    "move_start": MoveScreen(
+        START,
+        MovePreview(3, 1, path=(4, 5, 6, 7, 8, 10, 11, 0, 1, 2), captures=(4,), gain=6),
+    ),
+    # 7+: relay at 10, stops before the occupied left quan.
+    "move_nothing": MoveScreen(MIDGAME, MovePreview(7, 1, path=(8, 9, 11))),
+    # 10-: one pebble to 9, 8 empty, takes 7; then two empty squares.
+    "move_takes": MoveScreen(MIDGAME, MovePreview(10, -1, path=(9,), captures=(7,), gain=2)),
+    # 9-: chain capture of the left quan (12 + big stone), then 10 and 8.
+    "move_chain": MoveScreen(
+        MIDGAME,
+        MovePreview(
+            9, -1, path=(8, 7, 6, 5, 4, 3, 2), captures=(0, 10, 8), gain=24, takes_quan=True
+        ),
+    ),
+    # 1-: eleven pebbles round the ring, then takes the left quan (14 + big stone).
+    "move_round": MoveScreen(
+        CROWDED,
+        MovePreview(
+            1,
+            -1,
+            path=(0, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2),
+            captures=(0,),
+            gain=24,
+            takes_quan=True,
+        ),
+    ),
+    "scores": ScoresScreen(replace(MIDGAME, debt=(0, 2))),
+    "refill_own": RefillScreen(replace(REFILL_DUE, store=(7, 20)), RefillView(0, 0)),
+    "refill_borrow": RefillScreen(REFILL_DUE, RefillView(0, 2)),
+    "refill_all_borrowed": RefillScreen(replace(REFILL_DUE, store=(0, 27)), RefillView(0, 5)),
+    "dispute": DisputeScreen(MIDGAME, Dispute(square=3, expected=14, seen=13)),
+    "dispute_quan": DisputeScreen(MIDGAME, Dispute(square=0, expected=12, seen=11)),
+    "confirm_two": ConfirmScreen(
+        (
+            MovePreview(square=2, direction=1, captures=(5,), gain=6),
+            MovePreview(square=4, direction=-1, captures=(), gain=0),
+        ),
+        selected=0,
+    ),
+    "confirm_three": ConfirmScreen(
+        (
+            MovePreview(square=8, direction=1, captures=(0,), gain=22, takes_quan=True),
+            MovePreview(square=9, direction=-1, captures=(), gain=0),
+            MovePreview(square=11, direction=-1, captures=(3,), gain=14),
+        ),
+        selected=1,
+    ),
+    "menu_top": MenuScreen(MAIN_MENU, selected=0),
+    "menu_language": MenuScreen(MAIN_MENU, selected=2),
+    "menu_bottom": MenuScreen(
+        (*MAIN_MENU[:3], MenuItem("menu.hints", "value.off"), *MAIN_MENU[4:]),
+        selected=len(MAIN_MENU) - 1,
+    ),
+    "menu_opponent": MenuScreen(
+        (*MAIN_MENU[:4], MenuItem("menu.opponent", "value.medium"), *MAIN_MENU[5:]), selected=4
+    ),
+    "rules_1": RulesScreen(1),
+    "rules_2": RulesScreen(2),
+    "rules_3": RulesScreen(3),
+    "rules_4": RulesScreen(4),
+    "error_camera": ErrorScreen(ErrorKind.CAMERA_LOST),
+    "error_board": ErrorScreen(ErrorKind.BOARD_NOT_FOUND),
+    "over_win": GameOverScreen(Result(final=(41, 29), winner=0, sweep=(4, 9))),
+    "over_draw": GameOverScreen(Result(final=(35, 35), winner=None, sweep=(0, 6))),
+    "over_no_refill": GameOverScreen(
+        Result(final=(12, 51), winner=1, sweep=None, reason="no_refill")
+    ),
+    "idle": IdleScreen(seconds=10),
+    "attract_0": AttractScreen(frame=0),
+    "attract_5_shifted": AttractScreen(frame=5, offset=(2, 1)),
+    "attract_9_shifted": AttractScreen(frame=9, offset=(-2, -1)),
+    "attract_history": AttractScreen(frame=20, page=1),
+    "attract_saying": AttractScreen(frame=30, offset=(1, 1), page=2),
+    "hint_gain": HintScreen(
+        MIDGAME, MovePreview(9, -1, path=(8, 7), captures=(6, 4), gain=14), "gain", 14
+    ),
+    "hint_prevent": HintScreen(MIDGAME, MovePreview(7, 1, path=(8,)), "prevent", 12),
+    "ai_own_move": HintScreen(MIDGAME, MovePreview(10, 1, path=(11, 0)), own=True),
+    "operator": OperatorScreen(OPERATOR_MENU, 1, games=1234, disputes=56),
+}

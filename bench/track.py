@@ -30,7 +30,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 import cv2  # noqa: E402
 
 from companion.appliance.observe import VisionObserver  # noqa: E402
-from companion.commands.track import FrameJudge  # noqa: E402
+from companion.appliance.pipeline import FramePipeline  # noqa: E402
 from companion.referee import Referee  # noqa: E402
 from device.ports import Frame  # noqa: E402
 from engine import Game, Position  # noqa: E402
@@ -71,7 +71,7 @@ def run_sequence(frames: list[tuple[Path, str | None]], start: Position) -> dict
     """
     referee = Referee(start=start)
     referee.setup_checked = True
-    judge = FrameJudge(referee, VisionObserver(stills=True), at_opening=start.ply == 0)
+    judge = FramePipeline(VisionObserver(stills=True), referee, start_shown=True)
     truth = Game(start=start)
     stats = {"moves": 0, "identified": 0, "asked": 0, "wrong": 0}
     decision_ms: list[float] = []
@@ -81,7 +81,7 @@ def run_sequence(frames: list[tuple[Path, str | None]], start: Position) -> dict
             truth.play(move)
             stats["moves"] += 1
         t0 = time.perf_counter()
-        report = judge(Frame(image, float(seq), seq, path.name))
+        report = judge(Frame(image, float(seq), seq, path.name)).report
         decision_ms.append((time.perf_counter() - t0) * 1000)
         done = referee.position.ply - start.ply
         if report.accepted:
@@ -98,7 +98,7 @@ def run_sequence(frames: list[tuple[Path, str | None]], start: Position) -> dict
         if wrong_path or behind >= 2:
             referee = Referee(start=truth.position)
             referee.setup_checked = True
-            judge.restart(referee)
+            judge.follow(referee, start_shown=True)
             start = truth.position
             truth = Game(start=start)
     stats["missed"] = stats["moves"] - stats["identified"] - stats["asked"] - stats["wrong"]

@@ -1,11 +1,13 @@
-"""Draw docs/wiring.png: the 40-pin header, the OLED and the four buttons.
+"""Draw docs/wiring.png (the 40-pin header, OLED, buttons) and docs/mounting.png.
 
 Generated rather than drawn by hand so the picture cannot drift from the
 wiring table: the pins come from :data:`WIRES`, which a test compares with
 ``hardware.md``, the default button pins in ``device.settings`` and the
-BCM-to-physical map that ``oanquan selftest`` prints.
+BCM-to-physical map that ``oanquan selftest`` prints. The mounting drawing
+takes its heights and cable lengths from :data:`LAYOUT`, the numbers
+hardware.md's parts list quotes.
 
-    python docs/make_wiring.py [OUTPUT.png]
+    python docs/make_wiring.py [WIRING.png [MOUNTING.png]]
 """
 
 from __future__ import annotations
@@ -153,7 +155,8 @@ def draw(path: Path) -> None:
     d.line((gx, gy + R, gx, rail), fill=ground.colour, width=6)
     _legend(d, (pin_xy(buttons[0].pin)[0] - 300, 330), [*buttons, ground], "Buttons", body)
     d.text((pin_xy(buttons[0].pin)[0] - 30, rail + 15),
-           "Push buttons to GND; the Pi's internal pull-ups\nare used, no resistors needed.",
+           "Push buttons to GND. Leads over 1 m (the pole layout):\n"
+           "4.7 kOhm pull-up, 1 kOhm series, 100 nF and a TVS per button.",
            font=small, fill="black")  # fmt: skip
 
     d.text((40, H - 70),
@@ -163,10 +166,91 @@ def draw(path: Path) -> None:
     img.save(path, optimize=True)
 
 
+#: The one mounting layout hardware.md describes ("Pi up the pole"): metres.
+LAYOUT: dict[str, float] = {
+    "lens_height": 1.34,  # Camera Module 3 Wide over the board (docs/camera_height.py)
+    "board_length": 3.31,  # covered length with both semicircles and 10 % margin
+    "ribbon": 0.2,  # camera ribbon inside the top box
+    "cat_cable": 2.0,  # each Cat5e/6 patch cable, top box to control box (3 m at most)
+    "panel_height": 0.9,  # control box, at a child's and an adult's reach
+}
+
+MW, MH = 1400, 900
+
+
+def draw_mounting(path: Path) -> None:
+    """Side view: board on the floor, pole, top box with Pi and camera, control box."""
+    img = Image.new("RGB", (MW, MH), "white")
+    d = ImageDraw.Draw(img)
+    title, body, small = _font(26), _font(16), _font(13)
+    d.text((40, 20), "O an quan referee: mounting (Pi up the pole)", font=title, fill="black")
+    px_per_m = 430
+    floor = 820
+    board_x0 = 200
+    board_len = LAYOUT["board_length"] * px_per_m * 0.38  # the board, seen end-on at a slant
+    centre = board_x0 + board_len / 2
+    top = floor - LAYOUT["lens_height"] * px_per_m
+    # floor and board
+    d.line((40, floor, MW - 40, floor), fill="#555555", width=4)
+    d.rectangle((board_x0, floor - 8, board_x0 + board_len, floor), fill="#e8e8e8", outline="black")
+    d.text((board_x0 + 10, floor + 12), "board on the floor (chalk, 2.0 m + semicircles)", font=small,
+           fill="black")  # fmt: skip
+    # view cone
+    d.polygon([(centre, top + 30), (board_x0 - 20, floor - 8), (board_x0 + board_len + 20,
+              floor - 8)], outline="#9ec5ff")  # fmt: skip
+    # pole with foot and arm
+    pole_x = board_x0 + board_len + 150
+    d.rectangle((pole_x - 10, top - 40, pole_x + 10, floor), fill="#8c8c8c", outline="black")
+    d.rectangle((pole_x - 90, floor - 16, pole_x + 90, floor), fill="#5a5a5a")
+    d.rectangle((centre - 20, top - 40, pole_x, top - 24), fill="#8c8c8c", outline="black")
+    # top box with the Pi, PSU and camera
+    d.rounded_rectangle((centre - 150, top - 20, centre + 150, top + 30), 6, fill="#d8ecd8",
+                        outline="black", width=2)  # fmt: skip
+    d.text((centre, top + 5), "top box: Pi 5 + cooler, 27 W PSU,\nI2C extender, button protection",
+           font=small, fill="black", anchor="mm", align="center")  # fmt: skip
+    d.rectangle((centre - 14, top + 30, centre + 14, top + 44), fill="#222222")
+    d.text((centre + 22, top + 36), f"Camera Module 3 Wide\nlens {LAYOUT['lens_height']:.2f} m "
+           f"above the board\n{LAYOUT['ribbon'] * 1000:.0f} mm ribbon", font=small,
+           fill="black")  # fmt: skip
+    # height dimension
+    dim_x = 120
+    d.line((dim_x, top + 44, dim_x, floor), fill="black", width=2)
+    for y in (top + 44, floor):
+        d.line((dim_x - 10, y, dim_x + 10, y), fill="black", width=2)
+    d.text((dim_x - 80, (top + floor) / 2), f"{LAYOUT['lens_height']:.2f} m", font=body,
+           fill="black")  # fmt: skip
+    # control box at hand height, cables down the pole
+    panel_y = floor - LAYOUT["panel_height"] * px_per_m
+    bx = pole_x + 60
+    d.rounded_rectangle((bx, panel_y - 50, bx + 260, panel_y + 50), 8, fill="#dde6f5",
+                        outline="black", width=2)  # fmt: skip
+    d.rectangle((bx + 15, panel_y - 35, bx + 95, panel_y + 5), fill="black", outline="#5a7da8")
+    for i, colour in enumerate(("#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")):
+        cx = bx + 120 + i * 36
+        d.ellipse((cx - 14, panel_y - 14, cx + 14, panel_y + 14), fill=colour, outline="black")
+    d.text((bx, panel_y + 60), f"control box at {LAYOUT['panel_height']:.1f} m: OLED + 4 buttons"
+           "\n+ I2C extender (far end)", font=small, fill="black")  # fmt: skip
+    for off, colour, label in ((16, "#1f5fbf", "A: Cat5e, I2C (differential)"),
+                               (28, "#c9a100", "B: Cat5e, 4 buttons + GND")):  # fmt: skip
+        x = pole_x + off
+        d.line((x, top - 10, x, panel_y - 30), fill=colour, width=4)
+        d.line((x, panel_y - 30, bx, panel_y - 30 + off - 16), fill=colour, width=4)
+        d.text((pole_x + 50, top + 10 + off * 2), label, font=small, fill=colour)
+    d.text((pole_x + 50, top + 80), f"each cable {LAYOUT['cat_cable']:.0f} m (at most 3 m), "
+           "inside or clipped to the pole", font=small, fill="black")  # fmt: skip
+    d.text((pole_x + 50, top + 100), "mains lead to the PSU also runs down the pole",
+           font=small, fill="black")  # fmt: skip
+    img.save(path, optimize=True)
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[0]) if argv else Path(__file__).with_name("wiring.png")
     draw(out)
     print(out)
+    if len(argv) != 1:
+        mounting = Path(argv[1]) if len(argv) > 1 else Path(__file__).with_name("mounting.png")
+        draw_mounting(mounting)
+        print(mounting)
     return 0
 
 

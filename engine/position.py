@@ -212,7 +212,7 @@ class Position:
                 flags |= PositionStatus.OUTCOME
             if o.unclaimed is not None:
                 total = pebbles + stones * rules.mandarin_value
-                if o.final[0] + o.final[1] + o.unclaimed != total:
+                if sum(o.final) + o.unclaimed != total:
                     flags |= PositionStatus.WRONG_TOTAL
         return flags
 

@@ -52,7 +52,7 @@ def test_board_sizes_name_their_seats() -> None:
     assert [players_for_squares(n) for n in (12, 18, 24)] == [2, 3, 4]
     with pytest.raises(ValueError, match="12, 18 or 24"):
         players_for_squares(30)
-    with pytest.raises(ValueError, match="players must be 2..4"):
+    with pytest.raises(ValueError, match=r"players must be 2\.\.4"):
         ring(5)
 
 

@@ -7,6 +7,12 @@ can use it on a Raspberry Pi without extra packages.
 >>> game = Game()
 >>> [str(m) for m in game.legal_moves()][:4]
 ['1+', '1-', '2+', '2-']
+
+Three or four seats play round a longer ring (:mod:`engine.ring`):
+
+>>> game = Game(Rules(players=3))
+>>> game.position.to_text()
+'0B|5,5,5,5,5|0B|5,5,5,5,5|0B|5,5,5,5,5 P0 s0/0/0 q0/0/0 d0/0/0 n0 l0/0/0'
 """
 
 from engine.errors import (
@@ -37,6 +43,7 @@ from engine.play import (
     start_turn,
 )
 from engine.position import Outcome, Position, PositionStatus
+from engine.ring import Ring
 from engine.rules import DEFAULT_RULES, Rules
 
 __all__ = [
@@ -59,6 +66,7 @@ __all__ = [
     "Position",
     "PositionStatus",
     "Refill",
+    "Ring",
     "Rules",
     "RulesError",
     "Transition",

@@ -11,6 +11,9 @@ players exactly.
 Seen by a camera with player 0's side at the bottom of the image, square 0 is
 the left semicircle, 1..5 run left to right along the bottom row, 6 is the
 right semicircle and 7..11 run right to left along the top row.
+
+These constants describe the two-player board; three and four seats use the
+longer rings of :mod:`engine.ring` (``ring(n).rows``, ``ring(n).mandarins``).
 """
 
 from __future__ import annotations

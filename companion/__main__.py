@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from importlib import metadata
 
 #: command words -> "module:function"; the function takes argv and returns an exit status.
 COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
@@ -33,7 +34,7 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
 
 
 def _usage() -> str:
-    lines = ["usage: oanquan COMMAND [ARGS...]", "", "commands:"]
+    lines = ["usage: oanquan [--version] COMMAND [ARGS...]", "", "commands:"]
     for words, (_, text) in COMMANDS.items():
         lines.append(f"  {' '.join(words):<14} {text}")
     return "\n".join(lines)
@@ -46,14 +47,42 @@ def _resolve(target: str) -> Callable[[list[str]], int]:
     return func
 
 
+def version() -> str:
+    """The installed package's version (the checkout's when run from it uninstalled)."""
+    try:
+        return metadata.version("oanquan-referee")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _group_usage(first: str) -> str:
+    """``oanquan rules`` alone: the subcommands under that word, instead of "unknown"."""
+    lines = [f"usage: oanquan {first} SUBCOMMAND [ARGS...]", "", "subcommands:"]
+    for words, (_, text) in COMMANDS.items():
+        if len(words) > 1 and words[0] == first:
+            lines.append(f"  {' '.join(words):<14} {text}")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help", "help"):
         print(_usage())
         return 0
+    if args[0] in ("-V", "--version"):
+        print(f"oanquan {version()}")
+        return 0
     for words, (target, _) in sorted(COMMANDS.items(), key=lambda item: -len(item[0])):
         if tuple(args[: len(words)]) == words:
             return _resolve(target)(args[len(words) :])
+    groups = {words[0] for words in COMMANDS if len(words) > 1}
+    if args[0] in groups:
+        asked = len(args) == 1 or args[1] in ("-h", "--help")
+        print(_group_usage(args[0]), file=sys.stdout if asked else sys.stderr)
+        if asked:
+            return 0
+        print(f"oanquan: unknown command {' '.join(args[:2])!r}", file=sys.stderr)
+        return 2
     print(f"oanquan: unknown command {' '.join(args[:2])!r}; try 'oanquan --help'", file=sys.stderr)
     return 2
 

@@ -379,12 +379,12 @@ class Position:
             "store": list(self.store),
             "bigs": list(self.bigs),
             "debt": list(self.debt),
-            "to_move": self.to_move,
-            "ply": self.ply,
-            "over": self.over,
         }
         if self.lent:
             data["lent"] = list(self.lent)
+        data["to_move"] = self.to_move
+        data["ply"] = self.ply
+        data["over"] = self.over
         if any(t is not None for t in self.big_taker):
             data["big_taker"] = list(self.big_taker)
         if self.field_owner is not None:

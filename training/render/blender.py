@@ -21,7 +21,7 @@ from mathutils.bvhtree import BVHTree  # type: ignore[import-not-found]
 
 from training.render.geometry import REGIONS, Camera, sample_polygon
 from training.render.lines import draw_lines
-from training.render.sample import PieceSpec, SceneSpec
+from training.render.sample import PieceSpec, SceneSpec, camera_from
 
 PHYSICS_FRAMES = 60
 SAMPLES = 4
@@ -52,7 +52,7 @@ class Nodes:
 
     def rgb(self, c: Any) -> Any:
         n = self.new("ShaderNodeRGB")
-        n.outputs[0].default_value = (*c[:3], 1.0)
+        n.outputs[0].default_value = (*lin(c), 1.0)
         return n.outputs[0]
 
     def mix(self, fac: Any, a: Any, b: Any, blend: str = "MIX") -> Any:
@@ -72,7 +72,7 @@ class Nodes:
         if isinstance(v, (int, float)):
             sock.default_value = v
         elif isinstance(v, tuple):
-            sock.default_value = (*v[:3], 1.0) if len(sock.default_value) == 4 else v
+            sock.default_value = (*lin(v), 1.0) if len(sock.default_value) == 4 else v
         else:
             self.link(v, sock)
 
@@ -93,13 +93,18 @@ class Nodes:
     def ramp(self, fac: Any, stops: list[tuple[float, Any]]) -> Any:
         n = self.new("ShaderNodeValToRGB")
         el = n.color_ramp.elements
-        el[0].position, el[0].color = stops[0][0], (*stops[0][1][:3], 1)
-        el[1].position, el[1].color = stops[-1][0], (*stops[-1][1][:3], 1)
+        el[0].position, el[0].color = stops[0][0], (*lin(stops[0][1]), 1)
+        el[1].position, el[1].color = stops[-1][0], (*lin(stops[-1][1]), 1)
         for pos, c in stops[1:-1]:
             e = el.new(pos)
-            e.color = (*c[:3], 1)
+            e.color = (*lin(c), 1)
         self.link(fac, n.inputs["Fac"])
         return n.outputs[0]
+
+
+def lin(c: Any) -> tuple[float, float, float]:
+    """Display (sRGB-like) colour as drawn in the spec -> Blender's linear scene colour."""
+    return tuple(max(0.0, float(v)) ** 2.2 for v in c[:3])  # type: ignore[return-value]
 
 
 def _shade(c: Any, k: float) -> tuple[float, float, float]:
@@ -176,9 +181,9 @@ def _ground_shader(nd: Nodes, vec: Any, p: dict[str, Any]) -> tuple[Any, Any, An
         b = tuple(p.get("second", _shade(a, 1 - p["variation"])))
         if fam in ("tiles", "lino") and not p.get("checker"):
             b = _shade(a, 1 - p["variation"])
-        br.inputs["Color1"].default_value = (*a, 1)
-        br.inputs["Color2"].default_value = (*b, 1)
-        br.inputs["Mortar"].default_value = (*p["grout"], 1)
+        br.inputs["Color1"].default_value = (*lin(a), 1)
+        br.inputs["Color2"].default_value = (*lin(b), 1)
+        br.inputs["Mortar"].default_value = (*lin(p["grout"]), 1)
         nd.link(v, br.inputs["Vector"])
         col = br.outputs["Color"]
         mortar = br.outputs["Fac"]
@@ -204,7 +209,7 @@ def _ground_shader(nd: Nodes, vec: Any, p: dict[str, Any]) -> tuple[Any, Any, An
             "ADD", nd.math("MULTIPLY", mortar, -1.0), nd.math("MULTIPLY", fine.outputs["Fac"], 0.3)
         )
         if p.get("glossy"):
-            rough = nd.math("ADD", nd.math("MULTIPLY", mortar, 0.7), 0.15)
+            rough = nd.math("ADD", nd.math("MULTIPLY", mortar, 0.6), 0.3)
     elif fam == "woven_mat":
         s = 1000 / p["weave_mm"]
         wx = nd.new("ShaderNodeTexWave", wave_type="BANDS", bands_direction="X")
@@ -435,7 +440,7 @@ def _build_pieces(spec: SceneSpec) -> list[Any]:
             )
         obj = bpy.data.objects.new(f"piece{p.id}", _piece_mesh(p, look))
         obj.data.materials.append(mats[p.family])
-        obj.color = (*p.colour, 1.0)
+        obj.color = (*lin(p.colour), 1.0)
         obj.location = p.drop
         obj.rotation_euler = p.rotation
         bpy.context.scene.collection.objects.link(obj)
@@ -543,7 +548,7 @@ def _build_hand(spec: SceneSpec) -> list[Any]:
     skin = bpy.data.materials.new("skin")
     skin.use_nodes = True
     b = skin.node_tree.nodes["Principled BSDF"]
-    b.inputs["Base Color"].default_value = (*h["skin_rgb"], 1)
+    b.inputs["Base Color"].default_value = (*lin(h["skin_rgb"]), 1)
     b.inputs["Subsurface Weight"].default_value = 0.3
     b.inputs["Subsurface Radius"].default_value = (0.01, 0.004, 0.002)
     b.inputs["Roughness"].default_value = 0.55
@@ -584,7 +589,7 @@ def _build_hand(spec: SceneSpec) -> list[Any]:
         cloth = bpy.data.materials.new("sleeve")
         cloth.use_nodes = True
         cb = cloth.node_tree.nodes["Principled BSDF"]
-        cb.inputs["Base Color"].default_value = (*h["sleeve_rgb"], 1)
+        cb.inputs["Base Color"].default_value = (*lin(h["sleeve_rgb"]), 1)
         cb.inputs["Roughness"].default_value = 0.9
         start = wrist + out * rng.uniform(0.08, 0.3)
         objs.append(
@@ -698,17 +703,7 @@ def _build_light(spec: SceneSpec) -> None:
 
 def camera_for(spec: SceneSpec) -> Camera:
     """The spec's camera as a pinhole model (also used to place Blender's camera)."""
-    from training.render.geometry import look_at_camera
-
-    c = spec.conditions["camera"]
-    tilt, yaw = math.radians(c["tilt_deg"]), math.radians(c["board_yaw_deg"])
-    target = np.array([*c["target_m"], 0.0])
-    back = np.array([math.sin(yaw), -math.cos(yaw)])  # horizontal, from target to camera
-    d = c["distance_m"]
-    eye = target + np.array([*(back * d * math.sin(tilt)), d * math.cos(tilt)])
-    return look_at_camera(
-        eye, target, c["roll_deg"], c["focal_mm_36mm_sensor"], spec.width, spec.height, away=-back
-    )
+    return camera_from(spec.conditions["camera"], spec.width, spec.height)
 
 
 def _build_camera(spec: SceneSpec, cam: Camera) -> None:
@@ -869,7 +864,7 @@ def auto_exposure(spec: SceneSpec) -> float:
     scenes are left 1-2.5 EV under, and AgX needs +0.8 EV for a mid grey, so their sensor noise shows.
     """
     light = spec.conditions["light"]
-    a = _albedo(spec.conditions["ground_params"]["base"])
+    a = _albedo(lin(spec.conditions["ground_params"]["base"]))
     if light["type"] == "sun":
         e = light["sun_strength"] * math.sin(math.radians(light["sun_elevation_deg"])) / math.pi
         e += light["sky_strength"] * 0.8
@@ -883,7 +878,7 @@ def auto_exposure(spec: SceneSpec) -> float:
             e += lamp["power_w"] * (z / math.sqrt(d2)) / (math.pi**2 * d2)
         if light.get("window_light"):
             e += 1.5 * 0.77 / math.pi
-    ev = 0.8 + math.log2(0.18 / (a * e)) + 0.5 * math.log2(a / 0.35)  # dark grounds stay dark
+    ev = 0.8 + math.log2(0.18 / (a * e)) + 0.5 * math.log2(a / 0.2)  # dark grounds stay dark
     if light["type"] == "low_light":
         ev -= 1.0 + (spec.seed % 7) / 4
     return round(ev, 3)

@@ -115,8 +115,8 @@ def make_board(
     se = np.array([hx + jit(0.03 * sx), -hy + jit(0.03 * sy)])
     ne = np.array([hx + jit(0.03 * sx), hy + jit(0.03 * sy)])
     nw = np.array([-hx + jit(0.03 * sx), hy + jit(0.03 * sy)])
-    wm = (sw + nw) / 2 + np.array([0.0, jit(0.04 * sy)])
-    em = (se + ne) / 2 + np.array([0.0, jit(0.04 * sy)])
+    wm = sw + (0.5 + jit(0.02)) * (nw - sw)  # the middle line starts on the short sides
+    em = se + (0.5 + jit(0.02)) * (ne - se)
     fr = [0.0, *[(k + jit(0.08)) / 5 for k in range(1, 5)], 1.0]
     fn = [0.0, *[(k + jit(0.08)) / 5 for k in range(1, 5)], 1.0]
     bottom = [sw + f * (se - sw) for f in fr]

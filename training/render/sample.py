@@ -14,11 +14,20 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from engine import Game, Position
 from training.render.families import GROUND_FAMILIES, PIECE_FAMILIES, check_families
-from training.render.geometry import REGIONS, Board, make_board, region_of_index
+from training.render.geometry import (
+    REGIONS,
+    Board,
+    Camera,
+    look_at_camera,
+    make_board,
+    region_of_index,
+)
 
-GENERATOR_VERSION = "oanquan-render 1"
+GENERATOR_VERSION = "oanquan-render 2"
 
 # 36-mm-equivalent focal lengths of the cameras a referee might use
 CAMERAS: dict[str, tuple[float, float]] = {
@@ -640,27 +649,33 @@ def _light(rng: random.Random) -> dict[str, Any]:
 
 
 def _camera(rng: random.Random, board: Board, width: int, height: int) -> dict[str, Any]:
-    device = rng.choice(sorted(CAMERAS))
-    lo, hi = CAMERAS[device]
-    focal = rng.uniform(lo, hi)
     tilt = 55 * math.sqrt(rng.random()) if rng.random() < 0.7 else rng.uniform(0, 55)
     yaw = rng.uniform(-28, 28) if rng.random() < 0.8 else rng.uniform(-180, 180)
     roll = rng.gauss(0, 3) if rng.random() < 0.85 else rng.uniform(-25, 25)
+    fill = rng.uniform(0.55, 0.95)
     xmin, ymin, xmax, ymax = board.extent()
     length, depth = xmax - xmin, ymax - ymin
-    c, s = abs(math.cos(math.radians(yaw))), abs(math.sin(math.radians(yaw)))
-    across, along = length * c + depth * s, length * s + depth * c
-    fill = rng.uniform(0.55, 0.95)
-    aspect = height / width
-    need = max(across / (fill * 36 / focal), along / (fill * 36 * aspect / focal))
-    need *= 1 + 0.25 * math.sin(math.radians(tilt))
-    distance = min(2.5, max(0.8, need))
     off = rng.random() < 0.08
     target = [rng.gauss(0, 0.03), rng.gauss(0, 0.03)]
     if off:
         a = rng.uniform(0, 2 * math.pi)
         target = [0.35 * length * math.cos(a), 0.35 * depth * math.sin(a)]
-    fstop = rng.choice([1.8, 2.0, 2.2, 2.8, 4.0, 5.6, 8.0, 11.0])
+    for _attempt in range(3):  # a big board needs a wide lens: nobody films it from 5 m
+        device = rng.choice(sorted(CAMERAS))
+        lo, hi = CAMERAS[device]
+        focal = rng.uniform(lo, hi)
+        cam = {
+            "focal_mm_36mm_sensor": focal,
+            "tilt_deg": tilt,
+            "board_yaw_deg": yaw,
+            "roll_deg": roll,
+            "target_m": target,
+            "distance_m": 1.5,
+        }
+        distance = fit_distance(cam, board, width, height, fill)
+        if distance < 2.499:
+            break
+    fstop = rng.choice([2.8, 4.0, 5.6, 8.0, 8.0, 11.0, 11.0, 16.0, 16.0])  # 36-mm equivalent
     return {
         "device": device,
         "focal_mm_36mm_sensor": round(focal, 2),
@@ -674,6 +689,41 @@ def _camera(rng: random.Random, board: Board, width: int, height: int) -> dict[s
         "fstop": fstop,
         "focus_error": round(rng.gauss(0, 0.08) if rng.random() < 0.2 else 0.0, 3),
     }
+
+
+def camera_from(c: dict[str, Any], width: int, height: int) -> Camera:
+    """The pinhole camera that conditions['camera'] describes (Blender's camera copies it)."""
+    tilt, yaw = math.radians(c["tilt_deg"]), math.radians(c["board_yaw_deg"])
+    target = np.array([*c["target_m"], 0.0])
+    back = np.array([math.sin(yaw), -math.cos(yaw)])  # horizontal, from target to camera
+    d = c["distance_m"]
+    eye = target + np.array([*(back * d * math.sin(tilt)), d * math.cos(tilt)])
+    return look_at_camera(
+        eye, target, c["roll_deg"], c["focal_mm_36mm_sensor"], width, height, away=-back
+    )
+
+
+def fit_distance(c: dict[str, Any], board: Board, width: int, height: int, fill: float) -> float:
+    """Camera distance (0.8-2.5 m) at which the board's outline spans `fill` of the frame.
+
+    Seen obliquely the near side looms larger, so the outline is projected and the
+    distance rescaled a few times rather than guessed from the top-down size.
+    """
+    outline = np.array([p for poly in board.regions.values() for p in poly])
+    pts = np.c_[outline, np.zeros(len(outline))]
+    d = 1.5
+    for _ in range(6):
+        cam = camera_from({**c, "distance_m": d}, width, height)
+        px = cam.project(pts)
+        if not np.isfinite(px).all():
+            d *= 1.5
+            continue
+        span = max(
+            2 * float(np.abs(px[:, 0] - width / 2).max()) / width,
+            2 * float(np.abs(px[:, 1] - height / 2).max()) / height,
+        )
+        d = float(np.clip(d * span / fill, 0.8, 2.5))
+    return d
 
 
 def _occluders(rng: random.Random, light: dict[str, Any]) -> dict[str, Any]:

@@ -1,12 +1,16 @@
 """Vision for the Ô ăn quan referee: find the chalk board, count the pebbles.
 
 Stages (each pure, each with its own config section): ``locate`` (board and
-homography), ``count`` (per-square count distributions), ``gate`` (is the
-frame fit to count). ``read_board`` chains them for the referee.
+homography; ``Locator`` verifies it frame to frame and notices a moved
+board), ``count`` (per-square count distributions), ``gate`` (is the frame
+fit to count), ``change`` (which squares changed since a confirmed frame, and
+is this frame a new scene). ``read_board`` chains locate, gate and count.
 """
 
 from vision.api import BoardReading, SquareReading, calibrate, read_board
+from vision.change import changed_since, confirmed_reference, is_new_scene, square_grey, thumbnail
 from vision.config import (
+    ChangeConfig,
     CountConfig,
     GateConfig,
     LocateConfig,
@@ -15,14 +19,16 @@ from vision.config import (
     load_config,
 )
 from vision.count import Calibration
-from vision.errors import BoardNotFoundError, ImageReadError, VisionError
-from vision.gate import FrameQuality, assess_frame
+from vision.errors import BoardNotFoundError, ConfigError, ImageReadError, VisionError
+from vision.gate import FrameQuality, Unfit, assess_frame
 from vision.locate import Fix, Located, Locator, Outline, locate_board, outline_from_corners
 
 __all__ = [
     "BoardNotFoundError",
     "BoardReading",
     "Calibration",
+    "ChangeConfig",
+    "ConfigError",
     "CountConfig",
     "Fix",
     "FrameQuality",
@@ -33,13 +39,19 @@ __all__ = [
     "Locator",
     "Outline",
     "SquareReading",
+    "Unfit",
     "VisionConfig",
     "VisionError",
     "assess_frame",
     "calibrate",
+    "changed_since",
     "config_from_dict",
+    "confirmed_reference",
+    "is_new_scene",
     "load_config",
     "locate_board",
     "outline_from_corners",
     "read_board",
+    "square_grey",
+    "thumbnail",
 ]

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from vision.config import VisionConfig
 from vision.count import Calibration, Grid, SquareCount, calibrate_opening, count_board
 from vision.errors import BoardNotFoundError
-from vision.gate import FrameQuality, assess_frame, hand_cover
+from vision.gate import FrameQuality, assess_frame, assess_hand, hand_cover
 from vision.geometry import FloatArray
 from vision.locate import Outline, locate_board, outline_from_corners
 
@@ -90,8 +90,7 @@ def read_board(
     if image_bgr is None or image_bgr.size == 0 or image_bgr.ndim != 3:
         return BoardReading(False, "empty frame", None, (), 0.0, {"total": 0.0})
     pre = assess_frame(image_bgr, previous, None, cfg.gate)
-    # an empty frame cannot show a board, gated or not
-    if (gate or (pre.reason or "").startswith("empty")) and not pre.ok:
+    if pre.problem is not None and (gate or pre.problem.empty):
         timings["total"] = (time.perf_counter() - t0) * 1000
         return BoardReading(False, pre.reason, None, (), 0.0, timings, frame=pre)
     if outline is None:
@@ -100,7 +99,7 @@ def read_board(
     if outline is None:
         timings["total"] = timings["locate"]
         return BoardReading(False, why or "board not found", None, (), 0.0, timings, frame=pre)
-    frame = assess_frame(image_bgr, previous, outline, cfg.gate)
+    frame = assess_hand(pre, image_bgr, outline, cfg.gate)
     located = BoardReading(
         True,
         frame.reason,

@@ -107,18 +107,31 @@ class GateConfig:
 
 
 @dataclass(frozen=True)
+class ChangeConfig:
+    """Change since the last confirmed frame and since the frame before (``vision.change``)."""
+
+    thumb_width: int = 160  # px; frames are compared with the one before on a grey copy this wide
+    new_scene: float = 6.0  # mean grey-level change (0-255) from which a frame is a new scene
+    changed_pebbles: float = 0.25  # a square changed when this share of a pebble's area differs
+    pixel_step: int = 12  # grey levels a pixel must differ by (each square's brightness matched)
+    pebble_share: float = 0.15  # pebble diameter / square side (the synthetic and rendered boards)
+
+
+@dataclass(frozen=True)
 class VisionConfig:
     """All vision settings, one frozen section per stage."""
 
     locate: LocateConfig = field(default_factory=LocateConfig)
     count: CountConfig = field(default_factory=CountConfig)
     gate: GateConfig = field(default_factory=GateConfig)
+    change: ChangeConfig = field(default_factory=ChangeConfig)
 
 
 _SECTIONS: dict[str, type[Any]] = {
     "locate": LocateConfig,
     "count": CountConfig,
     "gate": GateConfig,
+    "change": ChangeConfig,
 }
 
 

@@ -4,11 +4,18 @@ Cheap checks on a small grey copy, in the order a referee needs them: an
 empty or unreadable frame, bad exposure, motion against the previous frame,
 then a hand or arm over the board (skin colour that is over the board but not
 around it, so skin-coloured floors such as terracotta or wood do not count).
+
+The motion check needs the frame before this one: a live camera passes its
+previous frame as ``previous`` (to ``assess_frame`` or ``read_board``), and
+a frame still moving is answered "motion since the previous frame" before the
+board is even located. A folder of stills passes none: every photo differs
+from the one before, and that is a new position, not motion.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import enum
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -17,24 +24,49 @@ from numpy.typing import NDArray
 from vision.config import GateConfig
 from vision.locate import Outline
 
-HAND = "hand or arm over the board"
+
+class Unfit(enum.Enum):
+    """Why a frame may not be counted; the value is the reason a reading gives."""
+
+    EMPTY = "empty frame"
+    NO_DETAIL = "empty frame (no detail)"
+    DARK = "under-exposed"
+    BRIGHT = "over-exposed"
+    MOTION = "motion since the previous frame"
+    HAND = "hand or arm over the board"
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to see at all: no board can be in such a frame, gated or not."""
+        return self in (Unfit.EMPTY, Unfit.NO_DETAIL)
+
+
+HAND = Unfit.HAND.value
 
 
 @dataclass(frozen=True)
 class FrameQuality:
-    """Verdict on one frame; ``reason`` is None when ``ok``."""
+    """Verdict on one frame: ``problem`` is None when it may be counted."""
 
-    ok: bool
-    reason: str | None
+    problem: Unfit | None
     motion: float = 0.0
     mean_level: float = 0.0
     clipped: float = 0.0
     skin: float = 0.0
 
     @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    @property
+    def reason(self) -> str | None:
+        """The problem in words, None when ``ok``."""
+        return None if self.problem is None else self.problem.value
+
+    @property
     def hand(self) -> bool:
         """Rejected only because a hand or arm is over the board."""
-        return self.reason == HAND
+        return self.problem is Unfit.HAND
 
 
 def _small_grey(image: NDArray[np.uint8], width: int) -> NDArray[np.uint8]:
@@ -115,36 +147,72 @@ def hand_cover(
     return tuple(out)
 
 
+def motion(
+    previous: NDArray[np.uint8] | None,
+    image: NDArray[np.uint8],
+    config: GateConfig | None = None,
+) -> float:
+    """Mean absolute grey difference between two frames on ``work_width`` copies.
+
+    0.0 without a previous frame or when the two differ in shape (a new camera mode).
+    """
+    cfg = config or GateConfig()
+    return _motion(previous, _small_grey(image, cfg.work_width), cfg.work_width)
+
+
+def _motion(previous: NDArray[np.uint8] | None, grey: NDArray[np.uint8], width: int) -> float:
+    if previous is None or not previous.size:
+        return 0.0
+    prev = _small_grey(previous, width)
+    return float(cv2.absdiff(prev, grey).mean()) if prev.shape == grey.shape else 0.0
+
+
 def assess_frame(
     image: NDArray[np.uint8] | None,
     previous: NDArray[np.uint8] | None = None,
     outline: Outline | None = None,
     config: GateConfig | None = None,
 ) -> FrameQuality:
-    """Decide whether a frame may be counted, and say why not."""
+    """Decide whether a frame may be counted, and say why not.
+
+    Without ``outline`` only the frame itself and its motion are judged (the
+    checks that need no board); ``assess_hand`` adds the hand check later.
+    """
     cfg = config or GateConfig()
     if image is None or image.size == 0 or image.ndim not in (2, 3):
-        return FrameQuality(False, "empty frame")
+        return FrameQuality(Unfit.EMPTY)
     grey = _small_grey(image, cfg.work_width)
     mean = float(grey.mean())
     clipped_hi = float((grey >= 250).mean())
     clipped_lo = float((grey <= 5).mean())
     if float(grey.std()) < cfg.empty_std:
-        return FrameQuality(False, "empty frame (no detail)", mean_level=mean)
+        return FrameQuality(Unfit.NO_DETAIL, mean_level=mean)
     if mean < cfg.dark_mean or clipped_lo > cfg.clipped_frac:
-        return FrameQuality(False, "under-exposed", mean_level=mean, clipped=clipped_lo)
+        return FrameQuality(Unfit.DARK, mean_level=mean, clipped=clipped_lo)
     if mean > cfg.bright_mean or clipped_hi > cfg.clipped_frac:
-        return FrameQuality(False, "over-exposed", mean_level=mean, clipped=clipped_hi)
-    motion = 0.0
-    if previous is not None and previous.size:
-        prev = _small_grey(previous, cfg.work_width)
-        if prev.shape == grey.shape:
-            motion = float(cv2.absdiff(prev, grey).mean())
-            if motion > cfg.motion_threshold:
-                return FrameQuality(False, "motion since the previous frame", motion, mean)
-    skin = 0.0
-    if outline is not None and image.ndim == 3:
-        skin = hand_score(image, outline, cfg.work_width)
-        if skin > cfg.skin_frac:
-            return FrameQuality(False, HAND, motion, mean, skin=skin)
-    return FrameQuality(True, None, motion, mean, max(clipped_hi, clipped_lo), skin)
+        return FrameQuality(Unfit.BRIGHT, mean_level=mean, clipped=clipped_hi)
+    moved = _motion(previous, grey, cfg.work_width)
+    if moved > cfg.motion_threshold:
+        return FrameQuality(Unfit.MOTION, moved, mean)
+    quality = FrameQuality(None, moved, mean, max(clipped_hi, clipped_lo))
+    return quality if outline is None else assess_hand(quality, image, outline, cfg)
+
+
+def assess_hand(
+    quality: FrameQuality,
+    image: NDArray[np.uint8],
+    outline: Outline,
+    config: GateConfig | None = None,
+) -> FrameQuality:
+    """``quality`` (from ``assess_frame`` without an outline) with the hand check added.
+
+    Once the board is located the frame need not be judged again: a frame
+    already unfit stays as it was, a fit one may now be rejected for a hand.
+    """
+    cfg = config or GateConfig()
+    if not quality.ok or image.ndim != 3:
+        return quality
+    skin = hand_score(image, outline, cfg.work_width)
+    if skin > cfg.skin_frac:
+        return replace(quality, problem=Unfit.HAND, clipped=0.0, skin=skin)
+    return replace(quality, skin=skin)

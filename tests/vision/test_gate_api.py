@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tests.vision.conftest import POSITION, scene
 from vision import BoardReading, GateConfig, VisionConfig, assess_frame, read_board
+from vision.gate import Unfit, assess_hand, motion
 from vision.locate import outline_from_corners
 
 
@@ -113,3 +115,27 @@ def _inside(poly: np.ndarray, point: np.ndarray) -> bool:
 
     contour = np.asarray(poly, np.float32).reshape(-1, 1, 2)
     return cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), False) >= 0
+
+
+def test_read_board_waits_for_a_moving_frame_before_locating(easy_scene) -> None:  # type: ignore[no-untyped-def]
+    image, truth = easy_scene
+    moved = np.roll(np.array(image), 40, axis=1)
+    reading = read_board(image, previous=moved)
+    assert not reading.found and reading.squares == () and "locate" not in reading.timings_ms
+    assert reading.frame is not None and reading.frame.problem is Unfit.MOTION
+    assert reading.reason == "motion since the previous frame"
+    settled = read_board(image, outline=_outline(truth), previous=np.array(image))  # type: ignore[arg-type]
+    assert settled.found and settled.frame is not None and settled.frame.ok
+    assert settled.frame.motion == 0.0 and len(settled.squares) == 12
+    assert motion(moved, image) == pytest.approx(reading.frame.motion)
+
+
+def test_problems_are_named_by_the_enum() -> None:
+    image, truth = scene(31, tuple(POSITION), (1, 1), ground="concrete", hand=True)
+    q = assess_frame(image, outline=_outline(truth))
+    assert q.problem is Unfit.HAND and q.hand and q.reason == Unfit.HAND.value
+    alone = assess_frame(image)  # no outline: the hand check waits for the board
+    assert alone.ok and alone.problem is None and alone.reason is None
+    assert assess_hand(alone, image, _outline(truth)) == q  # type: ignore[arg-type]
+    assert assess_frame(None).problem is Unfit.EMPTY and Unfit.EMPTY.empty
+    assert not Unfit.MOTION.empty

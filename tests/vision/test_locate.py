@@ -6,7 +6,7 @@ import pytest
 from tests.vision.conftest import scene
 from vision.config import VisionConfig, config_from_dict
 from vision.errors import BoardNotFoundError
-from vision.locate import Locator, locate_board, ridge_map, support
+from vision.locate import Fix, Locator, locate_board, ridge_map, support
 
 CASES = [
     dict(ground="concrete", chalk="white", tilt_deg=5.0, yaw_deg=-20.0),
@@ -73,3 +73,31 @@ def test_manual_corners_are_the_fallback() -> None:
     reading = read_board(img, cfg)
     assert reading.found and reading.outline is not None and reading.outline.manual
     assert np.allclose(reading.corners, corners)
+
+
+def test_locate_says_how_each_outline_came_about() -> None:
+    image, _ = scene(100, **CASES[0])
+    loc = Locator(VisionConfig(), np.random.default_rng(1))
+    first = loc.locate(np.array(image))
+    assert first.fix is Fix.FOUND and first.outline is not None and not first.moved
+    again = loc.locate(np.array(image))
+    assert again.fix is Fix.VERIFIED and again.outline is first.outline
+    assert again.support >= 0.6 * loc.reference_quality
+    shifted = loc.locate(np.roll(np.array(image), (60, 90), axis=(0, 1)))
+    assert shifted.fix is Fix.MOVED and shifted.moved and loc.moved
+    rng = np.random.default_rng(3)
+    blank = np.clip(rng.normal(120, 8, image.shape), 0, 255).astype(np.uint8)
+    lost = loc.locate(blank)
+    assert lost.fix is Fix.LOST and lost.outline is None and not loc.moved
+    assert loc.outline is shifted.outline  # kept: verified again on the next frame
+
+
+def test_locator_falls_back_on_manual_corners() -> None:
+    rng = np.random.default_rng(4)
+    img = np.clip(rng.normal(120, 8, (480, 640, 3)), 0, 255).astype(np.uint8)
+    corners = [[100, 400], [540, 400], [540, 220], [100, 220]]
+    loc = Locator(config_from_dict({"locate": {"manual_corners": corners}}))
+    got = loc.locate(img)
+    assert got.fix is Fix.MANUAL and got.outline is not None and got.outline.manual
+    assert np.allclose(got.outline.corners, corners)
+    assert Locator().locate(img).fix is Fix.LOST

@@ -10,8 +10,9 @@ Players (``--ai`` and ``--opponents``):
 * ``ai``: :func:`engine.search.choose_move` in this process at ``--time-ms``
   (``--depth`` also caps it), called exactly as ``oanquan ai serve`` calls it
   (no game history) unless ``--history`` is given;
-* ``ai{JSON}``: the same with choose_move options (``{"quiescence": 2}``, or
-  ``{"weights": {"tempo": 1.0}}``), e.g. to match two settings head to head;
+* ``ai{JSON}``: the same with choose_move options (``{"quiescence": 2}``,
+  ``{"weights": {"tempo": 1.0}}``, ``{"depth": 4, "time_ms": null}``), e.g. to
+  match two settings head to head;
 * ``easy``, ``medium``, ``hard``: the kiosk levels (:data:`engine.search.LEVELS`);
 * ``random``: a uniformly random legal move;
 * ``greedy``: the move with the biggest immediate capture, ties at random;
@@ -96,6 +97,8 @@ class Agent:
     name = "agent"
     #: whether move times are measured against the budget (searching players)
     timed = False
+    #: the budget per move in ms, when it has one
+    budget_ms: float | None = None
 
     def reply(self, game: Game, rng: random.Random) -> Reply:
         raise NotImplementedError
@@ -130,6 +133,7 @@ class SearchAgent(Agent):
     ) -> None:
         self.name = name
         self.time_ms = time_ms
+        self.budget_ms = time_ms
         self.depth = depth
         self.history = history
         self.weights = weights
@@ -156,6 +160,7 @@ class LevelAgent(Agent):
 
     def __init__(self, level: str) -> None:
         self.name = level
+        self.budget_ms = LEVELS[level].time_ms
 
     def reply(self, game: Game, rng: random.Random) -> Reply:
         history = [t.before for t in game.transitions]
@@ -171,6 +176,7 @@ class CommandAgent(Agent):
         self.name = f"cmd:{command}"
         self.command = command
         self.time_ms = time_ms
+        self.budget_ms = time_ms
         self.proc: subprocess.Popen[str] | None = None
 
     def _start(self) -> tuple[subprocess.Popen[str], bool]:
@@ -295,7 +301,7 @@ OPPONENTS: dict[str, Player] = {
 
 def make_agent(
     spec: str,
-    time_ms: int,
+    time_ms: int | None,
     depth: int | None,
     history: bool = False,
     options: dict[str, Any] | None = None,
@@ -310,6 +316,8 @@ def make_agent(
     if spec == "ai":
         opts = dict(options or {})
         weights = EvalWeights(**{**DEFAULT_WEIGHTS.as_dict(), **opts.pop("weights", {})})
+        depth = opts.pop("depth", depth)
+        time_ms = opts.pop("time_ms", time_ms)
         name = "ai" if not options else "ai" + json.dumps(options, separators=(",", ":"))
         return SearchAgent(
             time_ms, depth, history=history, weights=weights, options=opts, name=name
@@ -317,7 +325,7 @@ def make_agent(
     if spec in LEVELS:
         return LevelAgent(spec)
     if spec.startswith("cmd:"):
-        return CommandAgent(spec[4:], time_ms)
+        return CommandAgent(spec[4:], time_ms or 500)
     if spec in OPPONENTS:
         return FunctionAgent(spec, OPPONENTS[spec])
     m = re.fullmatch(r"ab([1-9])", spec)
@@ -422,7 +430,7 @@ def play_game(
             tally.move_times.append(elapsed)
             tally.depths.append(reply.depth)
             tally.nodes += reply.nodes
-            if time_ms is not None and ai.timed and elapsed * 1000 > time_ms:
+            if ai.budget_ms is not None and elapsed * 1000 > ai.budget_ms:
                 tally.over_budget += 1
         if reply.error:
             forfeit = f"{mover.name}: {reply.error}"
@@ -485,7 +493,7 @@ def _pct(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-def summarise(tally: Tally, time_ms: int | None) -> dict[str, Any]:
+def summarise(tally: Tally, time_ms: float | None) -> dict[str, Any]:
     games = tally.games
     n = max(len(games), 1)
     margins = sorted(g.margin for g in games)
@@ -572,13 +580,13 @@ def run(
                 f"{g.plies} plies){' ' + g.forfeit if g.forfeit else ''}"
             )
         if log is not None and ((i + 1) % 10 == 0 or i + 1 == games):
-            s = summarise(tally, time_ms)
+            s = summarise(tally, ai.budget_ms)
             log(
                 f"{opponent.name}: {i + 1}/{games} W{s['w']} D{s['d']} L{s['l']} "
                 f"P1 {s['as_p1']['score']} cut {s['cut_games']} >100 {s['over_100_plies']} "
                 f"p99 {s['p99_move_ms']} ms ({time.perf_counter() - t0:.0f} s)"
             )
-    summary = {"ai": ai.name, "opponent": opponent.name, **summarise(tally, time_ms)}
+    summary = {"ai": ai.name, "opponent": opponent.name, **summarise(tally, ai.budget_ms)}
     summary["wall_s"] = round(time.perf_counter() - t0, 1)
     return summary
 

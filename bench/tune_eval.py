@@ -21,6 +21,14 @@ candidate), row 0.3 / mobility 0.6 scored 0.602, row 0.6 / mobility 0.3
 scored 0.642 (the best of 17 candidates; a ripe-mandarin bonus and a bigger
 end-of-game row weight only hurt).
 Rerun it when the rules or the search change.
+
+``--fit GAMES`` instead fits the weights to outcomes: it plays GAMES self-play
+games (4 random plies, then depth ``--depth`` searches with 10% random moves
+for variety), and regresses what each position's side to move still gained by
+the end (final margin minus the points already held, margins clipped to +-40)
+on :func:`engine.evaluate.features` by least squares, the points weight staying
+1 so heuristic values and final margins stay in one unit. It prints the
+weights as JSON for ``--start`` or for bench/ai.py's ``ai{"weights": ...}``.
 """
 
 from __future__ import annotations
@@ -39,7 +47,8 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
-from engine.evaluate import DEFAULT_WEIGHTS, EvalWeights  # noqa: E402
+from engine.evaluate import DEFAULT_WEIGHTS, FEATURES, EvalWeights, features  # noqa: E402
+from engine.game import Game  # noqa: E402
 from engine.rules import Rules  # noqa: E402
 from engine.search import choose_move  # noqa: E402
 
@@ -55,50 +64,82 @@ def _bench_ai() -> object:
 
 bench = _bench_ai()
 
-TUNED = ("row", "row_end", "mobility", "tempo", "mandarin")
-
-
-def weights_player(weights: EvalWeights, depth: int) -> object:
-    """An opponent for bench.play_game that searches with other weights."""
-
-    def player(game: object, rng: random.Random) -> object:
-        return choose_move(
-            game.position,  # type: ignore[attr-defined]
-            game.rules,  # type: ignore[attr-defined]
-            depth=depth,
-            rng=rng,
-            weights=weights,
-        ).move
-
-    return player
+TUNED = ("row", "row_end", "mobility", "tempo", "mandarin", "singles", "piles", "loose")
 
 
 def match(
     weights: EvalWeights, opponent: object, games: int, depth: int, seed: int
 ) -> tuple[float, dict[str, int]]:
-    """Score of ``weights`` against ``opponent`` over paired games."""
+    """Score of ``weights`` against ``opponent`` (a bench/ai.py agent) over paired games."""
     rules = Rules()
     rng = random.Random(seed)
     tally = bench.Tally()  # type: ignore[attr-defined]
+    ai = bench.SearchAgent(None, depth, weights=weights)  # type: ignore[attr-defined]
     opening: list[object] = []
     for i in range(games):
         if i % 2 == 0:
             opening = bench.make_opening(rng, rules)  # type: ignore[attr-defined]
         bench.play_game(  # type: ignore[attr-defined]
-            opponent,
-            i % 2,
-            rng,
-            tally,
-            time_ms=10**9,
-            depth=depth,
-            opening=opening,
-            rules=rules,
-            weights=weights,
+            ai, opponent, i % 2, rng, tally, time_ms=None, opening=opening, rules=rules
         )
-    r = tally.results
-    margin = sum(max(-35, min(35, m)) for m in tally.margins) / games
+    results = [g.result for g in tally.games]
+    r = {k: results.count(k) for k in ("win", "draw", "loss")}
+    margin = sum(max(-35, min(35, g.margin)) for g in tally.games) / games
     score = (r["win"] + 0.5 * r["draw"]) / games + margin / 3500
-    return score, dict(r)
+    return score, r
+
+
+def fit(games: int, depth: int, seed: int) -> dict[str, object]:
+    """Least-squares weights from self-play outcomes (see the module docstring)."""
+    import numpy as np
+
+    rules = Rules()
+    rng = random.Random(seed)
+    rows: list[tuple[float, ...]] = []
+    targets: list[float] = []
+    kept = 0
+    for _ in range(games):
+        game = Game(rules)
+        for _ in range(4):
+            if not game.is_over:
+                game.play(rng.choice(game.legal_moves()))
+        seen = []
+        while not game.is_over and len(game.transitions) < 200:
+            pos = game.position
+            seen.append(pos)
+            if rng.random() < 0.1:
+                move = rng.choice(game.legal_moves())
+            else:
+                move = choose_move(pos, rules, depth=depth, rng=rng).move
+            game.play(move)
+        outcome = game.position.outcome
+        if outcome is None:
+            continue
+        kept += 1
+        for pos in seen:
+            st = pos.to_state()
+            f = features(st, rules.mandarin_value, rules.quan_non_min)
+            p = st.to_move
+            margin = max(-40, min(40, outcome.final[p] - outcome.final[1 - p]))
+            rows.append(f[1:])
+            targets.append(margin - f[0])
+    x = np.array(rows)
+    y = np.array(targets)
+    coef, *_ = np.linalg.lstsq(x, y, rcond=None)
+    c = dict(zip(FEATURES[1:], (round(float(v), 3) for v in coef), strict=True))
+    resid = float(np.sqrt(np.mean((x @ coef - y) ** 2)))
+    weights = {
+        "points": 1.0,
+        "row": c["row"],
+        "row_end": round(c["row"] + c["row_late"], 3),
+        "mobility": c["mobility"],
+        "tempo": c["tempo"],
+        "mandarin": c["mandarin"],
+        "singles": c["singles"],
+        "piles": c["piles"],
+        "loose": c["loose"],
+    }
+    return {"weights": weights, "games": kept, "positions": len(rows), "rms_error": resid}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,7 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--against", choices=("ab4", "self"), default="ab4")
     parser.add_argument("--start", default=None, help="JSON object of starting weights")
+    parser.add_argument("--fit", type=int, default=0, help="fit weights to this many games")
     args = parser.parse_args(argv)
+    if args.fit:
+        print(json.dumps(fit(args.fit, args.depth, args.seed)), flush=True)
+        return 0
 
     best = DEFAULT_WEIGHTS
     if args.start:
@@ -120,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def opponent_for(w: EvalWeights) -> object:
         if args.against == "ab4":
-            return bench.OPPONENTS["ab4"]  # type: ignore[attr-defined]
-        return weights_player(w, args.depth)
+            return bench.make_agent("ab4", None, None)  # type: ignore[attr-defined]
+        return bench.SearchAgent(None, args.depth, weights=w)  # type: ignore[attr-defined]
 
     reference = best
     best_score, best_tally = match(best, opponent_for(reference), args.games, args.depth, args.seed)

@@ -46,6 +46,14 @@ class EvalWeights:
     #: is the biggest prize on the board; this share of its worth goes to the side to
     #: move, who gets the first chance to take it
     mandarin: float = 0.0
+    #: own squares holding a single pebble (cheap to capture, and a row of them is
+    #: what a player sows away before the next refill)
+    singles: float = 0.0
+    #: pebbles beyond four on an own square (a pile that can relay round the ring)
+    piles: float = 0.0
+    #: pebbles in a mandarin square whose stone is gone: nobody's at the count, the
+    #: side to move's share of them as the next to try to take them
+    loose: float = 0.0
 
     def as_dict(self) -> dict[str, float]:
         return {
@@ -56,6 +64,9 @@ class EvalWeights:
             "mobility": self.mobility,
             "tempo": self.tempo,
             "mandarin": self.mandarin,
+            "singles": self.singles,
+            "piles": self.piles,
+            "loose": self.loose,
         }
 
 
@@ -127,4 +138,50 @@ def evaluate(st: State, w: EvalWeights, value: int, ripe_min: int = 5) -> float:
         if big[1] and b[6] >= ripe_min:
             ripe += value + b[6]
         v += w.mandarin * ripe
+    if w.singles or w.piles or w.loose:
+        f = features(st, value, ripe_min, w.row_full)
+        v += w.singles * f[6] + w.piles * f[7] + w.loose * f[8]
     return v
+
+
+#: The names of :func:`features`, in order.
+FEATURES = (
+    "points",
+    "row",
+    "mobility",
+    "tempo",
+    "mandarin",
+    "row_late",
+    "singles",
+    "piles",
+    "loose",
+)
+
+
+def features(st: State, value: int, ripe_min: int = 5, row_full: int = 30) -> tuple[float, ...]:
+    """The evaluation's terms for the side to move, unweighted (for the tuner).
+
+    ``evaluate`` is the dot product of these with the weights (``row_late``'s
+    weight being ``row_end - row``); a test keeps the two in step.
+    """
+    b = st.b
+    s, q, d = st.store, st.bigs, st.debt
+    sign = 1 if st.to_move == 0 else -1
+    pts = sign * ((s[0] + value * q[0] - d[0] + d[1]) - (s[1] + value * q[1] - d[1] + d[0]))
+    own, opp = (b[1:6], b[7:12]) if st.to_move == 0 else (b[7:12], b[1:6])
+    row = sum(own) - sum(opp)
+    left = sum(own) + sum(opp)
+    late = row * (1 - left / row_full) if left < row_full else 0.0
+    mob = sum(x > 0 for x in own) - sum(x > 0 for x in opp)
+    big = st.big
+    ripe = 0
+    loose = 0
+    for k, sq in ((0, 0), (1, 6)):
+        if big[k]:
+            if b[sq] >= ripe_min:
+                ripe += value + b[sq]
+        else:
+            loose += b[sq]
+    singles = sum(x == 1 for x in own) - sum(x == 1 for x in opp)
+    piles = sum(max(0, x - 4) for x in own) - sum(max(0, x - 4) for x in opp)
+    return (pts, row, mob, 1.0, ripe, late, singles, piles, loose)

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
-from engine.evaluate import DEFAULT_WEIGHTS, evaluate, settlement_diff
+from engine.evaluate import (
+    DEFAULT_WEIGHTS,
+    FEATURES,
+    EvalWeights,
+    evaluate,
+    features,
+    settlement_diff,
+)
 from engine.game import Game
 from engine.move import Move
 from engine.play import legal_moves, play
@@ -14,7 +22,9 @@ from engine.position import Position
 from engine.rules import Rules
 from engine.search import (
     CHECK_EVERY,
+    CONTEMPT,
     LEVELS,
+    WIN,
     GameOverError,
     Threat,
     best_capture,
@@ -278,3 +288,65 @@ def test_evaluation_and_search_are_symmetric_between_players() -> None:
         a = choose_move(pos, RULES, depth=3, rng=random.Random(i))
         b = choose_move(pos.rotated(), RULES, depth=3, rng=random.Random(i))
         assert a.score == b.score
+
+
+def test_features_are_the_evaluation_unweighted() -> None:
+    # bench/tune_eval.py fits weights to features(); evaluate() must be their dot product.
+    w = EvalWeights(row=0.5, row_end=0.9, mobility=0.4, tempo=1.2, mandarin=0.1)
+    w = replace(w, singles=-0.3, piles=0.2, loose=0.25)
+    coef = (1.0, w.row, w.mobility, w.tempo, w.mandarin, w.row_end - w.row)
+    coef += (w.singles, w.piles, w.loose)
+    for pos in random_positions(40, seed=12):
+        st = pos.to_state()
+        f = features(st, 10, 5, w.row_full)
+        assert len(f) == len(FEATURES)
+        assert evaluate(st, w, 10, 5) == pytest.approx(
+            sum(c * x for c, x in zip(coef, f, strict=True))
+        )
+        assert evaluate(st, w, 10, 5) == pytest.approx(evaluate(pos.rotated().to_state(), w, 10))
+
+
+def _final_value(over: Position, side: int, root: int) -> float:
+    """A finished game's value for ``side`` as the search scores it (win bonus, contempt)."""
+    assert over.outcome is not None
+    f = over.outcome.final
+    margin = f[side] - f[1 - side]
+    if margin == 0:
+        return -CONTEMPT if side == root else CONTEMPT
+    return margin + (WIN if margin > 0 else -WIN)
+
+
+def _reply_capture_value(pos: Position) -> float:
+    """Depth 1 plus one capture-only ply, by brute force: what quiescence=1 must find."""
+    root = pos.to_move
+    best = -1e9
+    for move in legal_moves(pos, RULES):
+        after = play(pos, move, RULES).position
+        if after.over:
+            best = max(best, _final_value(after, root, root))
+            continue
+        side = after.to_move
+        reply = evaluate(after.to_state(), DEFAULT_WEIGHTS, 10)
+        for answer in legal_moves(after, RULES):
+            t = play(after, answer, RULES)
+            if not t.captured.points:
+                continue
+            if t.position.over:
+                reply = max(reply, _final_value(t.position, side, root))
+            else:
+                v = evaluate(t.position.to_state(), DEFAULT_WEIGHTS, 10)
+                reply = max(reply, v if t.position.to_move == side else -v)
+        best = max(best, reply if side == root else -reply)
+    return best
+
+
+def test_quiescence_sees_the_capture_in_reply() -> None:
+    checked = 0
+    for i, pos in enumerate(random_positions(30, seed=77)):
+        value = _reply_capture_value(pos)
+        if abs(value) >= WIN / 2:
+            continue  # the search reports a win or loss as its margin
+        result = choose_move(pos, RULES, depth=1, rng=random.Random(i), quiescence=1)
+        assert result.score == pytest.approx(round(value, 2), abs=0.011)
+        checked += 1
+    assert checked >= 20

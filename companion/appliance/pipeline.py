@@ -21,6 +21,7 @@ from typing import Protocol
 
 from companion.referee import Observation, Referee, Report
 from device.ports import Frame
+from engine import Move
 
 
 class Observer(Protocol):
@@ -62,11 +63,14 @@ class FramePipeline:
     def __init__(self, observer: Observer, referee: Referee, *, start_shown: bool = False) -> None:
         """``start_shown``: the caller vouches for the referee's start position
         (``track`` is told where the game starts), so the first readable frame
-        shows it and becomes the reference even if the counts disagree."""
+        shows it: it becomes the reference, vision calibrates on it when it is
+        the opening, and the referee learns the counter's bias from it, even
+        if the counts disagree."""
         self.observer = observer
         self.referee = referee
         self._trusted = referee.trusted_boards
         self._start_shown = start_shown
+        self._last: tuple[Observation, str | None] | None = None
 
     def follow(self, referee: Referee, *, start_shown: bool = False) -> None:
         """A new game (or one continued from a trusted position) on the same camera."""
@@ -84,19 +88,37 @@ class FramePipeline:
         self._sync_reference()
         observer, referee = self.observer, self.referee
         obs = observer(frame)
+        vouched = self._start_shown and obs.fit and obs.reading is not None
         if (
             obs.board_found
             and not observer.calibrated
             and referee.at_opening
             and obs.fit
-            and observer.looks_like_opening(obs)
+            and (vouched or observer.looks_like_opening(obs))
         ):
+            # The players vouch for the opening (``track``'s start), or it looks
+            # right: learn this ground's pieces from it and read it again.
             observer.learn_opening(frame)
             obs = observer(frame)
-        report = referee.see(obs, frame.source)
-        self._sync_reference()
-        if self._start_shown and obs.fit:
+        if vouched:
             self._start_shown = False
-            if not report.accepted and not report.confirmed:
-                observer.confirmed()
+            report = referee.vouch(obs, frame.source)
+        else:
+            report = referee.see(obs, frame.source)
+        self._last = (obs, frame.source)
+        self._sync_reference()
         return FrameResult(obs, report)
+
+    def answer(self, move: Move | str) -> list[Report]:
+        """The players say which move was made (a question or a dispute).
+
+        When the question was about the first of several moves, the board in
+        the last frame shows a later position: it is judged again from the
+        position after the answer. Returns the reports in order.
+        """
+        reports = [self.referee.confirm(move)]
+        if reports[0].behind and self._last is not None:
+            obs, source = self._last
+            reports.append(self.referee.see(obs, source))
+        self._sync_reference()
+        return reports

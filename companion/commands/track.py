@@ -19,9 +19,9 @@ import cv2
 
 from companion.appliance.observe import VisionObserver
 from companion.appliance.pipeline import FramePipeline
-from companion.referee import Referee
+from companion.referee import Referee, RefereeState, Report
 from device.ports import Frame
-from engine import EngineError, Position, Rules
+from engine import EngineError, IllegalMoveError, Move, Position, Rules
 from vision import VisionError, config_from_dict, load_config
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp"}
@@ -40,19 +40,84 @@ def _load_json(path: str | None, what: str) -> Any:
         raise ValueError(f"{what} {path!r}: {exc}") from exc
 
 
+def load_answers(path: str) -> list[Move]:
+    """The moves of an ``--answers`` file, one per line (blank lines and ``#`` notes skipped)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"answers file {path!r}: {exc.strerror or exc}") from exc
+    moves = []
+    for number, line in enumerate(text.splitlines(), 1):
+        item = line.split("#", 1)[0].strip()
+        if not item:
+            continue
+        try:
+            moves.append(Move.parse(item))
+        except EngineError as exc:
+            raise ValueError(f"answers file {path!r} line {number}: {exc}") from exc
+    return moves
+
+
+class _Players:
+    """The ``--answers`` file playing the players' part, move by move."""
+
+    def __init__(self, moves: list[Move], start_ply: int) -> None:
+        self.moves = moves
+        self.start_ply = start_ply
+
+    def next_move(self, referee: Referee, offset: int = 0) -> Move | None:
+        k = referee.position.ply - self.start_ply + offset
+        return self.moves[k] if 0 <= k < len(self.moves) else None
+
+
+def _accepted_lines(
+    reports: list[Report], frame: str, referee: Referee, players: _Players | None
+) -> list[dict[str, Any]]:
+    """The move lines for what the camera accepted, corrected by the players where wrong."""
+    lines: list[dict[str, Any]] = []
+    for report in reports:
+        done = list(report.accepted)
+        for i, accepted in enumerate(done):
+            line: dict[str, Any] = {"move": str(accepted.move), "ply": accepted.ply, "frame": frame}
+            if accepted.how == "camera":
+                line["confidence"] = round(accepted.confidence, 4)
+            else:
+                line["answered"] = True
+            lines.append(line)
+            if players is None or accepted.how != "camera":
+                continue
+            # the position before this move: the referee is len(done) - i - 1 moves past it
+            later = len(done) - i
+            want = players.next_move(referee, -later)
+            if want is not None and want != accepted.move:
+                line["expected"] = str(want)
+                referee.correct(want, undo=later)
+                break
+    return lines
+
+
 def track(
     frames: list[Path],
     pipeline: FramePipeline,
     out: IO[str],
     *,
     timings: list[float] | None = None,
+    answers: list[Move] | None = None,
 ) -> int:
-    """Referee every frame; returns how many frames could not be read."""
+    """Referee every frame; returns how many frames could not be read.
+
+    With ``answers`` the players' part is played: a question or a dispute is
+    answered with the next move of the list, and a move the camera accepted
+    wrongly is corrected to it.
+    """
     unreadable = 0
+    players = _Players(answers, pipeline.referee.position.ply) if answers is not None else None
     for seq, path in enumerate(frames):
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None or image.size == 0:
             unreadable += 1
+            # a position nobody will see again: the referee must not guess past it
+            pipeline.referee.observe(None, fit=False, reason="unreadable image", still=True)
             line = {
                 "frame": path.name,
                 "state": pipeline.referee.state,
@@ -67,13 +132,23 @@ def track(
         out.write(
             json.dumps({"frame": path.name, "state": report.state, "detail": report.detail}) + "\n"
         )
-        for accepted in report.accepted:
-            line = {
-                "move": str(accepted.move),
-                "ply": accepted.ply,
-                "frame": path.name,
-                "confidence": round(accepted.confidence, 4),
-            }
+        referee = pipeline.referee
+        reports = [report]
+        if (
+            players is not None
+            and report.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE)
+            and not referee.position.over
+        ):
+            move = players.next_move(referee)
+            if move is not None:
+                try:
+                    reports += pipeline.answer(move)
+                except IllegalMoveError as exc:
+                    raise ValueError(
+                        f"answers file: move {str(move)!r} at ply {referee.position.ply + 1}: "
+                        f"{exc.reason}"
+                    ) from exc
+        for line in _accepted_lines(reports, path.name, referee, players):
             out.write(json.dumps(line) + "\n")
     referee = pipeline.referee
     summary = {
@@ -93,6 +168,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--start", help="start position JSON file (default: the opening)")
     parser.add_argument("--rules", help="rules JSON file (default: the default rules)")
     parser.add_argument("--vision", help="vision config TOML file")
+    parser.add_argument(
+        "--answers",
+        help="moves file (one per line): answers the referee's questions and disputes",
+    )
     args = parser.parse_args(argv)
     folder = Path(args.frames_dir)
     try:
@@ -107,11 +186,18 @@ def main(argv: list[str]) -> int:
         if start is not None and not start.is_valid(rules):
             raise ValueError(f"start position: {start.describe_status(rules)}")
         config = load_config(args.vision) if args.vision else config_from_dict({})
+        answers = load_answers(args.answers) if args.answers else None
     except (ValueError, EngineError, VisionError) as exc:
         print(f"oanquan track: {exc}", file=sys.stderr)
         return 2
     referee = Referee(rules, start=start)
     referee.setup_checked = True  # the caller says where the game starts
     observer = VisionObserver(config, stills=True)
-    unreadable = track(frames, FramePipeline(observer, referee, start_shown=True), sys.stdout)
+    pipeline = FramePipeline(observer, referee, start_shown=True)
+    try:
+        unreadable = track(frames, pipeline, sys.stdout, answers=answers)
+    except ValueError as exc:
+        sys.stdout.flush()
+        print(f"oanquan track: {exc}", file=sys.stderr)
+        return 2
     return 1 if unreadable else 0

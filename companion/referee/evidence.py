@@ -7,7 +7,7 @@ scene, and add up a spread-out pile for a tally with an honest interval.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from companion.referee.reconcile import Board, Evidence, SquareEvidence
 from engine.board import MANDARINS, is_mandarin
@@ -19,16 +19,22 @@ def pin_unchanged(
     board: Board,
     sure: float = 0.99,
     moved_same: float = 1.0,
+    free: Collection[int] = (),
 ) -> list[SquareEvidence]:
     """Squares that did not change keep their known count, whatever the counter says.
 
     The counter's own distribution keeps the remaining 1 %, so a square that
     changed without it showing (a pebble hidden under a pile) can still win
-    when every other square insists.
+    when every other square insists. Squares in ``free`` are left to the
+    counter: vision's reference shows them as they were before moves the
+    players entered since, so their flags say nothing about ``board``.
     """
     counts, big = board
     out: list[SquareEvidence] = []
     for sq, evidence in enumerate(reading):
+        if sq in free:
+            out.append(evidence)
+            continue
         if changed[sq]:
             out.append(moved(evidence, counts[sq], moved_same))
             continue

@@ -106,6 +106,10 @@ class ReconcileConfig:
     correct_share: float = 0.9
     prior_two_moves: float = 0.05
     max_choices: int = 3
+    #: log-likelihoods are divided by this before they become a posterior: the
+    #: counter's squares are not independent (one shadow, one pile model), so
+    #: twelve of them are worth less than twelve independent witnesses
+    temperature: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +122,7 @@ class Candidate:
     refilled: bool = False
     mistake: str | None = None
     follows: tuple[Move, ...] = ()  # later moves, when frames between them were missed
+    via: Board | None = None  # the board between the first move and the later ones
     loglik: float = 0.0
     outliers: int = 0  # squares whose count the reading makes very unlikely
 
@@ -163,6 +168,8 @@ class Verdict:
     diffs: tuple[SquareDiff, ...] = ()
     seen: Board | None = None
     ranked: tuple[Candidate, ...] = field(default=(), repr=False)
+    #: the question is about the first of several moves (answer it, then judge again)
+    behind: bool = False
 
     @property
     def detail(self) -> str:
@@ -170,7 +177,8 @@ class Verdict:
         if self.kind == VerdictKind.ACCEPT:
             return f"{self.move} ({self.confidence:.3f})"
         if self.kind == VerdictKind.AMBIGUOUS:
-            return "confirm one of " + ", ".join(str(m) for m in self.choices)
+            text = "confirm one of " + ", ".join(str(m) for m in self.choices)
+            return text + (" (the first of several moves)" if self.behind else "")
         if self.kind == VerdictKind.DISPUTE:
             squares = "; ".join(
                 f"square {d.square}: expected {d.expected}{'+quan' if d.expected_big else ''}, "
@@ -274,6 +282,44 @@ def refills_after(transition: Transition) -> list[Refill]:
     return out
 
 
+def touched_squares(transition: Transition) -> set[int]:
+    """Squares a move picked up from, dropped into, captured or refilled.
+
+    Every other square keeps its pieces exactly as they lay, which a fixed
+    camera can see without counting anything.
+    """
+    out: set[int] = set()
+    for event in transition.events:
+        if isinstance(event, PickUp | Drop | Capture):
+            out.add(event.square)
+        elif isinstance(event, Refill):
+            out.update(range(6 * event.player + 1, 6 * event.player + 6))
+    return out
+
+
+def as_question(verdict: Verdict) -> Verdict:
+    """An accepted run of several moves turned into a question about its first move.
+
+    The likeliest first moves are offered; once the players answer, the
+    same board is judged again from the position after their move.
+    """
+    firsts: list[Move] = []
+    for cand in verdict.ranked:
+        if cand.kind == "move" and cand.move is not None and cand.move not in firsts:
+            firsts.append(cand.move)
+    if verdict.move is not None and verdict.move in firsts:
+        firsts.remove(verdict.move)
+    choices = tuple(([verdict.move] if verdict.move is not None else []) + firsts)[:3]
+    return replace(
+        verdict,
+        kind=VerdictKind.AMBIGUOUS,
+        choices=choices,
+        transition=None,
+        follows=(),
+        behind=True,
+    )
+
+
 def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
     """Boards players often leave by mistake while making this move."""
     out: list[tuple[str, Board]] = []
@@ -318,9 +364,12 @@ def _later_results(
         t2 = play(t.position, later, rules)
         chain = (*follows, later)
         sown = after_sowing(t2)
-        out.append((Candidate("move", sown, move, follows=chain), t2))
+        via = board_of(t.position) if not follows else None
+        out.append((Candidate("move", sown, move, follows=chain, via=via), t2))
         if board_of(t2.position) != sown:
-            out.append((Candidate("move", board_of(t2.position), move, True, follows=chain), t2))
+            out.append(
+                (Candidate("move", board_of(t2.position), move, True, follows=chain, via=via), t2)
+            )
         out.extend(_later_results(t2, move, chain, depth - 1, rules))
     return out
 
@@ -371,15 +420,20 @@ def reconcile(
     current: Board | None = None,
     config: ReconcileConfig | None = None,
     plies: int = 1,
+    earlier: Sequence[SquareEvidence] | None = None,
 ) -> Verdict:
     """Decide what a settled reading means for the trusted ``position``.
 
     ``current`` is what should be on the ground now when it differs from the
-    position's board (a refill the players still owe).
+    position's board (a refill the players still owe). ``earlier``: the
+    reading of a frame since then that a hand partly hid; it showed either
+    the board before the move or the one after it (for a run of several
+    moves, the board between them), and weighs in on that.
     """
     rules = rules or Rules()
     cfg = config or ReconcileConfig()
     score = _Scorer(reading, cfg.floor, cfg.min_square)
+    early = _Scorer(earlier, cfg.floor, cfg.min_square) if earlier is not None else None
     seen = map_board(reading)
     priors = {
         "unchanged": 0.0,
@@ -402,12 +456,22 @@ def reconcile(
     for cand, _t in pool:
         if cand.kind in ("moving", "mistake"):
             variants[cand.kind, cand.move] = variants.get((cand.kind, cand.move), 0) + 1
+    start_board = current or board_of(position)
+    early_start = early(start_board)[0] if early is not None else 0.0
+    temp = cfg.temperature
     for cand, t in pool:
         ll, outliers = score(cand.board)
         prior = priors[cand.kind] + len(cand.follows) * priors["move2"]
+        if early is not None:
+            if cand.via is not None:
+                prior += early(cand.via)[0] / temp
+            elif cand.kind == "unchanged" or cand.move is None:
+                prior += early_start / temp
+            else:
+                prior += max(early_start, early(cand.board)[0]) / temp
         if cand.kind in ("moving", "mistake"):
             prior -= math.log(variants[cand.kind, cand.move])
-        scored.append((ll + prior, replace(cand, loglik=ll, outliers=outliers), t))
+        scored.append((ll / temp + prior, replace(cand, loglik=ll, outliers=outliers), t))
     # Merge candidates that end in the same position (same board, same score).
     groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
     for item in scored:

@@ -29,10 +29,12 @@ from companion.referee.reconcile import (
     Verdict,
     VerdictKind,
     after_sowing,
+    as_question,
     board_of,
     map_board,
     reconcile,
     refills_after,
+    touched_squares,
 )
 from companion.referee.records import DisputeData
 from engine import Game, IllegalMoveError, Move, Position, Rules, Transition, illegal_reason
@@ -95,6 +97,8 @@ class Observation:
     #: a hand hides some squares (their evidence is flat): only a move the rest
     #: of the board proves is taken from such a frame, nothing else is decided
     partial: bool = False
+    #: per square, hidden by a hand in this frame (None: nothing hidden or unknown)
+    hidden: tuple[bool, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +128,9 @@ class Report:
     confirmed: bool = False
     #: this frame showed the opening as it should be: vision may calibrate on it
     opening_ok: bool = False
+    #: the question is about the first of several moves made while the camera
+    #: could not follow: once it is answered, the same board is judged again
+    behind: bool = False
 
 
 def _refill_text(transition: Transition) -> str:
@@ -165,6 +172,16 @@ class Referee:
         self._last_seen: Board | None = None
         self._stable = 0
         self._undecided = 0
+        #: frames since the last decision that could not be read at all (lost)
+        self._lost = 0
+        #: readings of frames with a hand since the last decision (what they did show)
+        self._partials: list[Sequence[SquareEvidence]] = []
+        #: squares that moves entered with the buttons changed since the last board
+        #: the camera showed and the referee trusted (vision's reference frame)
+        self._ref_touched: frozenset[int] = frozenset()
+        #: the open question is about the first of several moves (see Report.behind)
+        self._behind = False
+        self._stale_after_trust: frozenset[int] = frozenset()
         #: change flags against decisions: flagged & same, same, flagged & changed, changed
         self._change_stats = [0, 0, 0, 0]
         #: pebbles concluded on the board, pebbles the counter expected there
@@ -187,9 +204,31 @@ class Referee:
         if self.journal is not None:
             ply = self.position.ply + 1
             self.journal.move(move, ply=ply, how=how, confidence=confidence, frame=frame)
-        self.game.play(move)
+        t = self.game.play(move)
         self.pending = None
+        if how != "camera":
+            self._ref_touched |= touched_squares(t)
         return Accepted(move, self.position.ply, confidence, how)
+
+    def _trust(self) -> None:
+        """The board in the frame just judged is trusted: it is vision's new reference."""
+        self.trusted_boards += 1
+        self._ref_touched = self._stale_after_trust
+        self._stale_after_trust = frozenset()
+        self._partials = []
+        self._lost = 0
+
+    def _may_catch_up(self) -> bool:
+        """Whether several moves may be accepted from one frame without the players.
+
+        Only when every frame since the last decision was seen (with a hand
+        over part of it), and the referee was not waiting for an answer.
+        """
+        return (
+            self._lost == 0
+            and bool(self._partials)
+            and self.state not in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE)
+        )
 
     def _after_move_report(
         self, accepted: Accepted, refilled: bool, verdict: Verdict | None
@@ -229,6 +268,7 @@ class Referee:
         still: bool = False,
         changed: Sequence[bool] | None = None,
         partial: bool = False,
+        hidden: Sequence[bool] | None = None,
     ) -> Report:
         """One camera frame: ``fit`` False (motion, hand, exposure) means do not count it.
 
@@ -238,13 +278,13 @@ class Referee:
         referee confirmed; the others hold what the referee knows they held.
         ``partial``: some squares are hidden (see :class:`Observation`).
         """
-        report = self._observe(reading, frame, fit, reason, still, changed, partial)
+        report = self._observe(reading, frame, fit, reason, still, changed, partial, hidden)
         decided = report.accepted or (
             report.verdict is not None
             and report.verdict.kind in (VerdictKind.UNCHANGED, VerdictKind.REFILL_DONE)
         )
         if decided and report.state in (RefereeState.WAITING, RefereeState.SETTLED):
-            self.trusted_boards += 1
+            self._trust()
             return replace(report, confirmed=True)
         return report
 
@@ -258,6 +298,7 @@ class Referee:
             still=observation.still,
             changed=observation.changed,
             partial=observation.partial,
+            hidden=observation.hidden,
         )
 
     def changed_same_ratio(self) -> float:
@@ -297,15 +338,25 @@ class Referee:
         The verdict's best candidate is the board the referee decided is on
         the ground (after the move, with or without its refill, or unchanged).
         """
-        if not verdict.ranked:
+        if verdict.ranked:
+            after = verdict.ranked[0].board
+        elif verdict.kind == VerdictKind.UNCHANGED:
+            after = before
+        else:
             return
-        after = verdict.ranked[0].board
-        self._count_stats[0] += sum(after[0])
-        self._count_stats[1] += sum(mean_count(e) for e in raw)
+        truth = sum(after[0])
+        read = sum(mean_count(e) for e in raw)
+        # A board confirmed wrongly (or read through a shadow) must not drag the
+        # bias far: boards whose reading is wildly off are not learnt from.
+        if truth >= 5 and 0.6 <= (read + 1) / (truth + 1) <= 1.6:
+            self._count_stats[0] += truth
+            self._count_stats[1] += read
         if changed is None:
             return
         stats = self._change_stats
         for sq, flag in enumerate(changed):
+            if sq in self._ref_touched:
+                continue  # its flag compares with a board older than ``before``
             same = before[0][sq] == after[0][sq] and (
                 sq % 6 != 0 or before[1][sq // 6] == after[1][sq // 6]
             )
@@ -321,12 +372,15 @@ class Referee:
         still: bool,
         changed: Sequence[bool] | None,
         partial: bool = False,
+        hidden: Sequence[bool] | None = None,
     ) -> Report:
         if self.position.over:
             return Report(RefereeState.SETTLED, "game over")
         if not fit or reading is None:
             self._stable = 0
             self._undecided += 1
+            if still:
+                self._lost += 1  # a photo of a position that nobody will see again
             if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
                 return Report(
                     self.state, f"{self._pending_detail()} ({reason or 'frame not usable'})"
@@ -343,7 +397,13 @@ class Referee:
         if abs(gain - 1.0) > 0.02:
             reading = [rescaled(e, gain) for e in reading]
         if changed is not None and self.setup_checked:
-            reading = pin_unchanged(reading, changed, before, moved_same=self.changed_same_ratio())
+            reading = pin_unchanged(
+                reading,
+                changed,
+                before,
+                moved_same=self.changed_same_ratio(),
+                free=self._ref_touched,
+            )
         seen = map_board(reading)
         self._stable = self._stable + 1 if seen == self._last_seen else 1
         self._last_seen = seen
@@ -366,12 +426,18 @@ class Referee:
             current=self.owed,
             config=self.config.reconcile,
             plies=plies,
+            earlier=self._partials[-1] if self._partials and plies > 1 else None,
         )
+        if verdict.kind == VerdictKind.ACCEPT and verdict.follows and not self._may_catch_up():
+            # Several moves at once are only taken when a frame with a hand showed
+            # the board between them; after a question, or frames nobody saw, ask.
+            verdict = as_question(verdict)
         if partial and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked):
             # Hidden squares may hold anything: "unchanged", a dispute or a
             # question would rest on what the camera could not see. Wait, and
             # let the next clear frame decide (perhaps on one more move).
             self._undecided += 1
+            self._partials.append(reading)
             why = reason or "hand over the board"
             if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
                 return Report(self.state, f"{self._pending_detail()} ({why})")
@@ -387,6 +453,13 @@ class Referee:
         if decided and not partial:  # hidden squares would teach nothing but noise
             self._learn(changed, before, verdict, raw)
         if verdict.kind == VerdictKind.ACCEPT and verdict.move is not None:
+            if partial and hidden is not None:
+                # vision keeps its old reference under the hand: squares this
+                # move changed there still show the board before it
+                moved = set(self._ref_touched)
+                for t in (verdict.transition, *verdict.follows):
+                    moved |= touched_squares(t) if t is not None else set(range(12))
+                self._stale_after_trust = frozenset(sq for sq in moved if hidden[sq])
             accepted = self._apply(verdict.move, "camera", verdict.confidence, frame)
             if verdict.follows:
                 done = [accepted]
@@ -415,6 +488,9 @@ class Referee:
             )
         if verdict.kind == VerdictKind.MOVING:
             return Report(RefereeState.MOVING, "move in progress", verdict=verdict)
+        # After frames that decided nothing, the board may show more than one
+        # move: once the players answer, it is judged again before it is trusted.
+        self._behind = verdict.behind or plies > 1
         if verdict.kind == VerdictKind.AMBIGUOUS:
             if (
                 self.state != RefereeState.AMBIGUOUS
@@ -425,7 +501,9 @@ class Referee:
                 self.journal.dispute(DisputeData("ambiguous", choices=choices, frame=frame))
             self.pending = verdict
             self.state = RefereeState.AMBIGUOUS
-            return Report(RefereeState.AMBIGUOUS, verdict.detail, verdict=verdict)
+            return Report(
+                RefereeState.AMBIGUOUS, verdict.detail, verdict=verdict, behind=verdict.behind
+            )
         if (
             self.state != RefereeState.DISPUTE
             or self.pending is None
@@ -494,10 +572,25 @@ class Referee:
         self.setup_checked = True
         self.pending = None
         self.state = RefereeState.WAITING
-        self.trusted_boards += 1
+        self._trust()
         if self.journal is not None:
             self.journal.resolve("setup confirmed by the players")
         return Report(RefereeState.WAITING, "setup confirmed by the players", confirmed=True)
+
+    def vouch(self, observation: Observation, frame: str | None = None) -> Report:
+        """The players vouch that this frame shows the trusted board (``track``'s start).
+
+        The frame becomes vision's reference and the counter's bias here is
+        learnt from it, as from the opening the players confirmed.
+        """
+        self.setup_checked = True
+        self.pending = None
+        self.state = RefereeState.WAITING
+        if observation.reading is not None and not observation.partial:
+            verdict = Verdict(VerdictKind.UNCHANGED, seen=map_board(observation.reading))
+            self._learn(None, self.owed or board_of(self.position), verdict, observation.reading)
+        self._trust()
+        return Report(RefereeState.WAITING, "start position confirmed", confirmed=True)
 
     def _pending_detail(self) -> str:
         return self.pending.detail if self.pending is not None else self.state
@@ -513,8 +606,23 @@ class Referee:
         how = "confirmed" if self.state == RefereeState.AMBIGUOUS else "override"
         if self.state == RefereeState.DISPUTE and self.journal is not None:
             self.journal.resolve("override", move=move)
+        asked = self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE)
+        behind = asked and self._behind
+        self._behind = False
         accepted = self._apply(move, how, 1.0, None)
-        return self._after_move_report(accepted, refilled=False, verdict=None)
+        report = self._after_move_report(accepted, refilled=False, verdict=None)
+        self._undecided = 0
+        if behind:
+            # More moves were made since: the board asked about shows a later
+            # position, so it is judged again (from here) before it is trusted.
+            self._undecided = 1
+            return replace(report, behind=True)
+        if asked and self.owed is None:
+            # The players answered about the board in front of the camera: it
+            # shows this move's result, and becomes vision's reference.
+            self._trust()
+            return replace(report, confirmed=True)
+        return report
 
     def play_manual(self, move: Move | str) -> Report:
         """Manual mode: a move entered with the buttons."""
@@ -537,6 +645,23 @@ class Referee:
         self.pending = None
         self.state = RefereeState.WAITING
         return Report(RefereeState.WAITING, f"undid {move}")
+
+    def correct(self, move: Move | str, *, undo: int = 1) -> Report:
+        """The players correct moves the camera accepted: ``undo`` of them go, theirs is played.
+
+        The board in front of the camera shows their move, so it becomes the
+        reference, as after any answer.
+        """
+        move = Move.parse(move) if isinstance(move, str) else move
+        for _ in range(undo):
+            self.undo()
+        reason = illegal_reason(self.position, move, self.rules)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move {str(move)!r}: {reason}", reason)
+        accepted = self._apply(move, "corrected", 1.0, None)
+        report = self._after_move_report(accepted, refilled=False, verdict=None)
+        self._trust()
+        return replace(report, confirmed=True)
 
     def restore(self, game: Game, pending: Verdict | None = None) -> None:
         """Resume from the journal: the game so far, and an open dispute if any."""

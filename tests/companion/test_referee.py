@@ -132,17 +132,59 @@ def test_tally_gives_an_honest_interval() -> None:
     assert Rules()  # rules untouched by tallies
 
 
-def test_two_moves_are_recognised_after_a_frame_with_a_hand() -> None:
+def test_after_a_frame_nobody_saw_two_moves_are_asked_one_at_a_time() -> None:
     ref = Referee()
     start = Position.initial()
     ref.observe(reading(start.board, start.big), still=True)
     game = Game()
     game.play("2+")
     game.play("9-")
-    assert ref.observe(None, fit=False, reason="hand over the board").state == "moving"
-    report = ref.observe(reading(game.position.board, game.position.big), still=True)
-    assert [str(a.move) for a in report.accepted] == ["2+", "9-"]
+    assert ref.observe(None, fit=False, reason="hand over the board", still=True).state == (
+        "moving"
+    )
+    shown = reading(game.position.board, game.position.big)
+    report = ref.observe(shown, still=True)
+    # the board is clear, but what was played in between was not seen: ask
+    assert report.state == "ambiguous" and report.behind and not report.accepted
+    assert ref.pending is not None and ref.pending.choices[0] == game.moves[0]
+    answered = ref.confirm("2+")
+    assert answered.behind and not answered.confirmed  # the board shows a later move
+    again = ref.observe(shown, still=True)
+    assert [str(a.move) for a in again.accepted] == ["9-"] and again.confirmed
     assert ref.position == game.position
+
+
+def test_two_moves_are_taken_when_a_frame_with_a_hand_showed_the_board_between() -> None:
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    game = Game()
+    between = game.play("2+").position
+    # the hand hides squares 4 and 5 of the board after 2+: nothing decided
+    report = ref.observe(
+        hide(reading(between.board, between.big), {3, 4, 5, 6, 7}), still=True, partial=True
+    )
+    assert report.state == "moving"
+    after = game.play("9-").position
+    report = ref.observe(reading(after.board, after.big), still=True)
+    assert [str(a.move) for a in report.accepted] == ["2+", "9-"], report.detail
+    assert ref.position == game.position
+
+
+def test_after_a_dispute_several_moves_are_never_accepted_at_once() -> None:
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    odd = (0, 9, 9, 0, 0, 0, 0, 9, 9, 0, 0, 0)
+    assert ref.observe(reading(odd, (0, 0)), still=True).state == "dispute"
+    game = Game()
+    between = game.play("2+").position
+    ref.observe(
+        hide(reading(between.board, between.big), {3, 4, 5, 6, 7}), still=True, partial=True
+    )
+    after = game.play("9-").position
+    report = ref.observe(reading(after.board, after.big), still=True)
+    assert not report.accepted and report.state == "ambiguous"
 
 
 def hide(evidence: list[Evidence], squares: set[int]) -> list[Evidence]:

@@ -96,3 +96,61 @@ def test_bad_arguments_are_one_line_errors(
 def test_a_missing_folder_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert track.main(["/nonexistent/frames"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_answers_play_the_players_so_a_whole_game_is_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    moves = ["2+", "9-", "4+"]
+    frames_of_a_game(tmp_path, moves)
+    # the camera never saw the board after 2+: the next photo shows two moves
+    (tmp_path / "frame_01.jpg").write_bytes(b"\xff\xd8 not really a jpeg")
+    answers = tmp_path / "moves.txt"
+    answers.write_text("\n".join(moves) + "\n")
+    status, lines = run([str(tmp_path), "--answers", str(answers)], monkeypatch)
+    assert status == 1  # the unreadable frame is still reported
+    move_lines = [line for line in lines if "move" in line]
+    assert [m["move"] for m in move_lines] == moves
+    for m in move_lines:
+        # a move is either answered by the players or accepted with a confidence
+        assert ("answered" in m) != ("confidence" in m)
+        assert "expected" not in m
+    # two moves behind, the referee asked about the first instead of guessing both
+    assert move_lines[0].get("answered") is True
+    assert lines[-1]["summary"]["moves"] == moves  # type: ignore[index]
+
+
+def test_a_move_accepted_against_the_players_is_marked_and_theirs_is_played(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frames_of_a_game(tmp_path, ["2+"])
+    answers = tmp_path / "moves.txt"
+    answers.write_text("4-\n")  # the players say another move was made
+    status, lines = run([str(tmp_path), "--answers", str(answers)], monkeypatch)
+    assert status == 0
+    moves = [line for line in lines if "move" in line]
+    assert moves == [
+        {
+            "move": "2+",
+            "ply": 1,
+            "frame": "frame_01.jpg",
+            "confidence": moves[0]["confidence"],
+            "expected": "4-",
+        }
+    ]
+    assert lines[-1]["summary"]["moves"] == ["4-"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize(("text", "message"), [("2+\nnonsense\n", "line 2"), (None, "answers")])
+def test_a_bad_answers_file_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str | None, message: str
+) -> None:
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    frames_of_a_game(frames, [])
+    answers = tmp_path / "moves.txt"
+    if text is not None:
+        answers.write_text(text)
+    assert track.main([str(frames), "--answers", str(answers)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("oanquan track:") and message in err and "\n" not in err

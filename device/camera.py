@@ -477,12 +477,17 @@ class Picamera2Camera(_FrameSource):
                 s.width, s.height, array[0], array[1], size[0], size[1],
             )  # fmt: skip
         kwargs: dict[str, Any] = {"main": {"size": size, "format": "RGB888"}, "buffer_count": 2}
-        if choice is not None:
-            sensor: dict[str, Any] = {"output_size": choice.mode_size}
-            if choice.bit_depth is not None:
-                sensor["bit_depth"] = choice.bit_depth
-            kwargs["sensor"] = sensor
-        return cam.create_still_configuration(**kwargs)
+        if choice is None:
+            return cam.create_still_configuration(**kwargs)
+        sensor: dict[str, Any] = {"output_size": choice.mode_size}
+        if choice.bit_depth is not None:
+            sensor["bit_depth"] = choice.bit_depth
+        try:
+            return cam.create_still_configuration(**kwargs, sensor=sensor)
+        except TypeError:
+            # picamera2 before the ``sensor`` argument (0.3.13) picks the mode by
+            # the raw stream's size instead.
+            return cam.create_still_configuration(**kwargs, raw={"size": choice.mode_size})
 
     def _create(self) -> Any:
         if self._open_camera is not None:

@@ -93,7 +93,9 @@ def open_luma_oled(settings: DisplaySettings, *, bus: Any = None) -> LumaDevice:
         from luma.oled.device import sh1106, ssd1306
     except ImportError as exc:
         raise BackendUnavailableError(f"luma.oled is not installed: {exc}") from exc
-    sh1106_extra = sh1106_offset_kwargs(sh1106, settings.sh1106_column_offset)
+    sh1106_extra: dict[str, int] = {}
+    if settings.driver == "sh1106":
+        sh1106_extra = sh1106_offset_kwargs(sh1106, settings.sh1106_column_offset)
     try:
         serial = i2c(bus=bus, port=settings.i2c_port, address=settings.i2c_address)
         oled: LumaDevice

@@ -500,11 +500,25 @@ def test_module3_runs_the_full_field_mode_at_its_16_9_shape() -> None:
     assert camera.sensor is not None and camera.sensor.mode_size == (2304, 1296)
 
 
-def test_default_size_is_module3_full_resolution() -> None:
-    fake = FakeModule3()
-    camera = Picamera2Camera(
-        CameraSettings(settle_frames=1), clock=FakeClock(), open_camera=lambda: fake
-    )
+def test_an_older_picamera2_gets_the_mode_through_the_raw_stream() -> None:
+    class OldModule3(FakeModule3):
+        def create_still_configuration(
+            self, main: Any = None, raw: Any = None, buffer_count: int = 1
+        ) -> dict[str, Any]:
+            return {"main": main, "raw": raw, "buffer_count": buffer_count}
+
+    fake = OldModule3()
+    settings = CameraSettings(settle_frames=1, width=2028, height=1520)
+    Picamera2Camera(settings, clock=FakeClock(), open_camera=lambda: fake).start()
+    assert fake.config is not None
+    assert fake.config["raw"] == {"size": (2304, 1296)}
+    assert fake.config["main"]["size"] == (2028, 1140)
+
+
+def test_the_site_configs_size_is_module3_full_resolution() -> None:
+    fake = FakeModule3()  # systemd/config.toml asks for 4608x2592
+    settings = CameraSettings(settle_frames=1, width=4608, height=2592)
+    camera = Picamera2Camera(settings, clock=FakeClock(), open_camera=lambda: fake)
     camera.start()
     assert fake.config is not None
     assert fake.config["main"]["size"] == (4608, 2592)

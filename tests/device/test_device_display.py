@@ -225,6 +225,25 @@ def test_sh1106_offset_on_an_old_luma_is_refused_not_ignored() -> None:
         sh1106_offset_kwargs(OldSh1106, 0)
 
 
+def test_an_old_luma_is_refused_through_open_luma_oled_only_for_the_sh1106(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import luma.oled.device as luma_device
+
+    from device.errors import BackendUnavailableError
+
+    class OldSh1106(luma_device.sh1106):  # type: ignore[misc]
+        def __init__(self, serial_interface: object = None, **kwargs: object) -> None:
+            raise AssertionError("must not be built with an offset it ignores")
+
+    monkeypatch.setattr(luma_device, "sh1106", OldSh1106)
+    settings = DisplaySettings(driver="sh1106", sh1106_column_offset=0, required=True)
+    with pytest.raises(BackendUnavailableError, match=r"re-run systemd/install\.sh"):
+        open_luma_oled(settings, bus=RecordingBus())
+    ssd = DisplaySettings(driver="ssd1306", sh1106_column_offset=0)
+    assert open_luma_oled(ssd, bus=RecordingBus()) is not None
+
+
 def test_a_missing_panel_is_an_error_when_required() -> None:
     with pytest.raises(DeviceNotFoundError, match="0x3C") as info:
         open_display(DisplaySettings(required=True), bus=RecordingBus(errno.EREMOTEIO))

@@ -52,7 +52,9 @@ def load_manifest(name: str, folder: Path = MANIFESTS) -> Dataset:
             pieces=tuple(d["pieces"]),
             purpose=str(d.get("purpose", "")),
         )
-    except (KeyError, TypeError, ValueError, tomllib.TOMLDecodeError) as e:
+    except KeyError as e:
+        raise ManifestError(f"{path.name}: missing key {e}") from e
+    except (TypeError, ValueError, tomllib.TOMLDecodeError) as e:
         raise ManifestError(f"{path.name}: {e}") from e
     if ds.name != name:
         raise ManifestError(f"{path.name}: name is {ds.name!r}, expected {name!r}")

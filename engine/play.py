@@ -172,53 +172,48 @@ def _events(trace: list[core.TraceEntry], size: int = 12) -> tuple[Event, ...]:
 def start_turn(position: Position, rules: Rules | None = None) -> Transition:
     """Start-of-turn processing alone: the refill, a pass, or the end (R11, R12)."""
     rules = rules or Rules()
-    _check_seats(position, rules)
     trace: list[core.TraceEntry] = []
-    if rules.players == 2:
+    if rules.players == 2 and len(position.board) == 12:  # the two-player kernel, as ever
         st = position.to_state()
         if st.outcome is None:
             core.start_turn(st, config(rules), trace)
-        after = Position.from_state(st)
-    else:
-        rst = position.to_ring_state()
-        if rst.outcome is None:
-            ringcore.start_turn(rst, ring_config(rules), trace)
-        after = Position.from_state(rst)
-    return Transition(position, None, after, _events(trace, 6 * rules.players), Captured(), None)
-
-
-def _legal_codes(position: Position, rules: Rules) -> tuple[int, ...]:
-    if rules.players == 2:
-        cfg = config(rules)
-        st = position.to_state()
-        if st.outcome is None:
-            core.start_turn(st, cfg)
-        return core.legal_codes(st, cfg)
-    rcfg = ring_config(rules)
+        return Transition(position, None, Position.from_state(st), _events(trace), Captured(), None)
+    _check_seats(position, rules)
     rst = position.to_ring_state()
     if rst.outcome is None:
-        ringcore.start_turn(rst, rcfg)
-    return ringcore.legal_codes(rst, rcfg)
+        ringcore.start_turn(rst, ring_config(rules), trace)
+    after = Position.from_state(rst)
+    return Transition(position, None, after, _events(trace, 6 * rules.players), Captured(), None)
 
 
 def legal_moves(position: Position, rules: Rules | None = None) -> list[Move]:
     """Every legal move of the side to move, after its compulsory refill."""
     rules = rules or Rules()
+    if rules.players == 2 and len(position.board) == 12:  # the two-player kernel, as ever
+        cfg = config(rules)
+        st = position.to_state()
+        if st.outcome is None:
+            core.start_turn(st, cfg)
+        return [Move.from_code(code) for code in core.legal_codes(st, cfg)]
     _check_seats(position, rules)
-    return [Move.from_code(code) for code in _legal_codes(position, rules)]
+    rcfg = ring_config(rules)
+    rst = position.to_ring_state()
+    if rst.outcome is None:
+        ringcore.start_turn(rst, rcfg)
+    return [Move.from_code(code) for code in ringcore.legal_codes(rst, rcfg)]
 
 
 def illegal_reason(position: Position, move: Move, rules: Rules | None = None) -> str | None:
     """Why ``move`` is illegal here, in words a player understands; None if it is legal."""
     rules = rules or Rules()
-    _check_seats(position, rules)
-    if rules.players == 2:
+    rows: tuple[tuple[int, ...], ...]
+    if rules.players == 2 and len(position.board) == 12:  # the two-player kernel, as ever
         st = position.to_state()
         if st.outcome is None:
             core.start_turn(st, config(rules))
-        over, player, board = st.outcome is not None, st.to_move, st.b
-        rows: tuple[tuple[int, ...], ...] = ROWS
+        over, player, board, rows = st.outcome is not None, st.to_move, st.b, ROWS
     else:
+        _check_seats(position, rules)
         rst = position.to_ring_state()
         if rst.outcome is None:
             ringcore.start_turn(rst, ring_config(rules))
@@ -257,38 +252,34 @@ def play(position: Position, move: Move | str, rules: Rules | None = None) -> Tr
         st = position.to_state()
         core.start_turn(st, cfg, trace)
         cap, mask, stop = core.play(st, move.code, cfg, trace)
-        after = Position.from_state(st)
-    else:
-        rcfg = ring_config(rules)
-        rst = position.to_ring_state()
-        ringcore.start_turn(rst, rcfg, trace)
-        cap, mask, stop = ringcore.play(rst, move.code, rcfg, trace)
-        after = Position.from_state(rst)
+        nbig = bin(mask).count("1")
+        captured = Captured(cap, nbig, cap + nbig * rules.mandarin_value)
+        return Transition(
+            position, move, Position.from_state(st), _events(trace), captured, core.STOPS[stop]
+        )
+    rcfg = ring_config(rules)
+    rst = position.to_ring_state()
+    ringcore.start_turn(rst, rcfg, trace)
+    cap, mask, stop = ringcore.play(rst, move.code, rcfg, trace)
     nbig = bin(mask).count("1")
     captured = Captured(cap, nbig, cap + nbig * rules.mandarin_value)
-    return Transition(
-        position,
-        move,
-        after,
-        _events(trace, 6 * rules.players),
-        captured,
-        core.STOPS[stop],
-    )
+    after = Position.from_state(rst)
+    events = _events(trace, 6 * rules.players)
+    return Transition(position, move, after, events, captured, core.STOPS[stop])
 
 
 def end_now(position: Position, reason: str, rules: Rules | None = None) -> Transition:
     """End the game here with the R12 settlement (repetition, ply limit, agreed stop)."""
     rules = rules or Rules()
-    _check_seats(position, rules)
     trace: list[core.TraceEntry] = []
-    if rules.players == 2:
+    if rules.players == 2 and len(position.board) == 12:  # the two-player kernel, as ever
         st = position.to_state()
         if st.outcome is None:
             core.settle(st, config(rules), reason, None, trace)
-        after = Position.from_state(st)
-    else:
-        rst = position.to_ring_state()
-        if rst.outcome is None:
-            ringcore.settle(rst, ring_config(rules), reason, None, trace)
-        after = Position.from_state(rst)
+        return Transition(position, None, Position.from_state(st), _events(trace), Captured(), None)
+    _check_seats(position, rules)
+    rst = position.to_ring_state()
+    if rst.outcome is None:
+        ringcore.settle(rst, ring_config(rules), reason, None, trace)
+    after = Position.from_state(rst)
     return Transition(position, None, after, _events(trace, 6 * rules.players), Captured(), None)

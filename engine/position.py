@@ -122,23 +122,39 @@ class Position:
     lent: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        if len(self.board) not in (12, 18, 24):
+        if len(self.board) == 12:
+            # Two seats: the checks of the two-player engine, plus one for the pairs.
+            if self.to_move not in (0, 1):
+                raise NotationError(f"position: to_move must be 0 or 1, got {self.to_move!r}")
+            if self.field_owner is not None and len(self.field_owner) != 12:
+                raise NotationError("position: field_owner must have 12 entries")
+            if not (
+                len(self.big) == len(self.store) == len(self.bigs) == len(self.debt) == 2
+                and len(self.big_taker) == 2
+                and not self.lent
+                and (self.outcome is None or len(self.outcome.final) == 2)
+            ):
+                self._check_seats(2)
+            return
+        if len(self.board) not in (18, 24):
             raise NotationError(f"position: board must have 12 squares, got {len(self.board)}")
         n = len(self.board) // 6
         if self.to_move not in range(n):
             raise NotationError(f"position: to_move must be {_seats_text(n)}, got {self.to_move!r}")
-        if self.field_owner is not None and len(self.field_owner) != 12:
-            raise NotationError("position: field_owner must have 12 entries")
-        if n > 2 and self.field_owner is not None:
+        if self.field_owner is not None:
             raise NotationError("position: field_owner (match play) is two-player only")
+        if not self.lent:
+            object.__setattr__(self, "lent", (0,) * n)
+        self._check_seats(n)
+
+    def _check_seats(self, n: int) -> None:
+        """Every per-seat field has one entry per seat (and ``lent`` only with 3-4 seats)."""
         for name in ("big", "store", "bigs", "debt", "big_taker"):
             if len(getattr(self, name)) != n:
                 raise NotationError(f"position: {name} must have {n} entries, one per seat")
         if n == 2 and self.lent:
             raise NotationError("position: lent is only kept for 3 or 4 seats")
-        if n > 2 and not self.lent:
-            object.__setattr__(self, "lent", (0,) * n)
-        elif n > 2 and len(self.lent) != n:
+        if n > 2 and len(self.lent) != n:
             raise NotationError(f"position: lent must have {n} entries, one per seat")
         if self.outcome is not None and (
             len(self.outcome.final) != n
@@ -290,7 +306,7 @@ class Position:
 
     def to_state(self) -> State:
         """The two-player kernel's state (:mod:`engine.core`); more seats: :meth:`to_ring_state`."""
-        if self.players != 2:
+        if len(self.board) != 12:
             raise NotationError(
                 f"position: {self.players} seats need the ring kernel (to_ring_state)"
             )

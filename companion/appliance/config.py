@@ -2,17 +2,23 @@
 
 ``companion/appliance/default_config.toml`` is both the documentation and the schema:
 a key the defaults do not have is an error (typos must not silently fall back
-to a default). ``[rules]`` and ``[vision]`` are plain dicts handed on unchanged;
-the engine and vision validate their own keys. Every error is one line naming
-the key: ``config: display.i2c_address: expected an integer 0x03..0x77, got 'abc'``.
+to a default). ``[rules]`` and ``[vision]`` are plain dicts handed on unchanged,
+but they are checked here too, by the engine's and vision's own validators, so
+the whole file is known good before ``oanquan run`` opens any hardware (a bad
+value found later would be a traceback and a restart loop under systemd).
+Every error is one line naming the key:
+``config: display.i2c_address: expected an integer 0x03..0x77, got 'abc'``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import difflib
+import math
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,6 +35,7 @@ from device.settings import (
     EncoderPins,
     HardwareSettings,
 )
+from engine import EngineError, Rules
 
 #: Where the installer puts the site's file on the Pi.
 SYSTEM_CONFIG = Path("/etc/oanquan/config.toml")
@@ -325,10 +332,96 @@ def _build(data: dict[str, Any], source: Path | None, where: str) -> Config:
         kiosk=kiosk,
         play=_play(root.table("play")),
         storage=_storage(root.table("storage")),
-        rules=dict(data["rules"]),
-        vision=dict(data["vision"]),
+        rules=_rules(data["rules"], where),
+        vision=_vision(data["vision"], where),
         source=source,
     )
+
+
+def _rules(data: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The ``[rules]`` table, checked by the engine; errors name ``rules.<switch>``."""
+    known = [f.name for f in dataclasses.fields(Rules)]
+    for key in data:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"rules.{key}", f"unknown switch{hint}", where)
+    try:
+        Rules.from_json(dict(data))
+    except EngineError as exc:
+        text = str(exc).removeprefix("rules: ")
+        name, sep, problem = text.partition(": ")
+        if sep and name in known:
+            raise ConfigError(f"rules.{name}", problem, where) from None
+        raise ConfigError("rules", text, where) from None
+    return dict(data)
+
+
+_VISION_KEY = re.compile(r"\[(\w+)\](?: (\w+))?")
+
+
+def _vision(data: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The ``[vision]`` table, checked by vision's own loader; errors name ``vision.<stage>.<key>``.
+
+    Hand-given corners are also checked for being a usable quadrilateral: a
+    pasted row of zeros or a NaN would otherwise replace the board's outline.
+    """
+    from vision.config import config_from_dict
+    from vision.errors import VisionError
+
+    try:
+        settings = config_from_dict({"vision": dict(data)} if data else {})
+    except VisionError as exc:
+        text = str(exc).removeprefix("vision config: ")
+        found = _VISION_KEY.search(text)
+        key = "vision"
+        if found:
+            key += "." + ".".join(part for part in found.groups() if part)
+        problem = _VISION_KEY.sub("", text, count=1).strip() or text
+        if problem == "unknown section":
+            problem = "unknown key (vision has one table per stage: locate, count, gate, change)"
+        raise ConfigError(key, problem, where) from None
+    corners = settings.locate.manual_corners
+    if corners is not None:
+        bad = corners_problem(corners)
+        if bad:
+            raise ConfigError("vision.locate.manual_corners", bad, where)
+    return dict(data)
+
+
+def corners_problem(corners: Any) -> str | None:
+    """Why four hand-given corners cannot outline a board, or None when they can.
+
+    They must be finite numbers and enclose a convex quadrilateral of some
+    size; the order (any rotation or mirror of SW, SE, NE, NW) does not matter.
+    """
+    try:
+        pts = [(float(x), float(y)) for x, y in corners]
+    except (TypeError, ValueError):
+        return "expected four [x, y] pairs"
+    if len(pts) != 4:
+        return f"expected four [x, y] pairs, got {len(pts)}"
+    if not all(math.isfinite(c) for p in pts for c in p):
+        return "every corner must be a finite number (no nan or inf)"
+    crosses = []
+    for i in range(4):
+        (ax, ay), (bx, by), (cx, cy) = pts[i], pts[(i + 1) % 4], pts[(i + 2) % 4]
+        crosses.append((bx - ax) * (cy - by) - (by - ay) * (cx - bx))
+    area = (
+        abs(
+            sum(pts[i][0] * pts[(i + 1) % 4][1] - pts[(i + 1) % 4][0] * pts[i][1] for i in range(4))
+        )
+        / 2
+    )
+    if area < MIN_CORNER_AREA:
+        return f"the four corners enclose {area:.0f} square pixels: not a board"
+    if not (all(c > 0 for c in crosses) or all(c < 0 for c in crosses)):
+        return "the four corners must go round the board in order (a convex outline)"
+    return None
+
+
+#: Smallest area, in square pixels, four hand-given corners may enclose.
+MIN_CORNER_AREA = 100.0
 
 
 def _buttons(t: _Table) -> ButtonSettings:
@@ -423,12 +516,14 @@ def _camera(t: _Table) -> CameraSettings:
             device=device,
             width=t.integer("width", 16, 8192),
             height=t.integer("height", 16, 8192),
+            match_sensor=t.boolean("match_sensor"),
             settle_frames=t.integer("settle_frames", 0, 1000),
             timeout_s=t.number("timeout_s", 0.0, 600.0, lo_open=True),
             exposure_us=None if exposure is None else int(exposure),
             analogue_gain=t.auto_number("analogue_gain", 1.0, 64.0),
             colour_gains=gains,
             flicker_period_us=flicker or None,
+            focus_m=t.auto_number("focus_m", 0.1, 100.0),
             replay_dir=replay_dir,
             loop=t.boolean("loop"),
         ),

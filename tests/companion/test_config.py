@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from companion.appliance.config import (
@@ -87,12 +88,71 @@ def test_config_values_are_frozen() -> None:
 
 def test_rules_and_vision_pass_through_as_plain_dicts() -> None:
     config = parse_config(
-        "[rules]\nborrow_when_empty = true\nanything_goes = [1, 2]\n"
-        "[vision]\nlocate = { canny_low = 40 }\n"
+        '[rules]\nquan_non_min = 0\nend_when = "big_captured"\n'
+        "[vision]\nlocate = { work_width = 400 }\n"
     )
-    assert config.rules == {"borrow_when_empty": True, "anything_goes": [1, 2]}
-    assert config.vision == {"locate": {"canny_low": 40}}
+    assert config.rules == {"quan_non_min": 0, "end_when": "big_captured"}
+    assert config.vision == {"locate": {"work_width": 400}}
     assert type(config.rules) is dict and type(config.vision) is dict
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[rules]\nborrow_when_empty = true\n", "rules.borrow_when_empty"),
+        ("[rules]\nquan_non_min = 99\n", "rules.quan_non_min"),
+        ('[rules]\ndirection = "sideways"\n', "rules.direction"),
+        ("[vision]\nfoo = 1\n", "vision.foo"),
+        ("[vision.locate]\nfoo = 1\n", "vision.locate.foo"),
+        ('[vision.locate]\nwork_width = "wide"\n', "vision.locate.work_width"),
+        ("[vision.locate]\nmanual_corners = [[1, 2], [3, 4]]\n", "vision.locate.manual_corners"),
+        (
+            "[vision.locate]\nmanual_corners = [[0, 0], [0, 0], [0, 0], [0, 0]]\n",
+            "vision.locate.manual_corners",
+        ),
+        (
+            "[vision.locate]\nmanual_corners = [[nan, 0], [100, 0], [100, 50], [0, 50]]\n",
+            "vision.locate.manual_corners",
+        ),
+        (
+            "[vision.locate]\nmanual_corners = [[0, 0], [100, 50], [100, 0], [0, 50]]\n",
+            "vision.locate.manual_corners",
+        ),
+    ],
+)
+def test_rules_and_vision_are_checked_when_the_file_is_read(text: str, key: str) -> None:
+    """Both tables used to pass unchecked and fail after the hardware was opened."""
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text)
+    assert caught.value.key == key
+    assert str(caught.value).startswith(f"config: {key}: ")
+    assert "\n" not in str(caught.value)
+
+
+def test_every_commented_example_in_the_defaults_is_valid() -> None:
+    """The [rules] example once named a switch the engine does not have."""
+    text = default_config_text()
+    examples = [
+        line.removeprefix("#").strip()
+        for line in text.splitlines()
+        if line.startswith("#   ") and ("=" in line or line.strip("# ").startswith("["))
+    ]
+    assert any(line.startswith("[rules]") for line in examples)
+    config = parse_config("\n".join(examples) + "\n")
+    assert config.rules == {"quan_non_min": 0, "end_when": "big_captured"}
+    assert config.vision["locate"]["manual_corners"][0] == [412.0, 655.5]
+
+
+def test_the_file_calibrate_writes_is_a_config_file() -> None:
+    from companion.commands.calibrate import calibration_toml
+
+    corners = np.array([[200.0, 650.0], [1000.0, 640.0], [900.0, 300.0], [250.0, 310.0]])
+    config = parse_config(calibration_toml(corners, "frame.jpg"))
+    assert config.vision == {
+        "locate": {
+            "manual_corners": [[200.0, 650.0], [1000.0, 640.0], [900.0, 300.0], [250.0, 310.0]]
+        }
+    }
 
 
 def test_a_pins_table_replaces_the_default_one() -> None:

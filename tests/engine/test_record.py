@@ -82,3 +82,14 @@ def test_corrupt_records_get_one_line_errors(tmp_path: Path, text: str, message:
     path.write_text(text)
     with pytest.raises(GameRecordError, match=message):
         read_record(path)
+
+
+@pytest.mark.parametrize("players", (3, 4))
+def test_ring_games_record_and_replay_like_two_player_ones(tmp_path: Path, players: int) -> None:
+    game = played(5, Rules(players=players, lender="previous"))
+    path = tmp_path / "ring.jsonl"
+    write_record(path, game)
+    assert '"players":' in path.read_text().splitlines()[0]
+    record = read_record(path)
+    assert record.rules == game.rules and record.start == game.start
+    assert record.replay().position == game.position

@@ -130,3 +130,22 @@ def test_places_rank_by_score_with_shared_places() -> None:
     # two-player no_refill=lose: the declared winner is first even when poorer
     assert Outcome("no_refill", (1, 40), 0).places() == (1, 2)
     assert Outcome("mandarins_taken", (50, 20, 30), 0).margin == 20
+
+
+def test_stop_and_count_settles_every_seat() -> None:
+    game = Game(Rules(players=3))
+    game.play("2+")
+    end = game.stop_and_count().position
+    assert end.outcome is not None and end.outcome.reason == "repetition"
+    # P0: 6 captured + 18 on its row; P2 and P1 sweep 24 each; stones (10 + 1 each) unclaimed
+    assert end.outcome.final == (6 + 18, 24, 24)
+    assert end.outcome.sweep == (18, 24, 24)
+    assert end.outcome.unclaimed == 33
+    assert end.outcome.winner is None and end.outcome.places() == (1, 1, 1)
+
+
+def test_the_ring_position_draws_one_line_per_seat() -> None:
+    text = str(Position.initial(Rules(players=4)))
+    lines = text.splitlines()
+    assert lines[0].startswith("P0  (0:0*)  1:5") and "<- to move" in lines[0]
+    assert lines[1].startswith("P1  (18:0*)  19:5")

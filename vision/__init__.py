@@ -5,6 +5,25 @@ homography; ``Locator`` verifies it frame to frame and notices a moved
 board), ``count`` (per-square count distributions), ``gate`` (is the frame
 fit to count), ``change`` (which squares changed since a confirmed frame, and
 is this frame a new scene). ``read_board`` chains locate, gate and count.
+
+One frame through them, for a fixed camera (the caller keeps ``previous``
+(None for a folder of stills, where every photo is new), ``last_thumb``,
+``reference``, ``calibration`` and the ``Locator`` between frames)::
+
+    new_scene = is_new_scene(last_thumb, thumb := thumbnail(image))   # every frame
+    quality = assess_frame(image, previous)       # exposure, motion: before any search
+    if not quality.ok: wait                       # quality.problem says why
+    located = locator.locate(image)               # verify; full search only if it fails
+    if located.outline is None: no board in view  # Fix.LOST
+    if located.moved: reference = calibration = None   # learnt on the old view
+    reading = read_board(image, outline=located.outline, calibration=calibration,
+                         previous=previous, partial=stills)   # adds the hand check
+    hidden = [sq.hidden for sq in reading.squares]
+    grey = square_grey(image)
+    regions, unit = located.outline.regions, located.outline.px_per_unit()
+    changed = changed_since(reference, grey, regions, unit, hidden)   # None: no reference
+    # once the referee confirms this frame:
+    reference = confirmed_reference(reference, grey, regions, hidden)
 """
 
 from vision.api import BoardReading, SquareReading, calibrate, read_board

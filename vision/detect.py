@@ -117,7 +117,7 @@ def forward(blob: NDArray[np.float32], path: str) -> NDArray[np.float32]:
 
 def density(rect_bgr: NDArray[np.uint8], model: str = MODEL_PATH) -> NDArray[np.float32]:
     """The two density maps (2, H/STRIDE, W/STRIDE) of a rectified board, by ``model``."""
-    return forward(prepare(rect_bgr), model)[0]
+    return np.asarray(forward(prepare(rect_bgr), model)[0], dtype=np.float32)
 
 
 def region_counts(

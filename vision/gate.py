@@ -73,7 +73,8 @@ def _small_grey(image: NDArray[np.uint8], width: int) -> NDArray[np.uint8]:
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     h, w = grey.shape[:2]
     s = width / float(w)
-    return cv2.resize(grey, (width, max(2, round(h * s))), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(grey, (width, max(2, round(h * s))), interpolation=cv2.INTER_AREA)
+    return np.asarray(small, dtype=np.uint8)
 
 
 def skin_mask(image_bgr: NDArray[np.uint8]) -> NDArray[np.bool_]:
@@ -94,9 +95,10 @@ def _arm_mask(
     """
     h, w = image_bgr.shape[:2]
     s = width / float(w)
-    small = cv2.resize(image_bgr, (width, max(2, round(h * s))), interpolation=cv2.INTER_AREA)
+    size = (width, max(2, round(h * s)))
+    small = np.asarray(cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA), np.uint8)
     skin = skin_mask(small).astype(np.uint8)
-    skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    skin = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
     board = np.zeros(skin.shape, np.uint8)
     polys = [np.rint(p * s).astype(np.int32) for p in outline.regions]
     cv2.fillPoly(board, polys, 1)
@@ -137,7 +139,8 @@ def hand_cover(
     arm, _, s = _arm_mask(image_bgr, outline, width)
     if arm.any():
         k = max(3, int(2 * margin * outline.px_per_unit() * s) | 1)
-        arm = cv2.dilate(arm, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        arm = np.asarray(cv2.dilate(arm, disc), dtype=np.uint8)
     out = []
     for poly in outline.regions:
         mask = np.zeros(arm.shape, np.uint8)

@@ -19,7 +19,7 @@ BINS = 8
 
 def saturated(ridge: NDArray[np.float32]) -> NDArray[np.float32]:
     """Ridge strength as 0..1 chalk evidence (``SAT`` noise units and more are full)."""
-    return np.minimum(ridge / SAT, 1.0).astype(np.float32)
+    return np.asarray(np.minimum(ridge / SAT, 1.0), dtype=np.float32)
 
 
 def direction_weights(normal: NDArray[np.float32]) -> NDArray[np.float32]:

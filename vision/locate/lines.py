@@ -85,9 +85,8 @@ def hough_families(
                 binary, 2.0, np.pi / 360.0, votes, None, 0, 0, float(lo), float(hi)
             )
             if got is not None:
-                found.append(
-                    got.reshape(-1, 3)[:, :2] if got.shape[-1] == 3 else got.reshape(-1, 2)
-                )
+                cols = got.reshape(-1, 3)[:, :2] if got.shape[-1] == 3 else got.reshape(-1, 2)
+                found.append(np.asarray(cols, dtype=np.float64))
         if not found:
             fams.append(np.zeros((0, 2)))
             continue

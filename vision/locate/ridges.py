@@ -92,7 +92,8 @@ def _hessian_ridge(
         diff, ixy2, tr = comp[p]
         # eigenvector of l1 has angle a1; the dominant one is the normal
         a = 0.5 * cv2.phase(diff, ixy2)
-        a += cv2.compare(tr, 0.0, cv2.CMP_LT).astype(np.float32) * np.float32(np.pi / 2 / 255)
+        below = cv2.compare(tr, 0.0, cv2.CMP_LT)  # type: ignore[call-overload]
+        a += below.astype(np.float32) * np.float32(np.pi / 2 / 255)
         out[p] = (best[p], a)
     return out
 
@@ -125,7 +126,8 @@ def ridge_maps(
             upd = cv2.compare(scaled, resp, cv2.CMP_GT)
             cv2.copyTo(scaled, upd, resp)
             cv2.copyTo(a_c, upd, ang)
-        ang = ang - cv2.compare(ang, np.pi, cv2.CMP_GE).astype(np.float32) * np.float32(np.pi / 255)
+        wrap = cv2.compare(ang, np.pi, cv2.CMP_GE)  # type: ignore[call-overload]
+        ang = ang - wrap.astype(np.float32) * np.float32(np.pi / 255)
         out[p] = (resp.astype(np.float32), ang)
     return out
 

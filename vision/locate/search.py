@@ -59,7 +59,8 @@ def _fit_polarity(
     sc = scores(sat_coarse, hs, 0.25, cfg.arc_depth)
     sc = sc + rng.uniform(0.0, 1e-9, size=len(sc))
     picked = _distinct(hs, sc, cfg)
-    sat_fine = evidence_maps(cv2.GaussianBlur(sat, (0, 0), 1.0), normal, 3, weights)
+    blurred = np.asarray(cv2.GaussianBlur(sat, (0, 0), 1.0), dtype=np.float32)
+    sat_fine = evidence_maps(blurred, normal, 3, weights)
     best: tuple[float, FloatArray, float] | None = None
     # a few greedy rounds for every candidate, then more for the leader: the
     # template score after refinement ranks candidates and is the quality

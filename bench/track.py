@@ -1,25 +1,29 @@
-"""How well the referee follows real games from frames: moves recognised, asked, wrong.
+"""How well the referee follows whole games from frames: identified, asked, disputed, wrong.
 
     python bench/track.py DATASET_DIR              # every sequence_* folder (render-public layout)
     python bench/track.py --synth 10 --seed 3      # fresh generated games, never tuned on
-    python bench/track.py --synth 10 --hands 0.2   # ... with an arm over the board in 20% of frames
+    python bench/track.py --synth 10 --hands 0.25  # ... with an arm over the board in 25% of frames
 
-For every sequence the referee starts from the position of its first frame
-and sees the frames in order, exactly as ``oanquan track`` does. Printed
-(one JSON line): the fraction of true moves it identified without asking,
-the fraction of moves where it asked the players, the number of wrong moves
-it accepted silently, and the time from a settled frame to the decision
-(median and p95, one thread).
+Every sequence is run exactly as ``oanquan track --answers`` runs it: the
+referee starts from the position of the first frame (the players' confirmed
+start), and the true moves play the players, who answer each question or
+dispute with the true move and correct a wrong move, so a whole game is
+measured move by move. Printed (JSON lines): one line per sequence, one per
+condition (ground, light, pieces, hand in the frame), and the totals: moves
+identified without asking, asked, disputed, wrong accepted (and missed: moves
+the referee neither took nor asked about), the reliability table (accepted
+moves binned by stated confidence, with the share that was right), and the
+time from a frame to the decision (median and p95, one thread).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import itertools
 import json
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +35,9 @@ import cv2  # noqa: E402
 
 from companion.appliance.observe import VisionObserver  # noqa: E402
 from companion.appliance.pipeline import FramePipeline  # noqa: E402
+from companion.commands.track import track  # noqa: E402
 from companion.referee import Referee  # noqa: E402
-from device.ports import Frame  # noqa: E402
-from engine import Game, Position  # noqa: E402
+from engine import Game, Move, Position  # noqa: E402
 from vision.synth import REGION_NAMES  # noqa: E402
 
 REGION_SQUARE = {name: sq for sq, name in enumerate(REGION_NAMES)}
@@ -59,53 +63,96 @@ def start_position(truth: dict[str, Any]) -> Position:
     )
 
 
-def run_sequence(frames: list[tuple[Path, str | None]], start: Position) -> dict[str, Any]:
-    """Referee one sequence; ``frames`` pairs each image with the true move that led to it.
+#: Confidence bins of the reliability table (lower edges).
+BINS = (0.0, 0.95, 0.99, 0.995, 0.999, 0.9999)
 
-    A move counts as identified when the referee accepts exactly it without
-    asking (possibly one frame late, after a frame with a hand); as asked
-    when the referee asks the players (who then answer with the true move);
-    as wrong when the referee accepts anything else. A referee that falls two
-    moves behind or accepts a wrong move is put back on the true position, so
-    one mistake is counted once.
+
+def run_sequence(
+    frames: list[tuple[Path, str | None]], start: Position, labels: list[dict[str, str]]
+) -> dict[str, Any]:
+    """Referee one sequence as ``oanquan track --answers`` does; ``frames`` pairs each
+    image with the true move that led to it, ``labels`` names each frame's conditions.
+
+    Returns the counts, every accepted move's (confidence, right) and the
+    per-frame decision times, each move attributed to the frame that showed it.
     """
     referee = Referee(start=start)
     referee.setup_checked = True
-    judge = FramePipeline(VisionObserver(stills=True), referee, start_shown=True)
-    truth = Game(start=start)
-    stats = {"moves": 0, "identified": 0, "asked": 0, "wrong": 0}
-    decision_ms: list[float] = []
-    for seq, (path, move) in enumerate(frames):
-        image = cv2.imread(str(path))
-        if move is not None:
-            truth.play(move)
-            stats["moves"] += 1
-        t0 = time.perf_counter()
-        report = judge(Frame(image, float(seq), seq, path.name)).report
-        decision_ms.append((time.perf_counter() - t0) * 1000)
-        done = referee.position.ply - start.ply
-        if report.accepted:
-            expected = [str(m) for m in truth.moves[done - len(report.accepted) : done]]
-            for got, want in zip((str(a.move) for a in report.accepted), expected, strict=False):
-                stats["identified" if got == want else "wrong"] += 1
-        elif report.state == "ambiguous" and move is not None:
-            stats["asked"] += 1
-            pending = referee.pending
-            if pending is not None and any(str(c) == move for c in pending.choices):
-                referee.confirm(move)
-        behind = truth.position.ply - referee.position.ply
-        wrong_path = referee.game.moves != truth.moves[: len(referee.game.moves)]
-        if wrong_path or behind >= 2:
-            referee = Referee(start=truth.position)
-            referee.setup_checked = True
-            judge.follow(referee, start_shown=True)
-            start = truth.position
-            truth = Game(start=start)
-    stats["missed"] = stats["moves"] - stats["identified"] - stats["asked"] - stats["wrong"]
-    return {**stats, "decision_ms": decision_ms}
+    pipeline = FramePipeline(VisionObserver(stills=True), referee, start_shown=True)
+    answers = [Move.parse(m) for _, m in frames if m is not None]
+    out = io.StringIO()
+    times: list[float] = []
+    track([p for p, _ in frames], pipeline, out, timings=times, answers=answers)
+    by_frame = {p.name: i for i, (p, _) in enumerate(frames)}
+    state = ""
+    moves: list[dict[str, Any]] = []
+    for text in out.getvalue().splitlines():
+        line = json.loads(text)
+        if "state" in line:
+            state = line["state"]
+        elif "move" in line:
+            if "expected" in line:
+                how = "wrong"
+            elif line.get("answered"):
+                how = "disputed" if state == "dispute" else "asked"
+            else:
+                how = "identified"
+            moves.append({**line, "how": how, "labels": labels[by_frame[line["frame"]]]})
+    return {"moves": moves, "true_moves": len(answers), "decision_ms": times}
 
 
-def dataset_sequences(root: Path) -> list[tuple[list[tuple[Path, str | None]], Position]]:
+def _counts(moves: list[dict[str, Any]], true_moves: int) -> dict[str, Any]:
+    kinds = ("identified", "asked", "disputed", "wrong")
+    got = {k: sum(m["how"] == k for m in moves) for k in kinds}
+    n = max(1, true_moves)
+    return {
+        "moves": true_moves,
+        **got,
+        "missed": max(0, true_moves - sum(got.values())),
+        "identified_without_asking": round(got["identified"] / n, 4),
+    }
+
+
+def reliability(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Accepted moves binned by stated confidence: how many, and the share that was right."""
+    table = []
+    edges = (*BINS, 1.0000001)
+    for lo, hi in itertools.pairwise(edges):
+        inside = [m for m in moves if "confidence" in m and lo <= m["confidence"] < hi]
+        if not inside:
+            continue
+        right = sum(m["how"] == "identified" for m in inside)
+        table.append(
+            {
+                "bin": [lo, min(hi, 1.0)],
+                "accepted": len(inside),
+                "right": right,
+                "observed": round(right / len(inside), 4),
+                "mean_stated": round(sum(m["confidence"] for m in inside) / len(inside), 4),
+            }
+        )
+    return table
+
+
+Sequence = tuple[str, list[tuple[Path, str | None]], Position, list[dict[str, str]]]
+
+
+def _labels(truth: dict[str, Any]) -> dict[str, str]:
+    """The conditions a frame is reported under: ground, light, pieces, hand."""
+    cond = truth.get("conditions", {})
+    light = cond.get("light")
+    pieces = cond.get("pieces")
+    return {
+        "ground": str(cond.get("ground", "?")),
+        "light": str(light.get("type", "?") if isinstance(light, dict) else light or "?"),
+        "pieces": str(
+            pieces.get("kind", "?") if isinstance(pieces, dict) else cond.get("palette", "?")
+        ),
+        "hand": "hand" if truth.get("hand", {}).get("present") else "no hand",
+    }
+
+
+def dataset_sequences(root: Path) -> list[Sequence]:
     out = []
     for folder in sorted(p for p in root.rglob("sequence_*") if p.is_dir()):
         images = sorted(folder.glob("*.jpg")) + sorted(folder.glob("*.png"))
@@ -114,19 +161,24 @@ def dataset_sequences(root: Path) -> list[tuple[list[tuple[Path, str | None]], P
             (p, t["game"]["move"] if i else None)
             for i, (p, t) in enumerate(zip(images, truths, strict=True))
         ]
-        out.append((frames, start_position(truths[0])))
+        labels = [_labels(t) for t in truths]
+        out.append((folder.name, frames, start_position(truths[0]), labels))
     return out
 
 
 def synth_sequences(
     count: int, seed: int, workdir: Path, plies: int = 20, hands: float = 0.0
-) -> list[tuple[list[tuple[Path, str | None]], Position]]:
+) -> list[Sequence]:
     """Random self-play games photographed by the scene generator, one fixed scene each.
 
+    As with a fixed camera, a square whose count did not change keeps its
+    pebbles where they lay; the light drifts a little from frame to frame.
     ``hands``: the share of frames (after the first) taken with an arm still
     reaching over the board, as players' hands come in and out of real photos.
     """
     import random
+
+    import numpy as np
 
     from companion.referee.reconcile import board_of
     from vision.synth import render_scene
@@ -135,30 +187,43 @@ def synth_sequences(
     for n in range(count):
         rng = random.Random(seed * 1000 + n)
         hand_rng = random.Random(f"hands {seed} {n}")  # the games stay those of --hands 0
+        light_rng = random.Random(f"light {seed} {n}")
         game = Game()
         folder = workdir / f"sequence_{n:03d}"
         folder.mkdir(parents=True)
         frames: list[tuple[Path, str | None]] = []
+        labels: list[dict[str, str]] = []
         move: str | None = None
         for ply in range(plies + 1):
             board, big = board_of(game.position)
-            image, _ = render_scene(
+            hand = ply > 0 and hand_rng.random() < hands
+            image, truth = render_scene(
                 list(board),
                 big,
-                seed * 100_000 + n * 100 + ply,
+                seed * 100_000 + n * 100,  # same arrangement for the same count
                 scene_seed=seed * 1000 + n,
-                hand=ply > 0 and hand_rng.random() < hands,
+                hand=hand,
             )
+            drift = 1.0 + light_rng.uniform(-0.04, 0.04)
+            image = np.clip(image.astype(np.float32) * drift, 0, 255).astype(np.uint8)
             path = folder / f"frame_{ply:03d}.jpg"
             cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
             frames.append((path, move))
+            labels.append(_labels(truth))
             if game.is_over:
                 break
             m = rng.choice(game.legal_moves())
             game.play(m)
             move = str(m)
-        out.append((frames, Position.initial()))
+        out.append((folder.name, frames, Position.initial(), labels))
     return out
+
+
+def _percentile(times: list[float], q: float) -> float | None:
+    if not times:
+        return None
+    ordered = sorted(times)
+    return round(ordered[int(q * (len(ordered) - 1))], 1)
 
 
 def main() -> int:
@@ -169,34 +234,69 @@ def main() -> int:
     parser.add_argument(
         "--hands", type=float, default=0.0, help="share of generated frames with an arm in view"
     )
+    parser.add_argument("--plies", type=int, default=20, help="moves per generated sequence")
     args = parser.parse_args()
     cv2.setNumThreads(1)
+    moves: list[dict[str, Any]] = []
+    times: list[float] = []
+    true_moves = 0
     with tempfile.TemporaryDirectory() as tmp:
         if args.synth:
-            sequences = synth_sequences(args.synth, args.seed, Path(tmp), hands=args.hands)
+            sequences = synth_sequences(
+                args.synth, args.seed, Path(tmp), plies=args.plies, hands=args.hands
+            )
         elif args.dataset is not None:
             sequences = dataset_sequences(args.dataset)
         else:
             parser.error("give DATASET_DIR or --synth N")
-        totals = {"moves": 0, "identified": 0, "asked": 0, "wrong": 0, "missed": 0}
-        times: list[float] = []
-        for frames, start in sequences:
-            result = run_sequence(frames, start)
-            times += result.pop("decision_ms")
-            for k in totals:
-                totals[k] += result[k]
-    moves = max(1, totals["moves"])
-    times.sort()
+        per_condition: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        condition_moves: dict[tuple[str, str], int] = {}
+        for name, frames, start, labels in sequences:
+            result = run_sequence(frames, start, labels)
+            seq_moves = result["moves"]
+            print(
+                json.dumps(
+                    {
+                        "sequence": name,
+                        **_counts(seq_moves, result["true_moves"]),
+                        "decision_ms_median": _percentile(result["decision_ms"], 0.5),
+                    }
+                ),
+                flush=True,
+            )
+            moves += seq_moves
+            times += result["decision_ms"]
+            true_moves += result["true_moves"]
+            for (_, move), label in zip(frames, labels, strict=True):
+                if move is None:
+                    continue
+                for key, value in label.items():
+                    condition_moves[key, value] = condition_moves.get((key, value), 0) + 1
+            for m in seq_moves:
+                for key, value in m["labels"].items():
+                    per_condition.setdefault((key, value), []).append(m)
+    for (key, value), count in sorted(condition_moves.items()):
+        print(
+            json.dumps(
+                {
+                    "condition": key,
+                    "value": value,
+                    **_counts(per_condition.get((key, value), []), count),
+                }
+            )
+        )
+    print(json.dumps({"reliability": reliability(moves)}))
     print(
         json.dumps(
             {
                 "sequences": len(sequences),
-                **totals,
-                "identified_without_asking": round(totals["identified"] / moves, 4),
-                "asked_fraction": round(totals["asked"] / moves, 4),
-                "wrong_accepted": totals["wrong"],
-                "decision_ms_median": round(statistics.median(times), 1) if times else None,
-                "decision_ms_p95": round(times[int(0.95 * (len(times) - 1))], 1) if times else None,
+                **_counts(moves, true_moves),
+                "asked_fraction": round(
+                    sum(m["how"] in ("asked", "disputed") for m in moves) / max(1, true_moves), 4
+                ),
+                "wrong_accepted": sum(m["how"] == "wrong" for m in moves),
+                "decision_ms_median": _percentile(times, 0.5),
+                "decision_ms_p95": _percentile(times, 0.95),
             }
         )
     )

@@ -104,11 +104,13 @@ class Nodes:
 
 def lin(c: Any) -> tuple[float, float, float]:
     """Display (sRGB-like) colour as drawn in the spec -> Blender's linear scene colour."""
-    return tuple(max(0.0, float(v)) ** 2.2 for v in c[:3])  # type: ignore[return-value]
+    r, g, b = (max(0.0, float(v)) ** 2.2 for v in c[:3])
+    return r, g, b
 
 
 def _shade(c: Any, k: float) -> tuple[float, float, float]:
-    return tuple(min(1.0, max(0.0, v * k)) for v in c[:3])  # type: ignore[return-value]
+    r, g, b = (min(1.0, max(0.0, float(v) * k)) for v in c[:3])
+    return r, g, b
 
 
 # -- ground -------------------------------------------------------------------------------
@@ -853,7 +855,7 @@ def _setup_render(spec: SceneSpec, out_png: str) -> None:
 
 
 def _albedo(rgb: Any) -> float:
-    return max(0.03, 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2])
+    return max(0.03, float(0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]))
 
 
 def auto_exposure(spec: SceneSpec) -> float:

@@ -229,7 +229,7 @@ class Camera:
 
     @property
     def position(self) -> np.ndarray:
-        return -self.R.T @ self.t
+        return np.asarray(-self.R.T @ self.t, dtype=float)
 
     def project(self, pts: np.ndarray) -> np.ndarray:
         """World points (N,3) -> pixels (N,2); points behind the camera give NaN."""
@@ -239,12 +239,12 @@ class Camera:
         with np.errstate(divide="ignore", invalid="ignore"):
             px = uv[:, :2] / z
         px[z[:, 0] <= 1e-6] = np.nan
-        return px
+        return np.asarray(px, dtype=float)
 
     def in_frame(self, px: np.ndarray) -> np.ndarray:
         ok = np.isfinite(px).all(axis=1)
         x, y = np.nan_to_num(px[:, 0]), np.nan_to_num(px[:, 1])
-        return ok & (x >= 0) & (x < self.width) & (y >= 0) & (y < self.height)
+        return np.asarray(ok & (x >= 0) & (x < self.width) & (y >= 0) & (y < self.height))
 
     def to_json(self) -> dict[str, object]:
         return {

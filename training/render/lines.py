@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,10 +32,10 @@ class LineMask:
 
     @property
     def m_per_px(self) -> float:
-        return (self.x1 - self.x0) / self.mask.shape[1]
+        return float((self.x1 - self.x0) / self.mask.shape[1])
 
 
-def _densify(poly: list[tuple[float, float]], step: float) -> np.ndarray:
+def _densify(poly: Sequence[tuple[float, float]], step: float) -> np.ndarray:
     out: list[np.ndarray] = []
     for a, b in itertools.pairwise(poly):
         pa, pb = np.asarray(a), np.asarray(b)
@@ -78,7 +79,7 @@ def draw_lines(board: Board, p: dict[str, Any], square: float) -> LineMask:
     wobble = p["wobble_mm"] / 1000
     kind = p["kind"]
 
-    def stroke(poly: list[tuple[float, float]], alpha: float, wob: float, wid: float) -> None:
+    def stroke(poly: Sequence[tuple[float, float]], alpha: float, wob: float, wid: float) -> None:
         pts = _densify(poly, 0.01)
         if len(pts) >= 2:
             ov = p["overshoot_mm"] / 1000 * rng.uniform(0.3, 1.2)
@@ -114,15 +115,14 @@ def draw_lines(board: Board, p: dict[str, Any], square: float) -> LineMask:
 
     lines = board.lines()
     for poly in lines:
-        stroke(list(poly), p["opacity"], wobble, width)
+        stroke(poly, p["opacity"], wobble, width)
     for _ in range(p["retraced_strokes"]):
-        poly = list(rng.choice(lines))
-        stroke(poly, p["opacity"] * rng.uniform(0.5, 0.9), wobble * 1.2, width * 0.8)
+        stroke(rng.choice(lines), p["opacity"] * rng.uniform(0.5, 0.9), wobble * 1.2, width * 0.8)
     ghost = np.zeros_like(acc)
     for _ in range(p["ghost_strokes"]):
-        poly = list(rng.choice(lines))
+        drawn = rng.choice(lines)
         dx, dy = rng.uniform(-0.3, 0.3) * square, rng.uniform(-0.3, 0.3) * square
-        moved = [(x + dx, y + dy) for x, y in poly]
+        moved = [(x + dx, y + dy) for x, y in drawn]
         before = acc.copy()
         stroke(moved, rng.uniform(0.1, 0.3), wobble, width)
         ghost = np.maximum(ghost, acc - before)

@@ -120,11 +120,11 @@ def _game_position(rng: random.Random, opening: bool) -> dict[str, Any]:
     game_seed = rng.randrange(2**31)
     grng = random.Random(game_seed)
     game = Game()
-    history = [(game.position, None)]
+    history: list[tuple[Position, str | None]] = [(game.position, None)]
     while not game.is_over and len(game.moves) < 120:
-        move = grng.choice(game.legal_moves())
-        game.play(move)
-        history.append((game.position, str(move)))
+        played = grng.choice(game.legal_moves())
+        game.play(played)
+        history.append((game.position, str(played)))
     if opening:
         chosen = 0
     else:
@@ -615,7 +615,7 @@ def _light(rng: random.Random) -> dict[str, Any]:
             "sky_strength": round(rng.uniform(0.6, 2.0), 3),
         }
     else:
-        lamps = []
+        lamps: list[dict[str, Any]] = []
         for _ in range(rng.randint(1, 3)):
             colour = (
                 _hsv(rng.uniform(0.05, 0.15), rng.uniform(0.1, 0.6), 1.0)

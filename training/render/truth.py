@@ -7,6 +7,7 @@ visibility and the camera; the keys and their meaning follow
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -72,7 +73,7 @@ PIECE_KEYS: tuple[str, ...] = (
 )
 
 
-def _px(cam: Camera, pts_m: list[tuple[float, float]] | np.ndarray) -> list[list[float]]:
+def _px(cam: Camera, pts_m: Sequence[tuple[float, float]] | np.ndarray) -> list[list[float]]:
     arr = np.asarray(pts_m, dtype=float)
     px = cam.project(np.c_[arr, np.zeros(len(arr))])
     return [[round(float(x), 2), round(float(y), 2)] for x, y in px]

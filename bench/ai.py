@@ -591,6 +591,22 @@ def run(
     return summary
 
 
+def split_specs(text: str) -> list[str]:
+    """Player names separated by commas, except commas inside an ``ai{...}`` object."""
+    specs: list[str] = []
+    depth = 0
+    current = ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            specs.append(current)
+            current = ""
+            continue
+        depth += (ch == "{") - (ch == "}")
+        current += ch
+    specs.append(current)
+    return [s for s in specs if s]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--time-ms", type=int, default=500, help="budget per move")
@@ -619,7 +635,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="log every game's result")
     parser.add_argument("--games-out", type=Path, default=None, help="write every game (JSONL)")
     args = parser.parse_args(argv)
-    specs = [s for s in args.opponents.split(",") if s] + [f"cmd:{c}" for c in args.opponent_cmd]
+    specs = split_specs(args.opponents) + [f"cmd:{c}" for c in args.opponent_cmd]
     try:
         ai = make_agent(args.ai, args.time_ms, args.depth, args.history, json.loads(args.ai_args))
         opponents = [make_agent(s, args.time_ms, None) for s in specs]

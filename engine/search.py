@@ -80,8 +80,38 @@ MAX_DEPTH = 64
 #: Plies of capture-only search at the leaves (see Searcher._quiesce).
 QUIESCENCE = 0
 _TT_LIMIT = 2_000_000
+#: Entries a SearchCache keeps across moves before it starts afresh (about 80 MB).
+CACHE_LIMIT = 250_000
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+
+
+Table = dict[tuple[int | None, ...], tuple[int, float, int, int, bool]]
+
+
+class SearchCache:
+    """The transposition table kept from one move of a game to the next.
+
+    A long-lived caller (``ai serve``, a match, the kiosk) passes the same
+    cache to every :func:`choose_move`, so the subtrees searched for the last
+    move (the opponent's reply is usually among them) are known at once. The
+    values depend on who searches, the rules, weights, contempt and
+    quiescence, so a change of any of them starts a fresh table.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._table: Table = {}
+
+    def table(self, key: tuple[object, ...]) -> Table:
+        """The table for searches under ``key``; a new key drops the old table."""
+        if key != self._key or len(self._table) > CACHE_LIMIT:
+            self._key = key
+            self._table = {}
+        return self._table
+
+    def __len__(self) -> int:
+        return len(self._table)
 
 
 class GameOverError(EngineError, ValueError):
@@ -163,6 +193,7 @@ class Searcher:
         history: Iterable[tuple[int | None, ...]] = (),
         contempt: float = 0.0,
         quiescence: int = 0,
+        table: dict[tuple[int | None, ...], tuple[int, float, int, int, bool]] | None = None,
     ) -> None:
         self.rules = rules
         #: plies of capture-only search at the leaves (0: the static value)
@@ -179,7 +210,7 @@ class Searcher:
         self.with_taker = rules.leftover == "taker"
         #: repetitions end the game for real when the rules say so
         self.rep_is_end = rules.repetition > 0
-        self.tt: dict[tuple[int | None, ...], tuple[int, float, int, int, bool]] = {}
+        self.tt: Table = {} if table is None else table
         self.history_table = [0] * 25
         self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_DEPTH + 2)]
         self.game_history = frozenset(history)
@@ -523,13 +554,15 @@ def choose_move(
     history: Iterable[Position] = (),
     contempt: float = CONTEMPT,
     quiescence: int = QUIESCENCE,
+    cache: SearchCache | None = None,
 ) -> SearchResult:
     """The best move found within ``time_ms`` and/or ``depth`` plies.
 
     With neither given, the budget is 500 ms. ``history`` lists earlier
     positions of the game so repetitions across real moves count too.
     ``contempt`` is what a draw or a repetition costs the side to move, in
-    points, so it plays on for a win where it can.
+    points, so it plays on for a win where it can. ``cache`` keeps the
+    transposition table between the moves of a game (:class:`SearchCache`).
     Raises :class:`GameOverError` when the game is over.
     """
     start = clock()
@@ -544,6 +577,9 @@ def choose_move(
         est = earlier.to_state()
         if est.outcome is None:
             keys.append(state_key(est, with_taker))
+    table = None
+    if cache is not None:
+        table = cache.table((rules, st.to_move, weights, contempt, quiescence))
     searcher = Searcher(
         rules,
         weights=weights,
@@ -552,6 +588,7 @@ def choose_move(
         history=keys,
         contempt=contempt,
         quiescence=quiescence,
+        table=table,
     )
     max_depth = MAX_DEPTH if depth is None else max(1, min(depth, MAX_DEPTH))
     return searcher.search(st, max_depth, rng, start)

@@ -26,6 +26,7 @@ from engine.search import (
     LEVELS,
     WIN,
     GameOverError,
+    SearchCache,
     Threat,
     best_capture,
     choose_move,
@@ -350,3 +351,24 @@ def test_quiescence_sees_the_capture_in_reply() -> None:
         assert result.score == pytest.approx(round(value, 2), abs=0.011)
         checked += 1
     assert checked >= 20
+
+
+def test_a_cache_carries_the_table_to_the_next_move() -> None:
+    game = Game(RULES)
+    game.play_all(["2+", "9-", "4+", "11-"])
+    cache = SearchCache()
+    first = choose_move(game.position, RULES, depth=6, rng=random.Random(0), cache=cache)
+    kept = len(cache)
+    assert kept > 0
+    game.play(first.move)
+    reply = choose_move(game.position, RULES, depth=4, rng=random.Random(0)).move
+    game.play(reply)
+    cold = choose_move(game.position, RULES, depth=6, rng=random.Random(0))
+    warm = choose_move(game.position, RULES, depth=6, rng=random.Random(0), cache=cache)
+    assert warm.move in legal_moves(game.position, RULES)
+    assert warm.nodes < cold.nodes
+    assert len(cache) >= kept
+    # Another searching side (or other rules) starts a fresh table.
+    other = Position.initial()
+    choose_move(other, Rules(quan_non_min=0), depth=2, rng=random.Random(0), cache=cache)
+    assert len(cache) < kept

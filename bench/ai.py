@@ -11,7 +11,8 @@ Players (``--ai`` and ``--opponents``):
   (``--depth`` also caps it), called exactly as ``oanquan ai serve`` calls it
   (no game history) unless ``--history`` is given;
 * ``ai{JSON}``: the same with choose_move options (``{"quiescence": 2}``,
-  ``{"weights": {"tempo": 1.0}}``, ``{"depth": 4, "time_ms": null}``), e.g. to
+  ``{"weights": {"tempo": 1.0}}``, ``{"depth": 4, "time_ms": null}``,
+  ``{"cache": true}`` to keep the search's table between moves), e.g. to
   match two settings head to head;
 * ``easy``, ``medium``, ``hard``: the kiosk levels (:data:`engine.search.LEVELS`);
 * ``random``: a uniformly random legal move;
@@ -68,7 +69,7 @@ from engine.play import config, end_now, legal_moves  # noqa: E402
 from engine.play import play as checked_play  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.rules import Rules  # noqa: E402
-from engine.search import LEVELS, choose_move, level_move  # noqa: E402
+from engine.search import LEVELS, SearchCache, choose_move, level_move  # noqa: E402
 
 PLY_CAP = 300
 LONG_GAME = 100
@@ -139,6 +140,9 @@ class SearchAgent(Agent):
         self.weights = weights
         #: further keyword arguments of choose_move (contempt, quiescence, ...)
         self.options = dict(options or {})
+        if self.options.pop("cache", False):
+            # One table for all of this player's moves, as a long-lived server would keep.
+            self.options["cache"] = SearchCache()
 
     def reply(self, game: Game, rng: random.Random) -> Reply:
         history = [t.before for t in game.transitions] if self.history else []

@@ -20,7 +20,10 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
         "companion.commands.analyze:analyze_main",
         "read board images and print the counts",
     ),
-    ("calibrate",): ("companion.commands.analyze:calibrate_main", "give the board corners by hand"),
+    ("calibrate",): (
+        "companion.commands.calibrate:calibrate_main",
+        "give the board corners by hand",
+    ),
     ("track",): ("companion.commands.track:main", "referee a folder of frames"),
     ("ai", "serve"): ("companion.commands.ai_serve:main", "answer move requests as JSON Lines"),
     ("screens",): ("companion.commands.screens:main", "write every OLED screen as PNG"),

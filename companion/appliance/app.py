@@ -6,17 +6,29 @@ screen when it changed, feed the systemd watchdog. Every piece is injected
 (hardware from the factory, the journal, the clock, the observer that turns
 frames into readings), so the demo and the tests run the same loop as the
 appliance.
+
+Nothing one turn does may end the loop: under systemd an exception out of it
+is a restart, and restarts in a row reboot the Pi. A frame that cannot be
+grabbed or read is counted, logged at most once a minute per kind of
+failure, and skipped; after :data:`FRAME_FAILURES_SHOWN` in a row the screen
+says the camera has a problem. A button action, the screen or the journal
+failing is handled the same way (counted, logged, the turn goes on), and a
+journal that has given up (a full disk during compaction) is reopened every
+:data:`JOURNAL_RETRY_S`. Only :class:`SystemExit` (SIGTERM) and
+:class:`KeyboardInterrupt` leave the loop.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections import Counter
 from collections.abc import Callable
 
 from PIL import Image
 
 from companion.appliance.config import Config
-from companion.appliance.journal import Journal, Record
+from companion.appliance.journal import Journal, JournalError, Record
 from companion.appliance.pipeline import FramePipeline, Observer
 from companion.appliance.service import Notifier
 from companion.referee import Referee, Report
@@ -24,7 +36,7 @@ from companion.referee.advice import Advice
 from companion.referee.reconcile import SquareDiff, Verdict, VerdictKind
 from companion.referee.records import DisputeData, Mode
 from companion.ui.controller import Controller, Counters, ErrorKind, KioskTimers
-from companion.ui.input import InputController
+from companion.ui.input import InputController, InputEvent
 from companion.ui.screens import render_screen
 from device.errors import CameraStoppedError, DeviceError, EndOfFramesError
 from device.factory import Hardware
@@ -33,6 +45,41 @@ from engine import EngineError, Move, Position, Rules
 log = logging.getLogger("oanquan")
 
 CAMERA_RETRY_S = 10.0
+#: Frames in a row that could not be read before the screen shows a camera problem.
+FRAME_FAILURES_SHOWN = 5
+#: The same failure is logged at most once in this many seconds (with the count since).
+LOG_EVERY_S = 60.0
+#: Seconds between attempts to reopen a journal that gave up.
+JOURNAL_RETRY_S = 30.0
+
+
+class FaultLog:
+    """Counts failures by where they happened and logs each kind at most once a minute."""
+
+    def __init__(self, clock: Callable[[], float], every_s: float = LOG_EVERY_S) -> None:
+        self.clock = clock
+        self.every_s = every_s
+        #: failures so far, by where they happened ("frame", "grab", "buttons", ...)
+        self.counts: Counter[str] = Counter()
+        self._last_logged: dict[tuple[str, str], float] = {}
+        self._quiet: Counter[tuple[str, str]] = Counter()
+
+    def __call__(self, where: str, exc: BaseException) -> None:
+        self.counts[where] += 1
+        kind = (where, type(exc).__name__)
+        now = self.clock()
+        last = self._last_logged.get(kind)
+        if last is not None and now - last < self.every_s:
+            self._quiet[kind] += 1
+            return
+        quiet = self._quiet.pop(kind, 0)
+        since = f" ({quiet} more since the last report)" if quiet else ""
+        self._last_logged[kind] = now
+        log.error("%s: %s: %s%s", where, type(exc).__name__, exc, since, exc_info=last is None)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
 
 
 def pending_from_record(record: Record | None) -> Verdict | None:
@@ -106,6 +153,10 @@ class App:
         self.last_report: Report | None = None
         self._panel = "on"
         self.last_source: str | None = None
+        self.faults = FaultLog(clock)
+        #: frames that could not be grabbed or read, in a row (reset by a frame read)
+        self.failed_in_row = 0
+        self._journal_retry_at: float | None = None
 
     # -- game lifecycle ---------------------------------------------------
 
@@ -163,24 +214,64 @@ class App:
         buttons between frames without consuming them).
         """
         now = self.clock()
-        for gesture in self.input.feed(self.hardware.buttons.events(0.0)):
-            self._guard(lambda g=gesture: self.controller.on_input(g))
-        self.controller.tick(now)
+        self._attempt("buttons", self._buttons_turn)
+        self._attempt("timers", lambda: self.controller.tick(now))
         going = True
         if camera and self.mode == Mode.CAMERA and self.pipeline is not None:
             going = self._camera_turn()
-        self._rest_panel(now)
-        self.draw()
+        self._attempt("journal", self._journal_turn)
+        self._attempt("panel", lambda: self._rest_panel(now))
+        self._attempt("display", self._display_turn)
         if self.notifier is not None:
-            self.notifier.watchdog()
+            self._attempt("watchdog", self.notifier.watchdog)
         return going
 
-    def _guard(self, action: Callable[[], None]) -> None:
-        """A refused button action is shown, never allowed to stop the appliance."""
+    def _attempt(self, where: str, action: Callable[[], object]) -> bool:
+        """Run one part of the turn; a failure is counted and logged, and the turn goes on."""
         try:
             action()
+        except JournalError as exc:
+            self.faults(where, exc)
+            self.controller.message = str(exc)
+            return False
+        except Exception as exc:
+            self.faults(where, exc)
+            return False
+        return True
+
+    def _buttons_turn(self) -> None:
+        for gesture in self.input.feed(self.hardware.buttons.events(0.0)):
+            self._attempt("button action", functools.partial(self._guard, gesture))
+
+    def _guard(self, gesture: InputEvent) -> None:
+        """A refused button action is shown, never allowed to stop the appliance."""
+        try:
+            self.controller.on_input(gesture)
         except EngineError as exc:
             self.controller.message = str(exc)
+
+    def _display_turn(self) -> None:
+        maintain = getattr(self.hardware.display, "maintain", None)
+        if maintain is not None:
+            maintain()
+        self.draw()
+
+    def _journal_turn(self) -> None:
+        """Reopen a journal that gave up (its repair on open keeps every confirmed record)."""
+        if not self.journal.broken:
+            self._journal_retry_at = None
+            return
+        now = self.clock()
+        if self._journal_retry_at is None:
+            self._journal_retry_at = now + JOURNAL_RETRY_S
+        if now < self._journal_retry_at:
+            return
+        self._journal_retry_at = now + JOURNAL_RETRY_S
+        fresh = self.journal.reopen()
+        self.journal.close()
+        self.journal = fresh
+        self.referee.journal = fresh
+        log.warning("journal reopened after a failure")
 
     def _camera_turn(self) -> bool:
         try:
@@ -193,14 +284,24 @@ class App:
                 self.controller.on_error(ErrorKind.CAMERA_LOST)
                 self._camera_retry_at = self.clock() + CAMERA_RETRY_S
             elif self.clock() >= self._camera_retry_at:
-                self.hardware.camera.stop()
-                self.start_camera()
+                self._attempt("camera restart", self.hardware.camera.stop)
+                self._attempt("camera restart", self.start_camera)
+            return True
+        except Exception as exc:  # an unreadable or odd frame: skip it
+            self._frame_failed("grab", exc)
             return True
         self.frames_seen += 1
         self.last_source = frame.source
         self._camera_retry_at = None
         assert self.pipeline is not None
-        result = self.pipeline(frame)
+        try:
+            result = self.pipeline(frame)
+        except Exception as exc:  # vision or the referee could not take this frame: skip it
+            self._frame_failed("frame", exc)
+            return True
+        if self.failed_in_row >= FRAME_FAILURES_SHOWN:
+            self.controller.clear_error()  # the camera problem shown is over
+        self.failed_in_row = 0
         report = result.report
         self.last_report = report
         if not result.observation.board_found:
@@ -211,6 +312,15 @@ class App:
         if report.accepted and self.notifier is not None:
             self.notifier.status(f"ply {self.referee.position.ply}: {report.detail}")
         return True
+
+    def _frame_failed(self, where: str, exc: Exception) -> None:
+        """Count and log a frame that could not be read; show a camera problem after a few."""
+        self.faults(where, exc)
+        self.failed_in_row += 1
+        if isinstance(exc, JournalError):
+            self.controller.message = str(exc)
+        elif self.failed_in_row >= FRAME_FAILURES_SHOWN:
+            self.controller.on_error(ErrorKind.CAMERA_LOST)
 
     def _rest_panel(self, now: float) -> None:
         """Dim, then switch off, an OLED nobody looks at (burn-in); wake on any button."""
@@ -243,4 +353,4 @@ class App:
         return image
 
 
-__all__ = ["App", "pending_from_record"]
+__all__ = ["FRAME_FAILURES_SHOWN", "App", "FaultLog", "pending_from_record"]

@@ -27,6 +27,7 @@ import sys
 import time
 from typing import Any
 
+from companion.commands._cli import guarded
 from engine.errors import EngineError
 from engine.position import Position, PositionStatus
 from engine.rules import Rules
@@ -91,6 +92,11 @@ def answer(line: str, received: float, rng: random.Random) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
+    """Serve until end of input; Ctrl-C or a client that hangs up end it without a traceback."""
+    return guarded("oanquan ai serve", lambda: _serve(argv))
+
+
+def _serve(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="oanquan ai serve",
         description="Answer move requests given as JSON Lines on standard input.",

@@ -1,17 +1,25 @@
-"""``oanquan analyze`` and ``oanquan calibrate``: vision on still images.
+"""``oanquan analyze``: vision on still images.
 
-``analyze`` follows the interchange contract (interchange.md in the shared project material):
+It follows the interchange contract (interchange.md in the shared project material):
 one JSON object per image, JSON Lines on stdout or one file per image with
 ``--json-out``; no board is an answer (exit 0), an unreadable file an error
-(exit 1). ``calibrate`` writes hand-given (or automatically found) corners to
-a TOML file that ``--config`` accepts, for boards the automatic fit misses.
+(exit 1). Whatever goes wrong with one image (a file that will not decode, an
+image so large it would exhaust memory, vision failing on it) is that image's
+``error``: the rest of the batch is still read.
+
+``--config`` is the appliance's config file, read by the loader ``oanquan run``
+uses (:mod:`companion.appliance.config`), so the site's file, or the one
+``oanquan calibrate --out`` writes, works the same everywhere; without it,
+``$OANQUAN_CONFIG`` or ``/etc/oanquan/config.toml`` as for ``run``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,25 +27,71 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.config import VisionConfig, load_config
-from vision.errors import ConfigError, ImageReadError
+from companion.commands._cli import guarded, output_dir, why
+from vision.config import VisionConfig, config_from_dict
+from vision.errors import ImageReadError
+
+log = logging.getLogger("oanquan")
+
+#: Largest image decoded, in pixels (width x height): 4x a 12 MP camera frame. A
+#: small compressed file can claim a huge size (a "PNG bomb"); it is refused
+#: from its header, before any memory is taken for its pixels.
+MAX_PIXELS = 50_000_000
+
+
+def image_size(data: bytes | NDArray[np.uint8]) -> tuple[int, int] | None:
+    """Width and height from an image file's header, without decoding it; None if unknown."""
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(bytes(data))) as im:
+            return int(im.width), int(im.height)
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, Image.DecompressionBombError):
+        return None
 
 
 def read_image(path: str) -> NDArray[np.uint8]:
-    """Decode an image file or raise ImageReadError with a one-line reason."""
+    """Decode an image file as 8-bit BGR or raise ImageReadError with a one-line reason.
+
+    Grey, alpha and 16-bit images are converted; an image larger than
+    :data:`MAX_PIXELS` is refused.
+    """
     p = Path(path)
     if not p.is_file():
         raise ImageReadError(f"no such file: {path}")
     try:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as exc:
-        raise ImageReadError(f"cannot read {path}: {exc.strerror}") from exc
+        raise ImageReadError(f"cannot read {path}: {why(exc)}") from exc
     if data.size == 0:
         raise ImageReadError(f"empty file: {path}")
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    if img is None:
-        raise ImageReadError(f"not a readable image: {path}")
-    return np.asarray(img, dtype=np.uint8)
+    return decode_image(data, path)
+
+
+def decode_image(data: NDArray[np.uint8], name: str) -> NDArray[np.uint8]:
+    """Decode file bytes as 8-bit BGR, refusing what is unreadable or too large."""
+    size = image_size(data)
+    if size is not None and size[0] * size[1] > MAX_PIXELS:
+        raise ImageReadError(
+            f"image too large: {name} is {size[0]}x{size[1]} (at most {MAX_PIXELS:,} pixels)"
+        )
+    try:
+        img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error as exc:
+        raise ImageReadError(f"not a readable image: {name} ({_first_line(exc)})") from None
+    if img is None or img.size == 0:
+        raise ImageReadError(f"not a readable image: {name}")
+    h, w = img.shape[:2]
+    if w * h > MAX_PIXELS:
+        raise ImageReadError(f"image too large: {name} is {w}x{h} (at most {MAX_PIXELS:,} pixels)")
+    return np.ascontiguousarray(img, dtype=np.uint8)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:200] or type(exc).__name__
 
 
 def _round(v: float) -> float:
@@ -53,7 +107,13 @@ def analyze_image(path: str, config: VisionConfig) -> dict[str, Any]:
         image = read_image(path)
     except ImageReadError as exc:
         return {"image": name, "error": str(exc)}
-    reading = read_board(image, config, gate=False)
+    try:
+        reading = read_board(image, config, gate=False, outline=manual_outline(config))
+    except MemoryError:
+        return {"image": name, "error": f"out of memory reading {name}"}
+    except Exception as exc:  # a vision failure is this image's error, never the batch's end
+        log.debug("analyze %s", name, exc_info=True)
+        return {"image": name, "error": f"vision failed on {name}: {_first_line(exc)}"}
     out: dict[str, Any] = {"image": name, "board_found": reading.found}
     if not reading.found or reading.corners is None:
         out.update(corners=None, squares=None, reason=reading.reason or "board not found")
@@ -80,26 +140,77 @@ def analyze_image(path: str, config: VisionConfig) -> dict[str, Any]:
     return out
 
 
-def _config(path: str | None) -> VisionConfig:
-    return load_config(path) if path else VisionConfig()
+def manual_outline(config: VisionConfig) -> Any:
+    """The outline from hand-given corners, or None to locate the board automatically.
+
+    Corners given once (``oanquan calibrate``) are what the user wants used:
+    they are the cure for a board the automatic fit gets wrong, so they go
+    first, not only when the fit finds nothing.
+    """
+    corners = config.locate.manual_corners
+    if corners is None:
+        return None
+    from vision.locate import outline_from_corners
+
+    return outline_from_corners(
+        np.array(corners, dtype=np.float64), config.locate.arc_depth, 0.0, manual=True
+    )
+
+
+def vision_config(path: str | None) -> VisionConfig:
+    """The ``[vision]`` settings of the appliance config (raises its one-line ConfigError)."""
+    from companion.appliance.config import load_config
+
+    return config_from_dict({"vision": load_config(path).vision})
+
+
+def clashing_stems(paths: list[str]) -> str | None:
+    """Two images whose per-image output files would have the same name, or None."""
+    stems = Counter(Path(p).stem for p in paths)
+    twice = [stem for stem, n in stems.items() if n > 1]
+    if not twice:
+        return None
+    same = [p for p in paths if Path(p).stem == twice[0]]
+    return f"{same[0]} and {same[1]} would both write {twice[0]}"
 
 
 def analyze_main(argv: list[str]) -> int:
     """Entry point of ``oanquan analyze IMAGE... [--json-out DIR] [--annotate DIR]``."""
+    return guarded("oanquan analyze", lambda: _analyze(argv))
+
+
+def _analyze(argv: list[str]) -> int:
+    from companion.appliance.config import ConfigError
+
     ap = argparse.ArgumentParser(prog="oanquan analyze", description="count pebbles per square")
     ap.add_argument("images", nargs="+", metavar="IMAGE")
     ap.add_argument("--json-out", metavar="DIR", help="write DIR/<image stem>.json per image")
     ap.add_argument("--annotate", metavar="DIR", help="write annotated copies of the images")
-    ap.add_argument("--config", metavar="TOML", help="vision settings (e.g. from calibrate)")
+    ap.add_argument(
+        "--config",
+        metavar="TOML",
+        help="config file as for oanquan run (its [vision] table; e.g. from calibrate)",
+    )
     args = ap.parse_args(argv)
     try:
-        config = _config(args.config)
+        config = vision_config(args.config)
     except ConfigError as exc:
         print(f"oanquan analyze: {exc}", file=sys.stderr)
         return 2
-    for d in (args.json_out, args.annotate):
-        if d:
-            Path(d).mkdir(parents=True, exist_ok=True)
+    clash = clashing_stems(args.images) if (args.json_out or args.annotate) else None
+    if clash:
+        print(
+            f"oanquan analyze: {clash}.json: one result would overwrite the other; "
+            "rename one or analyze them into different folders",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        json_dir = output_dir(args.json_out, "--json-out") if args.json_out else None
+        annotate_dir = output_dir(args.annotate, "--annotate") if args.annotate else None
+    except ValueError as exc:
+        print(f"oanquan analyze: {exc}", file=sys.stderr)
+        return 2
     status = 0
     for path in args.images:
         result = analyze_image(path, config)
@@ -107,116 +218,30 @@ def analyze_main(argv: list[str]) -> int:
         image = result.pop("_image", None)
         if "error" in result:
             status = 1
-        if args.annotate and reading is not None and image is not None:
-            from vision.annotate import annotate
-
-            target = Path(args.annotate) / f"{Path(path).stem}.png"
-            cv2.imwrite(str(target), annotate(image, reading))
+        if annotate_dir is not None and reading is not None and image is not None:
+            problem = _annotate(image, reading, annotate_dir / f"{Path(path).stem}.png")
+            if problem:
+                print(f"oanquan analyze: {problem}", file=sys.stderr)
+                status = 1
         text = json.dumps(result, ensure_ascii=False)
-        if args.json_out:
-            (Path(args.json_out) / f"{Path(path).stem}.json").write_text(text + "\n", "utf-8")
+        if json_dir is not None:
+            target = json_dir / f"{Path(path).stem}.json"
+            try:
+                target.write_text(text + "\n", "utf-8")
+            except OSError as exc:
+                print(f"oanquan analyze: cannot write {target}: {why(exc)}", file=sys.stderr)
+                status = 1
         else:
             print(text, flush=True)
     return status
 
 
-def _parse_corners(text: str) -> NDArray[np.float64]:
-    vals = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
-    if len(vals) != 8:
-        raise ValueError("--corners needs 8 numbers: x1,y1,x2,y2,x3,y3,x4,y4")
-    return np.array(vals, dtype=np.float64).reshape(4, 2)
+def _annotate(image: NDArray[np.uint8], reading: Any, target: Path) -> str | None:
+    """Write the annotated copy; the problem in one line if it could not be written."""
+    from vision.annotate import annotate
 
-
-def order_corners(pts: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Any 4 rectangle corners -> SW, SE, NE, NW by the image convention.
-
-    The long sides are found from the convex order; south is the long side
-    nearer the image bottom and west its left end.
-    """
-    from vision.geometry import canonical_corners
-
-    c = pts.mean(axis=0)
-    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
-    ring = pts[np.argsort(ang)]
-    sides = [np.linalg.norm(ring[(i + 1) % 4] - ring[i]) for i in range(4)]
-    start = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
-    ordered = np.array([ring[(start + k) % 4] for k in range(4)])
-    return canonical_corners(ordered)
-
-
-def calibration_toml(corners: NDArray[np.float64], source: str) -> str:
-    """TOML text a vision config loader accepts (``[vision.locate]``)."""
-    pts = ", ".join(f"[{x:.1f}, {y:.1f}]" for x, y in corners)
-    return (
-        f"# board corners for {source}: SW, SE, NE, NW in image pixels\n"
-        "# used when automatic localisation fails (oanquan analyze --config FILE)\n"
-        "[vision.locate]\n"
-        f"manual_corners = [{pts}]\n"
-    )
-
-
-def calibrate_main(argv: list[str]) -> int:
-    """Entry point of ``oanquan calibrate IMAGE [--corners ...] [--out FILE]``."""
-    ap = argparse.ArgumentParser(
-        prog="oanquan calibrate",
-        description="give the board corners by hand (or check the automatic ones)",
-    )
-    ap.add_argument("image", metavar="IMAGE")
-    ap.add_argument(
-        "--corners",
-        help="x1,y1,...,x4,y4: the 4 outer corners of the 2x5 "
-        "rectangle in any order (default: find them automatically)",
-    )
-    ap.add_argument("--out", metavar="FILE", help="write the TOML here (default: stdout only)")
-    ap.add_argument("--annotate", metavar="PNG", help="draw the outline for checking")
-    args = ap.parse_args(argv)
     try:
-        image = read_image(args.image)
-    except ImageReadError as exc:
-        print(f"oanquan calibrate: {exc}", file=sys.stderr)
-        return 1
-    from vision.errors import BoardNotFoundError
-    from vision.locate import locate_board, outline_from_corners
-
-    if args.corners:
-        try:
-            corners = order_corners(_parse_corners(args.corners))
-        except ValueError as exc:
-            print(f"oanquan calibrate: {exc}", file=sys.stderr)
-            return 2
-        h, w = image.shape[:2]
-        if np.any(np.abs(corners) > 4 * max(h, w)):
-            print("oanquan calibrate: corners lie far outside the image", file=sys.stderr)
-            return 2
-        outline = outline_from_corners(corners, manual=True)
-    else:
-        try:
-            outline = locate_board(image)
-        except BoardNotFoundError as exc:
-            print(
-                f"oanquan calibrate: no board found ({exc.reason}); give --corners", file=sys.stderr
-            )
-            return 1
-        corners = outline.corners
-    text = calibration_toml(corners, Path(args.image).name)
-    print(text, end="")
-    if args.out:
-        Path(args.out).write_text(text, "utf-8")
-    if args.annotate:
-        from vision.annotate import annotate
-        from vision.api import BoardReading
-
-        reading = BoardReading(
-            True,
-            None,
-            outline.corners,
-            (),
-            outline.quality,
-            {},
-            outline.regions,
-            outline.homography,
-            None,
-            outline,
-        )
-        cv2.imwrite(args.annotate, annotate(image, reading))
-    return 0
+        ok = cv2.imwrite(str(target), annotate(image, reading))
+    except cv2.error as exc:
+        return f"cannot write {target}: {_first_line(exc)}"
+    return None if ok else f"cannot write {target}"

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import IO
 
+from companion.commands._cli import guarded
 from engine import EngineError, Game, Move, Position, Rules, Transition
 from engine.record import write_record
 
@@ -154,6 +155,11 @@ def run(
 
 
 def main(argv: list[str]) -> int:
+    """Ctrl-C (also during the computer's search) and ``| head`` end it without a traceback."""
+    return guarded("oanquan play", lambda: _main(argv))
+
+
+def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="oanquan play", description=__doc__.split("\n")[0])
     add_rules_arguments(parser)
     parser.add_argument("--start", help="start position in the one-line notation")

@@ -1,4 +1,19 @@
-"""``oanquan run``: the appliance on the configured hardware, under systemd."""
+"""``oanquan run``: the appliance on the configured hardware, under systemd.
+
+Start-up order, so a mistake in the file never reaches the hardware:
+
+1. read and validate the whole config file, every table including
+   ``[rules]`` and ``[vision]`` (:func:`companion.appliance.config.load_config`):
+   a bad value is one line naming the key and exit status 2, which the unit
+   does not restart (``RestartPreventExitStatus=2``);
+2. open the journal (an unusable one: one line, status 1);
+3. open the hardware, then the vision observer, then the loop.
+
+``--hardware fake`` runs the very same loop on any machine: mock-pin buttons,
+luma's dummy display and the camera from the config (``camera.kind =
+"replay"`` with a folder of frames, or generated frames), which is how the
+soak (``bench/soak.py``) and outside checks drive it.
+"""
 
 from __future__ import annotations
 
@@ -6,74 +21,127 @@ import argparse
 import logging
 import sys
 import time
+from pathlib import Path
 
 from companion.appliance.app import App
-from companion.appliance.config import ConfigError, load_config
+from companion.appliance.config import Config, ConfigError, load_config
 from companion.appliance.journal import Journal, JournalError
 from companion.appliance.service import Notifier, ShutdownHandler
+from companion.commands._cli import INTERRUPTED
 from device.errors import DeviceError
-from device.factory import make_hardware
-from engine import EngineError, Rules
+from device.factory import Hardware, make_hardware
 
 
-def main(argv: list[str]) -> int:
-    """The appliance: real hardware, the journal in the state directory, systemd notify.
-
-    A missing camera or board is shown on the screen and retried, never an
-    exit: under systemd an exit means a restart, and repeated restarts reboot
-    the Pi. Only a bad config (status 2) or an unusable journal (status 1)
-    stops the service, with one line saying what to fix.
-    """
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="oanquan run", description="Run the companion.")
     parser.add_argument("--config", help="config file (default: /etc/oanquan/config.toml)")
     parser.add_argument("--manual", action="store_true", help="no camera: moves from the buttons")
     parser.add_argument(
         "--kiosk", action="store_true", help="museum mode: attract loop, auto reset"
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--hardware",
+        choices=("real", "fake"),
+        default="real",
+        help="'fake': mock buttons, a dummy display and the configured camera (replay folder)",
+    )
+    parser.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="journal file (default: journal.jsonl in storage.journal_dir)",
+    )
+    parser.add_argument(
+        "--frames",
+        type=int,
+        default=0,
+        metavar="N",
+        help="stop after N turns of the loop (0: run until stopped or the replay ends)",
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """The appliance: hardware, the journal in the state directory, systemd notify.
+
+    A missing camera or board is shown on the screen and retried, never an
+    exit: under systemd an exit means a restart, and repeated restarts reboot
+    the Pi. Only a bad config (status 2) or an unusable journal (status 1)
+    stops the service, with one line saying what to fix.
+    """
+    args = _parser().parse_args(argv)
+    if args.frames < 0:
+        print("oanquan run: --frames must be 0 or more", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = load_config(args.config)
-        Rules.from_json(config.rules)
-    except (ConfigError, EngineError, OSError) as exc:
+    except ConfigError as exc:
         print(f"oanquan run: {exc}", file=sys.stderr)
         return 2
-    from companion.referee.advice import advise, opponent_advice
-
+    journal_path = (
+        Path(args.journal) if args.journal else config.storage.journal_dir / "journal.jsonl"
+    )
     notifier = Notifier.from_environ()
-    with ShutdownHandler(notifier=notifier):
+    try:
+        with ShutdownHandler(notifier=notifier):
+            return _serve(args, config, journal_path, notifier)
+    except KeyboardInterrupt:
+        print("\noanquan run: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _serve(args: argparse.Namespace, config: Config, journal_path: Path, notifier: Notifier) -> int:
+    try:
+        journal = Journal.open(journal_path)
+    except JournalError as exc:
+        print(f"oanquan run: {exc}", file=sys.stderr)
+        return 1
+    try:
         try:
-            journal = Journal.open(config.storage.journal_dir / "journal.jsonl")
-        except JournalError as exc:
-            print(f"oanquan run: {exc}", file=sys.stderr)
-            return 1
-        try:
-            hardware = make_hardware(config.hardware, "real")
+            hardware = make_hardware(config.hardware, args.hardware)
         except (DeviceError, ValueError) as exc:
             print(f"oanquan run: {exc}", file=sys.stderr)
             return 1
         try:
-            observer = None
-            if not args.manual:
-                from companion.appliance.observe import make_observer
-
-                observer = make_observer(config.vision)
-            app = App(
-                config,
-                hardware,
-                journal,
-                clock=time.monotonic,
-                observer=observer,
-                notifier=notifier,
-                manual=args.manual,
-                kiosk=args.kiosk or config.kiosk.enabled,
-                advisor=advise,
-                opponent=opponent_advice,
-            )
-            camera_ok = app.mode != "camera" or app.start_camera()
-            notifier.ready("refereeing" if camera_ok else "camera missing: retrying")
-            while app.step():
-                pass
+            return _loop(args, config, journal, hardware, notifier)
         finally:
             hardware.close()
+    finally:
+        journal.close()
+
+
+def _loop(
+    args: argparse.Namespace,
+    config: Config,
+    journal: Journal,
+    hardware: Hardware,
+    notifier: Notifier,
+) -> int:
+    from companion.referee.advice import advise, opponent_advice
+    from companion.referee.records import Mode
+
+    observer = None
+    if not args.manual:
+        from companion.appliance.observe import make_observer
+
+        observer = make_observer(config.vision)
+    app = App(
+        config,
+        hardware,
+        journal,
+        clock=time.monotonic,
+        observer=observer,
+        notifier=notifier,
+        manual=args.manual,
+        kiosk=args.kiosk or config.kiosk.enabled,
+        advisor=advise,
+        opponent=opponent_advice,
+    )
+    camera_ok = app.mode != Mode.CAMERA or app.start_camera()
+    notifier.ready("refereeing" if camera_ok else "camera missing: retrying")
+    turns = 0
+    while app.step():
+        turns += 1
+        if args.frames and turns >= args.frames:
+            break
     return 0

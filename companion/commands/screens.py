@@ -9,10 +9,12 @@ them side by side, and one ``contact-sheet.png`` with everything.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from companion.commands._cli import output_dir, why
 from companion.ui.screens import LANGS, render_screen
 from companion.ui.screens.draw import HEIGHT, WIDTH, text
 from companion.ui.screens.samples import SAMPLES
@@ -85,6 +87,14 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not 1 <= args.scale <= 16:
         parser.error("--scale must be 1..16")
-    files = write_gallery(args.out, args.scale)
+    try:
+        out = output_dir(args.out, "--out")
+        files = write_gallery(out, args.scale)
+    except ValueError as exc:
+        print(f"oanquan screens: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the folder was fine, then a write failed (full disk)
+        print(f"oanquan screens: --out {args.out}: cannot write: {why(exc)}", file=sys.stderr)
+        return 1
     print(f"wrote {len(files)} files to {args.out}")
     return 0

@@ -7,7 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.commands.analyze import analyze_main, calibrate_main, order_corners
+from companion.commands.analyze import analyze_main
+from companion.commands.calibrate import calibrate_main, order_corners
 from vision.config import load_config
 
 

@@ -330,6 +330,12 @@ class Journal(RecordWriter):
         except OSError as exc:
             raise _io_error("open", path, exc) from None
         records = scan.records
+        if records and records[0].seq > archived_seq + 1:
+            missing = records[0].seq - archived_seq - 1
+            messages.append(
+                f"journal: {path.name} starts at seq {records[0].seq}, not {archived_seq + 1}: "
+                f"{missing} record(s) missing before it (lines deleted?)"
+            )
         last = records[-1].seq if records else 0
         journal = cls(
             path,
@@ -387,6 +393,19 @@ class Journal(RecordWriter):
 
     def resume(self) -> ResumeState:
         return resume(self._records)
+
+    @property
+    def broken(self) -> bool:
+        """Whether appends are refused until the journal is reopened (see :meth:`reopen`)."""
+        return self._broken is not None
+
+    def reopen(self) -> Journal:
+        """Open the same file again (same file system and clock), repairing what a failure left.
+
+        The way back from :attr:`broken`: open() cuts a partial line and finishes
+        an interrupted compaction, keeping every record that was confirmed.
+        """
+        return Journal.open(self.path, fs=self._fs, clock=self._clock)
 
     # -- appending -------------------------------------------------------------
 

@@ -81,7 +81,25 @@ def resume(records: Sequence[Record]) -> ResumeState:
     last_seq = records[-1].seq if records else 0
     index = max((i for i, r in enumerate(records) if r.kind == "game"), default=-1)
     if index < 0:
-        return ResumeState(None, None, None, None, False, None, games, disputes, last_seq, last_seq)
+        if records:
+            warnings.append(
+                f"journal: {len(records)} record(s) from seq {records[0].seq} but no game record "
+                "before them (its line deleted?): they cannot be replayed, a new game starts "
+                "and they are kept in the archive"
+            )
+        return ResumeState(
+            None,
+            None,
+            None,
+            None,
+            False,
+            None,
+            games,
+            disputes,
+            last_seq,
+            last_seq,
+            tuple(warnings),
+        )
     header = records[index]
     try:
         rules = Rules.from_json(header.data.get("rules"))

@@ -36,7 +36,8 @@ class Move:
                     f"move square must be a citizen square 1-5 or 7-11, got {self.square}"
                 )
             raise NotationError(
-                f"move square must be a citizen square (1-23, not 12 or 18), got {self.square}"
+                f"move square must be a citizen square (below 24, not 0, 6, 12 or 18), "
+                f"got {self.square}"
             )
         if self.direction not in (1, -1):
             raise NotationError(f"move direction must be +1 or -1, got {self.direction!r}")

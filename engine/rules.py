@@ -16,14 +16,18 @@ when both mandarin squares are empty; the pebbles left on each row go to its
 owner, and the higher total wins.
 
 Every switch below selects a variant named in rules.md §II; the defaults are
-the rules above. ``players`` (2-4) selects the ring board of :mod:`engine.ring`
-for three or four seats, the project's reading of a game the sources only
-name: the same rules round a longer ring, turns passing clockwise. There a
-short player may have several possible lenders; ``lender`` picks them: the
-one holding most captured pebbles (default, ties to the earliest in turn
-after the borrower), or the ``next`` or ``previous`` seats in turn order;
-whatever the first cannot lend is borrowed from the following ones. Unknown switches and values are errors, never ignored,
+the rules above. Unknown switches and values are errors, never ignored,
 because a silently wrong rule makes a referee that players cannot trust.
+
+``players`` (2-4) selects the ring board of :mod:`engine.ring` for three or
+four seats, the project's reading of a game the sources only name: the same
+rules round a longer ring, turns passing clockwise, the game over when every
+mandarin square is empty. A short player may then have several possible
+lenders; ``lender`` orders them: the one holding most captured pebbles
+(default; ties go to the earliest in turn after the borrower), or the
+``next`` or ``previous`` seats in turn order. Whatever the first cannot lend
+is borrowed from the following ones. ``no_refill=lose`` stays two-player:
+with more seats, who would win is not obvious.
 """
 
 from __future__ import annotations

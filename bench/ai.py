@@ -37,6 +37,13 @@ budget, and the exit status is 1 if one did. The CPU time of each in-process
 move is reported too: on a loaded machine the scheduler can hold a process
 back past any deadline, and the CPU time shows what the search itself spent.
 ``--balanced N`` keeps only openings a depth-8 search values within N points.
+
+Why P1 scores less than P0 here: 4 uniformly random plies often leave P0, who
+moves next, a mandarin to take (P1's random fourth ply walks into it). Of 20
+such openings a depth-10 search valued 10 at +16 points or more for P0, and
+two copies of the same search score 0.75 as P0 against each other on them.
+``--opening-depth D`` values each opening with a depth-D search and splits the
+AI's results as P1 into openings won for P0 (>= +15) and the others.
 """
 
 from __future__ import annotations
@@ -356,6 +363,8 @@ class GameRecord:
     #: the AI's margin by the projected count EARLY_PLY plies into the game (None if
     #: it ended sooner): a game lost by then was lost in the opening, not in a spiral
     early_margin: int | None = None
+    #: what a search of ``--opening-depth`` values the opening at, for P0 (None: not asked)
+    opening_value: float | None = None
 
     @property
     def margin(self) -> int:
@@ -491,6 +500,20 @@ def _wdl(games: list[GameRecord]) -> dict[str, Any]:
     return {"w": c["win"], "d": c["draw"], "l": c["loss"], "score": round(score, 3)}
 
 
+#: An opening a search values at this many points or more for P0 is "won for P0".
+WON_OPENING = 15.0
+
+
+def _by_opening(games: list[GameRecord]) -> dict[str, Any]:
+    """The AI's results as P1 split by how good the opening was for P0 (if valued)."""
+    valued = [g for g in games if g.opening_value is not None and g.ai_side == 1]
+    if not valued:
+        return {}
+    won = [g for g in valued if g.opening_value is not None and g.opening_value >= WON_OPENING]
+    rest = [g for g in valued if g not in won]
+    return {"as_p1_opening_won_for_p0": _wdl(won), "as_p1_other_openings": _wdl(rest)}
+
+
 def _pct(sorted_values: list[float], q: float) -> float:
     if not sorted_values:
         return 0.0
@@ -516,6 +539,7 @@ def summarise(tally: Tally, time_ms: float | None) -> dict[str, Any]:
         "cut_finals": [list(g.final) for g in cut],
         "cut_early_margins": [g.early_margin for g in cut],
         "over_100_plies": sum(g.plies > LONG_GAME for g in games),
+        **_by_opening(games),
         "max_plies": max((g.plies for g in games), default=0),
         "mean_plies": round(sum(g.plies for g in games) / n, 1),
         "mean_margin": round(sum(margins) / n, 2),
@@ -544,6 +568,7 @@ def run(
     seed: int,
     opening_plies: int = OPENING_PLIES,
     balanced: float | None = None,
+    opening_depth: int = 0,
     ply_cap: int = PLY_CAP,
     repeat: int = 0,
     log: Callable[[str], None] | None = None,
@@ -559,6 +584,12 @@ def run(
     for i in range(games):
         if i % 2 == 0:
             opening = make_opening(rng, rules, opening_plies, balanced)
+            value = None
+            if opening_depth:
+                start = Game(rules)
+                start.play_all(opening)
+                search = choose_move(start.position, rules, depth=opening_depth, rng=rng)
+                value = search.score if start.position.to_move == 0 else -search.score
         g = play_game(
             ai,
             opponent,
@@ -571,10 +602,12 @@ def run(
             ply_cap=ply_cap,
             repeat=repeat,
         )
+        g.opening_value = value
         if games_out is not None:
             with games_out.open("a") as f:
                 row = {"opponent": opponent.name, "ai_side": g.ai_side, "final": list(g.final)}
                 row |= {"reason": g.reason, "cut": g.cut, "early_margin": g.early_margin}
+                row |= {"opening_value": g.opening_value}
                 row |= {"moves": g.moves}
                 f.write(json.dumps(row) + "\n")
         if verbose and log is not None:
@@ -628,6 +661,13 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="only openings a depth-8 search values within this many points",
     )
+    parser.add_argument(
+        "--opening-depth",
+        type=int,
+        default=0,
+        help=f"value each opening with a search this deep and split the P1 results at "
+        f"+{WON_OPENING:g} for P0",
+    )
     parser.add_argument("--ply-cap", type=int, default=PLY_CAP)
     parser.add_argument("--repeat", type=int, default=0, help="end by count at N-fold repetition")
     parser.add_argument("--history", action="store_true", help="give the AI the game history")
@@ -659,6 +699,7 @@ def main(argv: list[str] | None = None) -> int:
                 seed=args.seed,
                 opening_plies=args.opening_plies,
                 balanced=args.balanced,
+                opening_depth=args.opening_depth,
                 ply_cap=args.ply_cap,
                 repeat=args.repeat,
                 log=lambda s: print("  " + s, file=sys.stderr, flush=True),

@@ -97,26 +97,62 @@ class Ring:
             for s in range(n)
         )
 
-    def centres(self) -> tuple[tuple[float, float], ...]:
-        """A point inside each square, in index order, on the polygon of :meth:`corners`.
+    def polygons(self, inner: float = 0.6) -> tuple[tuple[tuple[float, float], ...], ...]:
+        """Each square's region, in index order, as polygon vertices (x right, y up).
 
-        A mandarin square sits at its corner; citizen square ``6 * s + k``
-        lies ``k / 6`` of the way along side ``s`` from corner ``s``. Meant
-        for drawing and for laying region polygons over a located board; the
-        two-seat board is drawn as today's rectangle instead.
+        Three or four seats: the band between the board's outline
+        (:meth:`corners`) and the same polygon scaled by ``inner``. Each side
+        is cut into six equal lengths; citizen square ``6 * s + k`` takes the
+        length centred ``k / 6`` of the way along side ``s``, and each
+        mandarin square the half lengths either side of its corner. Two seats:
+        today's board, a 7 x 2 grid of cells with a mandarin square at each end
+        (spanning both rows), x from -1 to 1. Map these onto the located board
+        (the corners seen by the camera) with one homography.
         """
-        pts = self.corners()
         if self.players == 2:
-            return tuple(
-                (-1.0 + sq / 3.0, -0.5) if sq < 6 else (1.0 - (sq - 6) / 3.0, 0.5)
-                for sq in range(12)
+            w, h = 2.0 / 7.0, 2.0 / 7.0
+
+            def cell(col: int, row: int, rows: int = 1) -> tuple[tuple[float, float], ...]:
+                x0, y0 = -1.0 + col * w, (row - 1) * h
+                return ((x0, y0), (x0 + w, y0), (x0 + w, y0 + rows * h), (x0, y0 + rows * h))
+
+            out2 = [cell(0, 0, 2)] + [cell(k, 0) for k in range(1, 6)] + [cell(6, 0, 2)]
+            out2 += [cell(6 - k, 1) for k in range(1, 6)]
+            return tuple(out2)
+        outer = self.corners()
+        n = self.players
+
+        def along(s: int, t: float, scale: float) -> tuple[float, float]:
+            (x0, y0), (x1, y1) = outer[s % n], outer[(s + 1) % n]
+            return (scale * (x0 + (x1 - x0) * t), scale * (y0 + (y1 - y0) * t))
+
+        half = 0.5 / SIDE
+        out: list[tuple[tuple[float, float], ...]] = []
+        for s in range(n):
+            corner = outer[s]
+            out.append(
+                (
+                    along(s - 1, 1 - half, 1.0),
+                    corner,
+                    along(s, half, 1.0),
+                    along(s, half, inner),
+                    (inner * corner[0], inner * corner[1]),
+                    along(s - 1, 1 - half, inner),
+                )
             )
-        out: list[tuple[float, float]] = []
-        for s in range(self.players):
-            (x0, y0), (x1, y1) = pts[s], pts[(s + 1) % self.players]
-            for k in range(SIDE):
-                out.append((x0 + (x1 - x0) * k / SIDE, y0 + (y1 - y0) * k / SIDE))
+            for k in range(1, SIDE):
+                a, b = (k - 0.5) / SIDE, (k + 0.5) / SIDE
+                out.append(
+                    (along(s, a, 1.0), along(s, b, 1.0), along(s, b, inner), along(s, a, inner))
+                )
         return tuple(out)
+
+    def centres(self, inner: float = 0.6) -> tuple[tuple[float, float], ...]:
+        """A point inside each square (the mean of its :meth:`polygons` vertices)."""
+        return tuple(
+            (sum(x for x, _ in poly) / len(poly), sum(y for _, y in poly) / len(poly))
+            for poly in self.polygons(inner)
+        )
 
 
 @cache

@@ -41,11 +41,28 @@ def test_turns_pass_clockwise_to_the_seat_on_the_left(players: int) -> None:
         assert [r.owner[r.rotate(sq)] for sq in r.rows[p]] == [nxt] * 5
 
 
-def test_the_ring_has_a_centre_for_every_square_and_a_corner_per_mandarin() -> None:
-    r = ring(4)
-    assert len(r.corners()) == 4 and len(r.centres()) == 24
-    assert r.centres()[6] == pytest.approx(r.corners()[1])
-    assert r.corners()[0][1] == pytest.approx(r.corners()[1][1])  # side 0 along the bottom
+def _area(poly: tuple[tuple[float, float], ...]) -> float:
+    """Signed area (shoelace): positive for vertices in counter-clockwise order."""
+    return 0.5 * sum(
+        x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(poly, poly[1:] + poly[:1], strict=True)
+    )
+
+
+@pytest.mark.parametrize("players", (2, 3, 4))
+def test_square_regions_tile_the_board_band_in_ring_order(players: int) -> None:
+    r = ring(players)
+    polys = r.polygons(inner=0.6)
+    assert len(polys) == r.num_squares
+    assert all(_area(poly) > 0 for poly in polys)
+    outline = r.corners()
+    # two seats: the 7 x 2 grid, 2 wide and 4/7 high; more: the band inside the outline
+    band = 2.0 * 4.0 / 7.0 if players == 2 else _area(outline) * (1 - 0.6**2)
+    assert sum(_area(poly) for poly in polys) == pytest.approx(band)
+    if players > 2:
+        assert outline[0][1] == pytest.approx(outline[1][1])  # side 0 along the bottom
+        for k, m in enumerate(r.mandarins):  # a mandarin square sits at its corner
+            (cx, cy), (vx, vy) = r.centres()[m], outline[k]
+            assert cx * vy - cy * vx == pytest.approx(0, abs=1e-9) and cx * vx + cy * vy > 0
 
 
 def test_board_sizes_name_their_seats() -> None:

@@ -24,6 +24,7 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
         "companion.commands.calibrate:calibrate_main",
         "give the board corners by hand",
     ),
+    ("tally",): ("companion.commands.tally:main", "count spread pieces to settle a score"),
     ("track",): ("companion.commands.track:main", "referee a folder of frames"),
     ("ai", "serve"): ("companion.commands.ai_serve:main", "answer move requests as JSON Lines"),
     ("screens",): ("companion.commands.screens:main", "write every OLED screen as PNG"),

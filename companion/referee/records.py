@@ -32,6 +32,8 @@ class Kind(enum.StrEnum):
     NOTE = "note"
     #: the operator reset the kiosk totals
     COUNTERS_RESET = "counters_reset"
+    #: a scoring dispute settled by counting both sides' pieces (tally mode)
+    TALLY = "tally"
 
 
 class How(enum.StrEnum):
@@ -187,6 +189,39 @@ def end_data(final: Sequence[int], reason: str, winner: int | None = None) -> di
     return {"final": list(final), "winner": winner, "reason": reason}
 
 
+def tally_data(
+    *,
+    pieces: Sequence[int],
+    intervals: Sequence[Sequence[int]],
+    bigs: Sequence[int],
+    how: Sequence[str],
+    mandarin_value: int,
+    debt: Sequence[int],
+    sweep: Sequence[int] | None,
+    scores: Sequence[int],
+    winner: int | None,
+    sure: bool,
+) -> dict[str, Any]:
+    """Both sides' counted pieces (camera or buttons) and the final count made of them."""
+    for name, value in (("how", how), ("pieces", pieces), ("bigs", bigs), ("scores", scores)):
+        if len(value) != 2:
+            raise ValueError(f"journal: tally {name} needs one value per player, got {value!r}")
+    if any(h not in ("camera", "buttons") for h in how):
+        raise ValueError(f"journal: tally how must be camera or buttons, got {list(how)!r}")
+    return {
+        "pieces": [int(n) for n in pieces],
+        "intervals": [[int(lo), int(hi)] for lo, hi in intervals],
+        "bigs": [int(n) for n in bigs],
+        "how": list(how),
+        "mandarin_value": int(mandarin_value),
+        "debt": [int(n) for n in debt],
+        "sweep": None if sweep is None else [int(n) for n in sweep],
+        "scores": [int(n) for n in scores],
+        "winner": winner,
+        "sure": bool(sure),
+    }
+
+
 class RecordWriter:
     """The typed helpers every journal writes through: one per kind.
 
@@ -238,3 +273,32 @@ class RecordWriter:
     def counters_reset(self) -> Any:
         """The operator reset the kiosk totals: they start again from zero, restarts included."""
         return self._add(Kind.COUNTERS_RESET, {})
+
+    def tally(
+        self,
+        *,
+        pieces: Sequence[int],
+        intervals: Sequence[Sequence[int]],
+        bigs: Sequence[int],
+        how: Sequence[str],
+        mandarin_value: int,
+        debt: Sequence[int],
+        sweep: Sequence[int] | None,
+        scores: Sequence[int],
+        winner: int | None,
+        sure: bool,
+    ) -> Any:
+        """A settled scoring dispute: what each side counted and the final count."""
+        data = tally_data(
+            pieces=pieces,
+            intervals=intervals,
+            bigs=bigs,
+            how=how,
+            mandarin_value=mandarin_value,
+            debt=debt,
+            sweep=sweep,
+            scores=scores,
+            winner=winner,
+            sure=sure,
+        )
+        return self._add(Kind.TALLY, data)

@@ -10,19 +10,40 @@ OK plays the move in manual mode (with a camera: tells the referee this move
 was made, when the camera cannot see it), or confirms a choice; BACK returns to the
 board; a long OK opens the menu; a long BACK undoes the last move; the
 operator gesture (a long hold of BACK+OK) opens the operator menu.
+
+Tally mode (menu "Count pieces") settles a scoring dispute: each player in
+turn spreads their pieces in one layer for the camera (OK counts, ◀
+recounts, OK accepts, ▶ corrects the count by hand), or, without a camera,
+enters the count with the buttons (◀ ▶ change a digit, OK the next one:
+tens, units, big stones); then the final count. While a tally is open the
+app gives frames to :meth:`Controller.on_tally_reading` instead of the
+referee (:attr:`Controller.tally_active`). "Replay move" steps through the
+last move pebble by pebble. "New game" asks first while a game is going on.
 """
 
 from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
 
 from companion.referee import Referee, RefereeState, Report
 from companion.referee.advice import Advice, AdviceReason
+from companion.referee.reconcile import SquareEvidence
 from companion.referee.records import Mode
+from companion.referee.tally import (
+    FinalCount,
+    SideCount,
+    SpreadModel,
+    SpreadSquare,
+    Tally,
+    count_spread,
+    final_count,
+    row_sweep,
+    tally_fields,
+)
 from companion.ui.input import Chord, Held, InputEvent, LongPress, Repeat, ShortPress
 from companion.ui.screens import (
     MAIN_MENU,
@@ -30,28 +51,50 @@ from companion.ui.screens import (
     RULES_PAGES,
     AttractScreen,
     BoardScreen,
+    BoardView,
     ConfirmScreen,
     Dispute,
     DisputeScreen,
     ErrorKind,
     ErrorScreen,
+    FinalView,
     GameOverScreen,
     HintScreen,
     IdleScreen,
     MenuItem,
     MenuScreen,
     MoveScreen,
+    NewGameScreen,
     OperatorScreen,
     RefillScreen,
+    ReplayScreen,
+    ReplayStep,
     RulesScreen,
     ScoresScreen,
     Screen,
+    TallyCountScreen,
+    TallyEntryScreen,
+    TallyFinalScreen,
+    TallyGuideScreen,
+    TallyView,
     board_view,
     game_over_view,
     move_preview,
     refill_view,
 )
-from engine import EngineError, Move, Position
+from companion.ui.screens.model import TallyField
+from engine import (
+    Capture,
+    Drop,
+    EngineError,
+    GameEnd,
+    Move,
+    PickUp,
+    Position,
+    Refill,
+    Transition,
+    TurnEnd,
+)
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +120,34 @@ class View(enum.StrEnum):
     HINT = "hint"
     AI = "ai"
     OPERATOR = "operator"
+    NEW_GAME = "new_game"
+    TALLY_GUIDE = "tally_guide"
+    TALLY_COUNT = "tally_count"
+    TALLY_ENTRY = "tally_entry"
+    TALLY_FINAL = "tally_final"
+    REPLAY = "replay"
+
+
+TALLY_VIEWS = frozenset({View.TALLY_GUIDE, View.TALLY_COUNT, View.TALLY_ENTRY, View.TALLY_FINAL})
+#: Entry fields in the order OK walks them, and each one's largest value.
+ENTRY_FIELDS: tuple[tuple[TallyField, int], ...] = (("tens", 9), ("units", 9), ("bigs", 2))
+
+
+@dataclass
+class TallyProgress:
+    """An open tally: whose pieces are being counted and what each side came to."""
+
+    player: int = 0
+    sides: list[SideCount | None] = field(default_factory=lambda: [None, None])
+    #: OK was pressed: the next frame the camera reads is the count
+    counting: bool = False
+    last: Tally | None = None
+    #: hand entry: pieces, big stones and the field being changed
+    pieces: int = 0
+    bigs: int = 0
+    field_index: int = 0
+    final: FinalCount | None = None
+    page: int = 0
 
 
 @dataclass
@@ -115,6 +186,9 @@ class Controller:
     on_reboot: Callable[[], None] | None = None
     #: the operator reset the totals: the journal records it, so a restart keeps the reset
     on_counters_reset: Callable[[], None] | None = None
+    #: a tally's final count, as ``RecordWriter.tally`` keywords (the app passes journal.tally)
+    on_tally: Callable[..., Any] | None = None
+    spread_model: SpreadModel = field(default_factory=SpreadModel)
     operator_index: int = 0
     view: View = View.BOARD
     cursor: int = 0
@@ -127,6 +201,10 @@ class Controller:
     attract_frame: int = 0
     message: str = ""
     counters: Counters = field(default_factory=Counters)
+    tally: TallyProgress | None = None
+    new_game_index: int = 0
+    replay_index: int = 0
+    _replay: tuple[tuple[ReplayStep, ...], Transition] | None = None
     _advice: Advice | None = None
     #: the companion's move and the position it was searched for
     _own: tuple[Position, Advice] | None = None
@@ -246,6 +324,8 @@ class Controller:
                 if self.opponent_move is None:
                     continue
                 item = MenuItem(item.key, f"value.{self.opponent}")
+            elif item.key == "menu.replay" and not self.referee.game.transitions:
+                continue  # no move yet to replay
             items.append(item)
         return tuple(items)
 
@@ -258,7 +338,11 @@ class Controller:
         elif button == "ok":
             key = items[self.menu_index].key
             if key == "menu.new_game":
-                self.new_game()
+                self._ask_new_game()
+            elif key == "menu.tally":
+                self.start_tally()
+            elif key == "menu.replay":
+                self.start_replay()
             elif key == "menu.rules":
                 self.view, self.rules_page = View.RULES, 1
             elif key == "menu.language":
@@ -336,6 +420,193 @@ class Controller:
             self.error = None
             self.view = View.BOARD
 
+    # -- a new game over one in progress -----------------------------------
+
+    def game_in_progress(self) -> bool:
+        position = self.referee.position
+        return position.ply > 0 and not position.over
+
+    def _ask_new_game(self) -> None:
+        """A long OK then OK used to wipe the game: now that takes a second, deliberate choice."""
+        if self.game_in_progress():
+            self.view, self.new_game_index = View.NEW_GAME, 0
+        else:
+            self.new_game()
+
+    def _press_new_game(self, button: str) -> None:
+        if button in ("left", "right"):
+            self.new_game_index = 1 - self.new_game_index
+        elif button == "ok" and self.new_game_index == 1:
+            self.new_game()
+        elif button in ("ok", "back"):
+            self.view = self.turn_view()
+
+    # -- tally mode ---------------------------------------------------------
+
+    @property
+    def camera_tally(self) -> bool:
+        """The camera counts the spreads (else the players enter the counts)."""
+        return self.referee.mode == Mode.CAMERA
+
+    @property
+    def tally_active(self) -> bool:
+        """A tally is open: frames go to :meth:`on_tally_reading`, never to the referee."""
+        return self.view in TALLY_VIEWS and self.tally is not None
+
+    @property
+    def tally_wants_frame(self) -> bool:
+        """The players pressed OK to count: the next readable frame is the count."""
+        return self.tally_active and self.tally is not None and self.tally.counting
+
+    def start_tally(self) -> None:
+        self.tally = TallyProgress()
+        self._tally_begin_side(0)
+
+    def _tally_begin_side(self, player: int) -> None:
+        t = self.tally
+        assert t is not None
+        t.player, t.counting, t.last = player, False, None
+        if self.camera_tally:
+            self.view = View.TALLY_GUIDE
+        else:
+            self._tally_entry(0, 0)
+
+    def _tally_entry(self, pieces: int, bigs: int) -> None:
+        t = self.tally
+        assert t is not None
+        t.pieces, t.bigs, t.field_index = min(pieces, 99), min(bigs, 2), 0
+        t.counting = False
+        self.view = View.TALLY_ENTRY
+
+    def _end_tally(self) -> None:
+        self.tally = None
+        self.view = View.OVER if self.referee.position.over else self.turn_view()
+
+    def on_tally_reading(
+        self,
+        squares: Sequence[SpreadSquare | SquareEvidence] | None,
+        reason: str | None = None,
+    ) -> None:
+        """The camera's reading of the spread (None: no board in the frame, ``reason`` why)."""
+        t = self.tally
+        if t is None or not t.counting or self.view not in (View.TALLY_GUIDE, View.TALLY_COUNT):
+            return
+        if squares is None:
+            self.message = reason or "board not found"
+            return
+        t.last = count_spread(squares, self.spread_model)
+        t.counting = False
+        self.view = View.TALLY_COUNT
+
+    def _tally_accept(self, side: SideCount) -> None:
+        t = self.tally
+        assert t is not None
+        t.sides[t.player] = side
+        if t.player == 0:
+            self._tally_begin_side(1)
+            return
+        a, b = t.sides
+        assert a is not None and b is not None
+        t.final = self._final_count((a, b))
+        t.page = 0
+        self.view = View.TALLY_FINAL
+        if self.on_tally is not None:
+            self.on_tally(**tally_fields(t.final, (a, b)))
+
+    def _final_count(self, sides: tuple[SideCount, SideCount]) -> FinalCount:
+        """Debts and the sweep come from the game when the referee followed one."""
+        position = self.referee.position
+        value = self.referee.rules.mandarin_value
+        if position.ply == 0:
+            return final_count(sides, mandarin_value=value)
+        sweep: tuple[int, int] | None = row_sweep(position)
+        outcome = position.outcome
+        if position.over and outcome is not None:
+            swept = outcome.sweep
+            sweep = (int(swept[0]), int(swept[1])) if swept is not None else None
+        return final_count(sides, mandarin_value=value, debt=position.debt, sweep=sweep)
+
+    def _press_tally_guide(self, button: str) -> None:
+        t = self.tally
+        assert t is not None
+        if button == "ok":
+            t.counting = True
+        elif button in ("left", "right"):
+            self._tally_entry(0, 0)  # the camera cannot help: count by hand
+        elif button == "back":
+            self._end_tally()
+
+    def _press_tally_count(self, button: str) -> None:
+        t = self.tally
+        assert t is not None and t.last is not None
+        if button == "ok":
+            self._tally_accept(SideCount.of(t.last))
+        elif button == "left":
+            t.counting = True  # recount: the next frame replaces this count
+            self.view = View.TALLY_GUIDE
+        elif button == "right":
+            self._tally_entry(t.last.total, t.last.big)
+        elif button == "back":
+            t.counting = False
+            self.view = View.TALLY_GUIDE
+
+    def _press_tally_entry(self, button: str) -> None:
+        t = self.tally
+        assert t is not None
+        name, top = ENTRY_FIELDS[t.field_index]
+        if button in ("left", "right"):
+            step = 1 if button == "right" else -1
+            if name == "bigs":
+                t.bigs = (t.bigs + step) % (top + 1)
+            else:
+                tens, units = divmod(t.pieces, 10)
+                if name == "tens":
+                    tens = (tens + step) % (top + 1)
+                else:
+                    units = (units + step) % (top + 1)
+                t.pieces = 10 * tens + units
+        elif button == "ok" and t.field_index + 1 < len(ENTRY_FIELDS):
+            t.field_index += 1
+        elif button == "ok":
+            self._tally_accept(SideCount(t.pieces, t.bigs, how="buttons"))
+        elif button == "back" and t.field_index > 0:
+            t.field_index -= 1
+        elif button == "back" and self.camera_tally:
+            self.view = View.TALLY_GUIDE
+        elif button == "back":
+            self._end_tally()
+
+    def _press_tally_final(self, button: str) -> None:
+        t = self.tally
+        assert t is not None
+        if button in ("left", "right"):
+            t.page = 1 - t.page
+        elif button in ("ok", "back"):
+            self._end_tally()
+
+    # -- replay of the last move ---------------------------------------------
+
+    def start_replay(self) -> None:
+        transitions = self.referee.game.transitions
+        if not transitions or transitions[-1].move is None:
+            return
+        self._replay = (replay_steps(transitions[-1]), transitions[-1])
+        self.replay_index = 0
+        self.view = View.REPLAY
+
+    def _press_replay(self, button: str) -> None:
+        if self._replay is None:
+            self.view = self.turn_view()
+            return
+        last = len(self._replay[0]) - 1
+        if button == "right" or (button == "ok" and self.replay_index < last):
+            self.replay_index = min(self.replay_index + 1, last)
+        elif button == "left":
+            self.replay_index = max(self.replay_index - 1, 0)
+        elif button in ("ok", "back"):
+            self._replay = None
+            self.view = View.OVER if self.referee.position.over else self.turn_view()
+
     _HANDLERS: ClassVar[dict[View, Callable[[Controller, str], None]]] = {
         View.BOARD: _press_board,
         View.CURSOR: _press_cursor,
@@ -350,6 +621,12 @@ class Controller:
         View.REFILL: _press_refill,
         View.OVER: _press_over,
         View.ERROR: _press_error,
+        View.NEW_GAME: _press_new_game,
+        View.TALLY_GUIDE: _press_tally_guide,
+        View.TALLY_COUNT: _press_tally_count,
+        View.TALLY_ENTRY: _press_tally_entry,
+        View.TALLY_FINAL: _press_tally_final,
+        View.REPLAY: _press_replay,
     }
 
     # -- referee ------------------------------------------------------------
@@ -357,6 +634,8 @@ class Controller:
     def on_report(self, report: Report) -> None:
         """Follow what the referee decided: accepted moves, refills, questions, disputes."""
         self.message = report.detail
+        if self.view in TALLY_VIEWS:
+            return  # the board holds a spread, not a game: nothing to follow
         position = self.referee.position
         if position.over:
             self.view = View.OVER
@@ -380,7 +659,15 @@ class Controller:
             self.view = self.turn_view()
 
     def on_error(self, kind: ErrorKind) -> None:
-        """Show what went wrong (once: a repeated error keeps the screen as it is)."""
+        """Show what went wrong (once: a repeated error keeps the screen as it is).
+
+        During a tally a lost camera turns to counting by hand; a frame without
+        a board is only a frame to wait past.
+        """
+        if self.tally_active:
+            if kind == ErrorKind.CAMERA_LOST and self.view in (View.TALLY_GUIDE, View.TALLY_COUNT):
+                self._tally_entry(0, 0)
+            return
         if self.view != View.ERROR:
             self.error = kind
             self.view = View.ERROR
@@ -470,6 +757,17 @@ class Controller:
             )
         if self.view == View.ERROR:
             return ErrorScreen(self.error or ErrorKind.BOARD_NOT_FOUND)
+        tally = self._tally_screen()
+        if tally is not None:
+            return tally
+        if self.view == View.NEW_GAME:
+            return NewGameScreen(self.new_game_index, self.referee.position.ply)
+        if self.view == View.REPLAY and self._replay is not None:
+            steps, transition = self._replay
+            assert transition.move is not None
+            move = move_preview(transition)
+            i = min(self.replay_index, len(steps) - 1)
+            return ReplayScreen(move, steps[i], i, len(steps))
         if self.view == View.OVER:
             result = game_over_view(game.position)
             if result is not None:
@@ -506,6 +804,35 @@ class Controller:
                 return MoveScreen(view, move_preview(game.preview(legal[i])))
         return BoardScreen(view)
 
+    def _tally_screen(self) -> Screen | None:
+        t = self.tally
+        if t is None or self.view not in TALLY_VIEWS:
+            return None
+        if self.view == View.TALLY_GUIDE:
+            return TallyGuideScreen(t.player, counting=t.counting)
+        if self.view == View.TALLY_COUNT and t.last is not None:
+            last = t.last
+            view = TallyView(
+                last.counts,
+                (last.bigs[0], last.bigs[6]),
+                last.total,
+                last.low,
+                last.high,
+                last.unsure,
+            )
+            return TallyCountScreen(t.player, view)
+        if self.view == View.TALLY_ENTRY:
+            name = ENTRY_FIELDS[t.field_index][0]
+            value = self.referee.rules.mandarin_value
+            return TallyEntryScreen(t.player, t.pieces, t.bigs, name, value)
+        if self.view == View.TALLY_FINAL and t.final is not None:
+            f = t.final
+            final = FinalView(
+                f.pieces, f.bigs, f.mandarin_value, f.debt, f.scores, f.winner, f.sweep, f.sure
+            )
+            return TallyFinalScreen(final, t.page)
+        return None
+
     def _countdown(self) -> int | None:
         """Seconds before the automatic reset, once it is close enough to warn."""
         k = self.kiosk
@@ -513,3 +840,78 @@ class Controller:
             return None
         left = k.reset_after_s - (self.now - self.last_activity)
         return int(left + 0.999) if 0 < left <= k.countdown_s else None
+
+
+def replay_steps(transition: Transition) -> tuple[ReplayStep, ...]:
+    """The last move as hands make it, from the engine's events: one step per pebble.
+
+    Starts from the board before the move; every pick-up, drop, relay,
+    capture, the turn's end and any refill is a step with the board right
+    after it and the pebbles still in hand.
+    """
+    before = transition.before
+    mover = int(before.to_move)
+    board = [int(n) for n in before.board]
+    big = [int(b) for b in before.big]
+    store = [int(n) for n in before.store]
+    bigs = [int(n) for n in before.bigs]
+    debt = [int(n) for n in before.debt]
+    hand = 0
+    picked = False
+
+    def view() -> BoardView:
+        return BoardView(
+            tuple(board),
+            (big[0], big[1]),
+            (store[0], store[1]),
+            (bigs[0], bigs[1]),
+            (debt[0], debt[1]),
+            mover,
+            int(before.ply),
+        )
+
+    steps = [ReplayStep("start", view(), player=mover)]
+    for event in transition.events:
+        if isinstance(event, PickUp):
+            board[event.square] -= event.count
+            hand += event.count
+            steps.append(
+                ReplayStep(
+                    "relay" if picked else "pick",
+                    view(),
+                    event.square,
+                    event.count,
+                    hand,
+                    player=mover,
+                )
+            )
+            picked = True
+        elif isinstance(event, Drop):
+            board[event.square] += 1
+            hand -= 1
+            steps.append(ReplayStep("drop", view(), event.square, 1, hand, player=mover))
+        elif isinstance(event, Capture):
+            board[event.square] -= event.pebbles
+            store[mover] += event.pebbles
+            if event.big:
+                big[event.square // 6] = 0
+                bigs[mover] += event.big
+            steps.append(
+                ReplayStep(
+                    "capture", view(), event.square, event.pebbles, 0, event.big, player=mover
+                )
+            )
+        elif isinstance(event, TurnEnd):
+            steps.append(ReplayStep("end", view(), player=mover))
+        elif isinstance(event, Refill):
+            p = event.player
+            for sq in range(6 * p + 1, 6 * p + 6):
+                board[sq] += 1
+            store[p] -= event.own
+            store[1 - p] -= event.borrowed
+            debt[p] += event.borrowed
+            steps.append(ReplayStep("refill", view(), None, 5, 0, player=p))
+        elif isinstance(event, GameEnd):
+            final = board_view(transition.position)
+            steps.append(ReplayStep("end", replace(final, to_move=mover), player=mover))
+    return tuple(steps)

@@ -57,7 +57,7 @@ def test_menu_toggles_language_and_hints() -> None:
     c = Controller(Referee(mode="manual"))
     c.on_input(LongPress("ok", 1.0))
     assert isinstance(c.screen(), MenuScreen)
-    press(c, "right", "right", "ok")  # language
+    press(c, "right", "right", "right", "ok")  # language (after New game, Count pieces, Rules)
     assert c.lang == "en"
     press(c, "right", "ok")  # hints
     assert c.hints is False

@@ -14,7 +14,7 @@ from companion.ui.screens.i18n import CATALOGUE, LANGS, Lang, sample_fields, tex
 from companion.ui.screens.render import RULES_PAGES
 
 #: Strings drawn dark-on-lit in a 12 px title bar, whose top pixel row is cut off.
-BAND_TITLES = ("menu.title", "confirm.title")
+BAND_TITLES = ("menu.title", "confirm.title", "newgame.title", "tally.title", "entry.title")
 
 
 def _fields(template: str) -> list[str]:

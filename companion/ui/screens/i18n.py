@@ -75,6 +75,8 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "menu.title": _E("Tùy chọn", "Menu", width=128),
     "menu.keys": _E("◀ ▶ di chuyển OK chọn", "◀ ▶ move   OK select"),
     "menu.new_game": _E("Ván mới", "New game", width=118),
+    "menu.tally": _E("Đếm quân", "Count pieces", width=118),
+    "menu.replay": _E("Xem lại nước", "Replay move", width=118),
     "menu.rules": _E("Luật chơi", "Rules", width=118),
     "menu.language": _E("Ngôn ngữ", "Language", width=50),
     "menu.hints": _E("Gợi ý", "Hints", width=76),
@@ -150,6 +152,51 @@ CATALOGUE: Final[dict[str, Entry]] = {
         "No quan, few pebbles:\ngather them, go home.\n(said at the end)",
         lines=3,
     ),
+    # a new game while one is in progress
+    "newgame.title": _E("Chơi ván mới?", "Start a new game?"),
+    "newgame.keep": _E("Không, chơi tiếp", "No, keep playing", width=124),
+    "newgame.wipe": _E("Có, ván mới", "Yes, new game", width=124),
+    "newgame.ply": _E("Đã đi {n} nước", "{n} moves played"),
+    # tally mode: count each side's pieces to settle the score
+    "tally.title": _E("Đếm quân bên {p}", "Counting for {p}"),
+    "tally.guide": _E(
+        "Quân bên {p} (cả hàng)\nrải 1 lớp lên 10 ô,\nquan để ở hai đầu.",
+        "{p}'s heap and row in\none layer on the 10\nsquares, quan at ends",
+        lines=3,
+    ),
+    "tally.keys": _E("OK đếm   BACK thôi", "OK count  BACK stop"),
+    "tally.counting": _E("Đang đếm...", "Counting..."),
+    "tally.result": _E("{p}: {t}, chắc {lo}-{hi}", "{p}: {t}, surely {lo}-{hi}"),
+    "tally.exact": _E("{p}: {t}, chắc chắn", "{p}: {t} for sure"),
+    "tally.unsure": _E("Rải ô sáng ra, ◀ lại", "Spread lit, ◀ again"),
+    "tally.sure_keys": _E("OK đúng   ◀ đếm lại", "OK right  ◀ recount"),
+    "entry.title": _E("Nhập quân bên {p}", "Pieces of {p}"),
+    "entry.pieces": _E("Dân", "Pieces", width=50),
+    "entry.points": _E("= {n} điểm", "= {n} pts", width=64),
+    "entry.keys": _E("◀ ▶ đổi số  OK tiếp", "◀ ▶ change  OK next"),
+    "final.win": _E("{p} thắng", "{p} wins", width=60),
+    "final.draw": _E("Hòa", "Draw", width=60),
+    "final.close": _E("Sát nút!", "Too close", width=60),
+    "final.pieces": _E("Dân", "Pieces", width=60),
+    "final.debt": _E("Nợ trả", "Debts", width=60),
+    "final.total": _E("Tổng", "Total", width=60),
+    "final.detail": _E("Chi tiết", "Details", width=60),
+    "final.sweep": _E("Thu dân", "Swept", width=60),
+    "final.captured": _E("Dân ăn", "Captured", width=60),
+    "final.owed": _E("Vay", "Borrowed", width=60),
+    "final.repaid": _E("Được trả", "Repaid", width=60),
+    # replay of the last move, pebble by pebble
+    "quan_left_code": _E("QT", "QL", width=12),
+    "quan_right_code": _E("QP", "QR", width=12),
+    "replay.start": _E("{i}/{k} Nước {sq} {arrow}", "{i}/{k} Move {sq} {arrow}"),
+    "replay.pick": _E("{i}/{k} Bốc {sq}: {c}", "{i}/{k} Pick up {sq}: {c}"),
+    "replay.relay": _E("{i}/{k} Bốc tiếp {sq}: {c}", "{i}/{k} Relay {sq}: {c}"),
+    "replay.drop": _E("{i}/{k} Rải 1 vào {sq}", "{i}/{k} Drop 1 in {sq}"),
+    "replay.capture": _E("{i}/{k} Ăn {sq}: {c}", "{i}/{k} Capture {sq}: {c}"),
+    "replay.refill": _E("{i}/{k} {p} rải lại 5", "{i}/{k} {p} refills 5"),
+    "replay.end": _E("{i}/{k} Hết lượt", "{i}/{k} Turn over"),
+    "replay.hand": _E("Trên tay {h}    ◀ ▶", "In hand {h}     ◀ ▶"),
+    "replay.quan": _E("Ăn cả quan!    ◀ ▶", "With the quan!  ◀ ▶"),
     # attract / idle
     "attract.title": _E("Ô ĂN QUAN", "Ô ĂN QUAN", width=60),
     "attract.vi": _E("Nhấn nút để chơi", "Nhấn nút để chơi", width=120),
@@ -173,6 +220,13 @@ SAMPLES: Final[dict[str, tuple[str, ...]]] = {
     "page": ("4",),
     "pages": ("4",),
     "g": ("9999",),
+    "t": ("70",),
+    "lo": ("70",),
+    "hi": ("70",),
+    "i": ("99",),
+    "k": ("99",),
+    "c": ("70",),
+    "h": ("70",),
     "d": ("999",),
 }
 
@@ -209,6 +263,15 @@ def square_name(square: int, lang: Lang) -> str:
     if square == 6:
         return text("quan_right", lang)
     return text("square", lang, sq=square_code(square))
+
+
+def short_square(square: int, lang: Lang) -> str:
+    """Two-letter label of any square: "A3", "B1", and "QT"/"QP" ("QL"/"QR") for the quan."""
+    if square == 0:
+        return text("quan_left_code", lang)
+    if square == 6:
+        return text("quan_right_code", lang)
+    return square_code(square)
 
 
 def arrow(square: int, direction: int) -> str:

@@ -188,6 +188,8 @@ MenuKey = Literal[
     "operator.shutdown",
     "operator.reset_counters",
     "menu.new_game",
+    "menu.tally",
+    "menu.replay",
     "menu.rules",
     "menu.language",
     "menu.hints",
@@ -290,6 +292,159 @@ class IdleScreen:
     seconds: int
 
 
+# --- tally mode: settle a scoring dispute by counting each side's pieces -------------
+
+
+@dataclass(frozen=True, slots=True)
+class TallyGuideScreen:
+    """How to lay out ``player``'s pieces for the camera; ``counting`` once OK was pressed."""
+
+    player: int
+    counting: bool = False
+
+    def __post_init__(self) -> None:
+        _check_player(self.player)
+
+
+@dataclass(frozen=True, slots=True)
+class TallyView:
+    """A counted spread: per-square counts, big stones on 0 / 6, total and its interval."""
+
+    counts: tuple[int, ...]
+    big: tuple[int, int]
+    total: int
+    low: int
+    high: int
+    unsure: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.counts) != NUM_SQUARES:
+            raise ValueError(f"a tally needs 12 counts, got {len(self.counts)}")
+        if not self.low <= self.total <= self.high:
+            raise ValueError(f"total {self.total} outside its interval {self.low}-{self.high}")
+        for sq in self.unsure:
+            _check_square(sq)
+
+    @property
+    def board(self) -> BoardView:
+        return BoardView(board=self.counts, big=self.big)
+
+
+@dataclass(frozen=True, slots=True)
+class TallyCountScreen:
+    """What the camera counted for ``player``; the unsure squares lit."""
+
+    player: int
+    tally: TallyView
+
+    def __post_init__(self) -> None:
+        _check_player(self.player)
+
+
+TallyField = Literal["tens", "units", "bigs"]
+
+
+@dataclass(frozen=True, slots=True)
+class TallyEntryScreen:
+    """Counting by hand: ``player``'s small pieces (tens and units) and big stones."""
+
+    player: int
+    pieces: int = 0
+    bigs: int = 0
+    field: TallyField = "tens"
+    mandarin_value: int = 10
+
+    def __post_init__(self) -> None:
+        _check_player(self.player)
+        if not 0 <= self.pieces <= 99 or not 0 <= self.bigs <= 2:
+            raise ValueError(f"entry out of range: {self.pieces} pieces, {self.bigs} quan")
+
+
+@dataclass(frozen=True, slots=True)
+class FinalView:
+    """The final count of a tally (rules.md R14), per player A, B.
+
+    ``pieces`` include the swept row; ``sweep`` is that share when known;
+    ``debt[p]`` is what p borrowed and now pays back; ``sure`` says the
+    winner holds for every count inside the camera's intervals.
+    """
+
+    pieces: tuple[int, int]
+    bigs: tuple[int, int]
+    mandarin_value: int
+    debt: tuple[int, int]
+    scores: tuple[int, int]
+    winner: int | None
+    sweep: tuple[int, int] | None = None
+    sure: bool = True
+
+    def __post_init__(self) -> None:
+        _check_player(self.winner, allow_none=True)
+
+
+@dataclass(frozen=True, slots=True)
+class TallyFinalScreen:
+    """Page 0: pieces, quan, debts and totals; page 1: sweep, captures, debts in detail."""
+
+    final: FinalView
+    page: int = 0
+
+    def __post_init__(self) -> None:
+        if self.page not in (0, 1):
+            raise ValueError(f"final count has pages 0 and 1, got {self.page!r}")
+
+
+ReplayKind = Literal["start", "pick", "relay", "drop", "capture", "refill", "end"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """One step of a move as the hands make it: what happened where, and pebbles in hand.
+
+    ``board`` is the board right after the step; ``count`` the pebbles taken
+    (pick, relay, capture) or refilled; ``big`` a big stone was captured.
+    """
+
+    kind: ReplayKind
+    board: BoardView
+    square: int | None = None
+    count: int = 0
+    hand: int = 0
+    big: int = 0
+    player: int = 0
+
+    def __post_init__(self) -> None:
+        if self.square is not None:
+            _check_square(self.square)
+        _check_player(self.player)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayScreen:
+    """Step ``index`` (0-based) of ``steps`` of the last move ``preview``, pebble by pebble."""
+
+    move: MovePreview
+    step: ReplayStep
+    index: int
+    steps: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.index < self.steps:
+            raise ValueError(f"step {self.index!r} out of 0..{self.steps - 1}")
+
+
+@dataclass(frozen=True, slots=True)
+class NewGameScreen:
+    """A game is in progress: really start a new one? (``selected`` 0 = keep playing)."""
+
+    selected: int = 0
+    ply: int = 0  # moves played in the game that would be dropped
+
+    def __post_init__(self) -> None:
+        if self.selected not in (0, 1):
+            raise ValueError(f"selected must be 0 or 1, got {self.selected!r}")
+
+
 Screen = (
     BoardScreen
     | MoveScreen
@@ -305,6 +460,12 @@ Screen = (
     | IdleScreen
     | HintScreen
     | OperatorScreen
+    | TallyGuideScreen
+    | TallyCountScreen
+    | TallyEntryScreen
+    | TallyFinalScreen
+    | ReplayScreen
+    | NewGameScreen
 )
 
 #: The operator's menu (kiosk), behind the long two-button hold.
@@ -320,6 +481,8 @@ OPERATOR_MENU: tuple[MenuItem, ...] = (
 #: The standard main menu, in the order the app shows it.
 MAIN_MENU: tuple[MenuItem, ...] = (
     MenuItem("menu.new_game"),
+    MenuItem("menu.tally"),
+    MenuItem("menu.replay"),
     MenuItem("menu.rules"),
     MenuItem("menu.language", "value.vi"),
     MenuItem("menu.hints", "value.on"),
@@ -476,6 +639,7 @@ __all__ = [
     "DisputeScreen",
     "ErrorKind",
     "ErrorScreen",
+    "FinalView",
     "GameOverScreen",
     "HintScreen",
     "IdleScreen",
@@ -485,15 +649,25 @@ __all__ = [
     "MoveLike",
     "MovePreview",
     "MoveScreen",
+    "NewGameScreen",
     "OperatorScreen",
     "OutcomeLike",
     "PositionLike",
     "RefillScreen",
     "RefillView",
+    "ReplayKind",
+    "ReplayScreen",
+    "ReplayStep",
     "Result",
     "RulesScreen",
     "ScoresScreen",
     "Screen",
+    "TallyCountScreen",
+    "TallyEntryScreen",
+    "TallyField",
+    "TallyFinalScreen",
+    "TallyGuideScreen",
+    "TallyView",
     "TransitionLike",
     "board_view",
     "game_over_view",

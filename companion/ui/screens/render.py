@@ -13,7 +13,16 @@ from typing import Any, Final
 from PIL import Image, ImageDraw
 
 from companion.ui.screens import draw as d
-from companion.ui.screens.i18n import CATALOGUE, Lang, arrow, side, square_code, square_name, text
+from companion.ui.screens.i18n import (
+    CATALOGUE,
+    Lang,
+    arrow,
+    short_square,
+    side,
+    square_code,
+    square_name,
+    text,
+)
 from companion.ui.screens.model import (
     AttractScreen,
     BoardScreen,
@@ -27,11 +36,17 @@ from companion.ui.screens.model import (
     MenuScreen,
     MovePreview,
     MoveScreen,
+    NewGameScreen,
     OperatorScreen,
     RefillScreen,
+    ReplayScreen,
     RulesScreen,
     ScoresScreen,
     Screen,
+    TallyCountScreen,
+    TallyEntryScreen,
+    TallyFinalScreen,
+    TallyGuideScreen,
 )
 
 #: Text rows under the board: two lines of the 13 px font.
@@ -334,6 +349,183 @@ def render_attract(screen: AttractScreen, lang: Lang = "vi") -> Image.Image:
     return big.crop((mx - dx, my - dy, mx - dx + d.WIDTH, my - dy + d.HEIGHT))
 
 
+# --- a new game over one in progress ---------------------------------------------------
+
+
+def _choice_rows(draw: ImageDraw.ImageDraw, rows: tuple[str, ...], selected: int) -> None:
+    """Lines under a title band, the selected one lit (as the confirm screen lists moves)."""
+    for i, line in enumerate(rows):
+        y = 13 + 13 * i
+        fg = 1
+        if i == selected:
+            draw.rectangle((0, y, d.WIDTH - 1, y + 12), fill=1)
+            fg = 0
+        d.text(draw, (2, y), line, fill=fg)
+
+
+def render_new_game(screen: NewGameScreen, lang: Lang) -> Image.Image:
+    """Keep the game or start anew; "keep" comes first so a stray OK keeps it."""
+    image, draw = _canvas()
+    d.band(draw, 0, text("newgame.title", lang), height=12)
+    _choice_rows(draw, (text("newgame.keep", lang), text("newgame.wipe", lang)), screen.selected)
+    if screen.ply:
+        d.text(draw, (2, 39), text("newgame.ply", lang, n=screen.ply))
+    d.text(draw, (0, 51), text("confirm.keys", lang))
+    return image
+
+
+# --- tally mode ---------------------------------------------------------------------------
+
+
+def render_tally_guide(screen: TallyGuideScreen, lang: Lang) -> Image.Image:
+    """How to spread one side's pieces so the camera can count them exactly."""
+    image, draw = _canvas()
+    p = side(screen.player)
+    d.band(draw, 0, text("tally.title", lang, p=p), height=12)
+    d.lines(draw, (0, 13), text("tally.guide", lang, p=p))
+    key = "tally.counting" if screen.counting else "tally.keys"
+    d.text(draw, (0, 51), text(key, lang))
+    return image
+
+
+def render_tally_count(screen: TallyCountScreen, lang: Lang) -> Image.Image:
+    """The spread as counted on the board, the unsure squares lit, the total with its interval."""
+    image, draw = _canvas()
+    t = screen.tally
+    d.board(draw, t.board, d.Marks(inverted=frozenset(t.unsure)))
+    p = side(screen.player)
+    if t.low == t.high:
+        line = text("tally.exact", lang, p=p, t=t.total)
+    else:
+        line = text("tally.result", lang, p=p, t=t.total, lo=t.low, hi=t.high)
+    d.text(draw, (0, LINE1), line)
+    d.text(draw, (0, LINE2), text("tally.unsure" if t.unsure else "tally.sure_keys", lang))
+    return image
+
+
+def _digit_box(draw: ImageDraw.ImageDraw, x: int, y: int, digit: str, lit: bool) -> None:
+    """One digit in a 10x14 box, lit (dark digit on a lit box) when it is the one to change."""
+    fg = 1
+    if lit:
+        draw.rectangle((x, y, x + 9, y + 13), fill=1)
+        fg = 0
+    else:
+        draw.rectangle((x, y, x + 9, y + 13), outline=1)
+    d.text(draw, (x + 2, y + 1), digit, fill=fg)
+
+
+def render_tally_entry(screen: TallyEntryScreen, lang: Lang) -> Image.Image:
+    """Counting by hand: tens, units and big stones, the one being changed lit."""
+    image, draw = _canvas()
+    d.band(draw, 0, text("entry.title", lang, p=side(screen.player)), height=12)
+    tens, units = divmod(screen.pieces, 10)
+    d.text(draw, (0, 16), text("entry.pieces", lang))
+    _digit_box(draw, 52, 15, str(tens), screen.field == "tens")
+    _digit_box(draw, 63, 15, str(units), screen.field == "units")
+    d.text(draw, (0, 33), text("scores.bigs", lang))
+    _digit_box(draw, 52, 32, str(screen.bigs), screen.field == "bigs")
+    points = screen.pieces + screen.bigs * screen.mandarin_value
+    d.text(draw, (64, 33), text("entry.points", lang, n=points))
+    d.text(draw, (0, 51), text("entry.keys", lang))
+    return image
+
+
+def _table(
+    draw: ImageDraw.ImageDraw, title: str, rows: tuple[tuple[str, tuple[str, ...]], ...]
+) -> None:
+    """A title with the A and B column heads, then up to four label + two value rows."""
+    col_a, col_b = 84, 120
+    d.text(draw, (0, 0), title)
+    for col, player in ((col_a, 0), (col_b, 1)):
+        d.centred(draw, 0, side(player), x0=col - 15, x1=col + 15)
+    draw.line((0, 13, d.WIDTH - 1, 13), fill=1)
+    for i, (label, values) in enumerate(rows):
+        y = 15 + 12 * i
+        d.text(draw, (0, y), label)
+        for col, value in zip((col_a, col_b), values, strict=True):
+            d.centred(draw, y, value, x0=col - 15, x1=col + 15)
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n > 0 else str(n)
+
+
+def render_tally_final(screen: TallyFinalScreen, lang: Lang) -> Image.Image:
+    """The final count: who wins, and how each side's total is made (two pages)."""
+    image, draw = _canvas()
+    f = screen.final
+    both = (0, 1)
+    rows: tuple[tuple[str, tuple[str, ...]], ...]
+    if screen.page == 0:
+        if not f.sure:
+            title = text("final.close", lang)
+        elif f.winner is None:
+            title = text("final.draw", lang)
+        else:
+            title = text("final.win", lang, p=side(f.winner))
+        rows = (
+            (text("final.pieces", lang), tuple(str(f.pieces[p]) for p in both)),
+            (text("scores.bigs", lang), tuple(str(f.bigs[p] * f.mandarin_value) for p in both)),
+            (
+                text("final.debt", lang),
+                tuple(_signed(f.debt[1 - p] - f.debt[p]) for p in both),
+            ),
+            (text("final.total", lang), tuple(str(f.scores[p]) for p in both)),
+        )
+    else:
+        title = text("final.detail", lang)
+        sweep = f.sweep
+        rows = (
+            (
+                text("final.sweep", lang),
+                tuple("-" if sweep is None else str(sweep[p]) for p in both),
+            ),
+            (
+                text("final.captured", lang),
+                tuple("-" if sweep is None else str(f.pieces[p] - sweep[p]) for p in both),
+            ),
+            (text("final.owed", lang), tuple(_signed(-f.debt[p]) for p in both)),
+            (text("final.repaid", lang), tuple(_signed(f.debt[1 - p]) for p in both)),
+        )
+    _table(draw, title, rows)
+    if screen.page == 0 and f.winner is not None and f.sure:
+        col = 84 if f.winner == 0 else 120
+        y = 15 + 12 * 3
+        draw.rectangle((col - 15, y, col + 15, y + 11), outline=1)
+    return image
+
+
+# --- replay of the last move -------------------------------------------------------------
+
+
+def render_replay(screen: ReplayScreen, lang: Lang) -> Image.Image:
+    """One step of the last move on the board: the square it touches lit, what happened."""
+    image, draw = _canvas()
+    step = screen.step
+    lit = frozenset() if step.square is None else frozenset({step.square})
+    marks = d.Marks(inverted=lit)
+    if step.kind == "refill":
+        marks = d.Marks(inverted=frozenset(d.squares_of(step.player)))
+    elif step.kind == "capture":
+        marks = d.Marks(captured=lit)
+    d.board(draw, step.board, marks)
+    fields: dict[str, object] = {"i": screen.index + 1, "k": screen.steps}
+    m = screen.move
+    if step.kind == "start":
+        fields.update(sq=square_code(m.square), arrow=arrow(m.square, m.direction))
+    elif step.kind == "refill":
+        fields.update(p=side(step.player))
+    elif step.kind != "end":
+        assert step.square is not None
+        fields.update(sq=short_square(step.square, lang), c=step.count)
+    d.text(draw, (0, LINE1), text(f"replay.{step.kind}", lang, **fields))
+    if step.kind == "capture" and step.big:
+        d.text(draw, (0, LINE2), text("replay.quan", lang))
+    else:
+        d.text(draw, (0, LINE2), text("replay.hand", lang, h=step.hand))
+    return image
+
+
 # --- dispatch -----------------------------------------------------------------------
 
 _RENDERERS: Final[dict[type[Any], Callable[[Any, Lang], Image.Image]]] = {
@@ -351,6 +543,12 @@ _RENDERERS: Final[dict[type[Any], Callable[[Any, Lang], Image.Image]]] = {
     IdleScreen: render_idle,
     HintScreen: render_hint,
     OperatorScreen: render_operator,
+    TallyGuideScreen: render_tally_guide,
+    TallyCountScreen: render_tally_count,
+    TallyEntryScreen: render_tally_entry,
+    TallyFinalScreen: render_tally_final,
+    ReplayScreen: render_replay,
+    NewGameScreen: render_new_game,
 }
 
 

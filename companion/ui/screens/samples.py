@@ -22,6 +22,7 @@ from companion.ui.screens.model import (
     DisputeScreen,
     ErrorKind,
     ErrorScreen,
+    FinalView,
     GameOverScreen,
     HintScreen,
     IdleScreen,
@@ -29,13 +30,21 @@ from companion.ui.screens.model import (
     MenuScreen,
     MovePreview,
     MoveScreen,
+    NewGameScreen,
     OperatorScreen,
     RefillScreen,
     RefillView,
+    ReplayScreen,
+    ReplayStep,
     Result,
     RulesScreen,
     ScoresScreen,
     Screen,
+    TallyCountScreen,
+    TallyEntryScreen,
+    TallyFinalScreen,
+    TallyGuideScreen,
+    TallyView,
 )
 
 #: Mid-game, B to move: a quan already taken by A, big counts on the board.
@@ -129,13 +138,56 @@ SAMPLES: Final[dict[str, Screen]] = {
         selected=1,
     ),
     "menu_top": MenuScreen(MAIN_MENU, selected=0),
-    "menu_language": MenuScreen(MAIN_MENU, selected=2),
+    "menu_language": MenuScreen(MAIN_MENU, selected=4),
     "menu_bottom": MenuScreen(
-        (*MAIN_MENU[:3], MenuItem("menu.hints", "value.off"), *MAIN_MENU[4:]),
+        (*MAIN_MENU[:5], MenuItem("menu.hints", "value.off"), *MAIN_MENU[6:]),
         selected=len(MAIN_MENU) - 1,
     ),
     "menu_opponent": MenuScreen(
-        (*MAIN_MENU[:4], MenuItem("menu.opponent", "value.medium"), *MAIN_MENU[5:]), selected=4
+        (*MAIN_MENU[:6], MenuItem("menu.opponent", "value.medium"), *MAIN_MENU[7:]), selected=6
+    ),
+    "menu_tally": MenuScreen(MAIN_MENU, selected=1),
+    "new_game_confirm": NewGameScreen(selected=0, ply=17),
+    "tally_guide": TallyGuideScreen(player=0),
+    "tally_counting": TallyGuideScreen(player=1, counting=True),
+    # A's heap spread: 41 small pieces and one quan; squares A2 and B3 may hide a pebble.
+    "tally_count": TallyCountScreen(
+        0, TallyView((0, 4, 6, 5, 4, 3, 0, 4, 3, 5, 4, 3), (1, 0), 41, 40, 43, unsure=(2, 9))
+    ),
+    "tally_exact": TallyCountScreen(
+        1, TallyView((0, 2, 3, 1, 2, 3, 0, 2, 1, 2, 3, 1), (0, 1), 20, 20, 20)
+    ),
+    "tally_entry": TallyEntryScreen(player=1, pieces=37, bigs=1, field="units"),
+    # V40's end: A 37 captured + 10 quan + 5 repaid = 52; B 13 + 10 - 5 = 18.
+    "tally_final": TallyFinalScreen(
+        FinalView((37, 13), (1, 1), 10, (0, 5), (52, 18), 0, sweep=(0, 0))
+    ),
+    "tally_final_detail": TallyFinalScreen(
+        FinalView((41, 19), (1, 0), 10, (0, 5), (56, 14), 0, sweep=(4, 6)), page=1
+    ),
+    "tally_final_close": TallyFinalScreen(
+        FinalView((30, 40), (1, 0), 10, (0, 0), (40, 40), None, sure=False)
+    ),
+    # 2+ from the start (V01): pick up 2, drop into 3..7, relay 8, ..., capture 3.
+    "replay_pick": ReplayScreen(
+        MovePreview(2, 1, captures=(3,), gain=6),
+        ReplayStep("pick", replace(START, board=(0, 5, 0, 5, 5, 5, 0, 5, 5, 5, 5, 5)), 2, 5, 5),
+        1,
+        14,
+    ),
+    "replay_drop": ReplayScreen(
+        MovePreview(2, 1, captures=(3,), gain=6),
+        ReplayStep("drop", replace(START, board=(1, 6, 0, 6, 6, 6, 1, 6, 0, 6, 6, 6)), 1, 0, 0),
+        12,
+        14,
+    ),
+    "replay_capture": ReplayScreen(
+        MovePreview(9, -1, captures=(0,), gain=22, takes_quan=True),
+        ReplayStep(
+            "capture", replace(MIDGAME, board=(0, *MIDGAME.board[1:]), big=(0, 0)), 0, 12, 0, big=1
+        ),
+        6,
+        7,
     ),
     "rules_1": RulesScreen(1),
     "rules_2": RulesScreen(2),

@@ -1,0 +1,227 @@
+"""``oanquan tally IMAGE...``: count the pieces spread over the board to settle a dispute.
+
+Per image one JSON object as the interchange contract (interchange.md in the
+shared project material) specifies: ``total``, ``interval`` (holds the true
+total 99 % of the time), ``big``, ``squares`` in ring order and the
+``unsure`` squares. Inputs, ``--config``, ``--json-out`` and the error rules
+are those of ``analyze``: no board is an answer (exit 0), an unreadable file
+an error for that image (exit 1); one bad image never stops the batch.
+
+:func:`read_spread` is the vision half for a single-layer spread: besides
+the density mass that the pile counter sums, it counts the density peaks,
+which are exact for pebbles that do not touch. The app's camera tally calls
+it with the fixed camera's outline and calibration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.commands._cli import guarded, output_dir, why
+from companion.referee.tally import SpreadModel, SpreadSquare, Tally, count_spread
+
+log = logging.getLogger("oanquan")
+
+#: The two stills ``oanquan demo`` tallies: player A's spread, then player B's.
+FRAMES_DIR = Path(__file__).resolve().parent / "tally_frames"
+
+
+@dataclass(frozen=True)
+class SpreadReading:
+    """What vision made of a spread: the squares, or why there are none."""
+
+    found: bool
+    squares: tuple[SpreadSquare, ...] = ()
+    reason: str | None = None
+    quality: float = 0.0
+    corners: Any = None  # 4x2 SW, SE, NE, NW in image pixels
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def read_spread(
+    image: NDArray[np.uint8],
+    config: Any = None,
+    *,
+    outline: Any = None,
+    calibration: Any = None,
+) -> SpreadReading:
+    """Peaks, mass and big-stone probability of the 12 squares of one image.
+
+    ``outline``: the board as the fixed camera already located it (else it
+    is found here); ``calibration``: the scene's count gain from the opening.
+    """
+    import time
+
+    import cv2
+
+    from vision import bigstone, detect
+    from vision.config import VisionConfig
+    from vision.count import BIG_CLEAR, big_stone_disc, densities, rectify
+    from vision.errors import BoardNotFoundError
+    from vision.locate import locate_board, outline_from_corners
+
+    cfg = config or VisionConfig()
+    t0 = time.perf_counter()
+    if image is None or image.ndim != 3 or image.size == 0:
+        return SpreadReading(False, reason="empty frame")
+    if outline is None:
+        try:
+            outline = locate_board(image, cfg.locate, np.random.default_rng(cfg.locate.seed))
+        except BoardNotFoundError as exc:
+            if cfg.locate.manual_corners is None:
+                return SpreadReading(False, reason=exc.reason or "board not found")
+            corners = np.array(cfg.locate.manual_corners, dtype=np.float64)
+            outline = outline_from_corners(corners, cfg.locate.arc_depth, 0.0, manual=True)
+    t1 = time.perf_counter()
+    count_cfg = cfg.count
+    rect = rectify(image, outline, count_cfg.px_per_square)
+    dens, labels, _ = densities(image, outline, count_cfg, rect)
+    big_p = np.zeros(12)
+    big_p[[0, 6]] = bigstone.probabilities(rect, count_cfg)
+    under = np.zeros(dens.shape[1:], bool)
+    if big_p.max() >= 0.5:
+        radius, centre = big_stone_disc(rect, outline.arc_depth, count_cfg.px_per_square)
+        s = detect.STRIDE
+        ys, xs = np.mgrid[0 : dens.shape[1], 0 : dens.shape[2]]
+        for m in (0, 6):
+            if big_p[m] >= 0.5:
+                r = BIG_CLEAR * radius[m] * count_cfg.px_per_square
+                under |= (xs * s - centre[m][0]) ** 2 + (ys * s - centre[m][1]) ** 2 <= r**2
+    mass, _ = detect.region_sums(np.where(dens > detect.NOISE_FLOOR, dens, 0.0), labels)
+    d = np.ascontiguousarray(dens[0])
+    peak = (d >= cv2.dilate(d, np.ones((3, 3), np.uint8))) & (d > detect.PEAK_MIN) & (labels >= 0)
+    peaks = np.bincount(labels[peak & ~under], minlength=12)
+    gain = calibration.count_gain if calibration is not None else 1.0
+    squares = tuple(
+        SpreadSquare(int(peaks[i]), float(mass[i]) * gain, float(big_p[i])) for i in range(12)
+    )
+    t2 = time.perf_counter()
+    timings = {
+        "locate": (t1 - t0) * 1000,
+        "count": (t2 - t1) * 1000,
+        "total": (t2 - t0) * 1000,
+    }
+    return SpreadReading(True, squares, None, float(outline.quality), outline.corners, timings)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:200] or type(exc).__name__
+
+
+def tally_json(name: str, tally: Tally) -> dict[str, Any]:
+    """The interchange object of a counted spread."""
+    return {
+        "image": name,
+        "board_found": True,
+        "total": tally.total,
+        "interval": [tally.low, tally.high],
+        "big": tally.big,
+        "squares": [{"count": n, "big": b} for n, b in zip(tally.counts, tally.bigs, strict=True)],
+        "unsure": list(tally.unsure),
+    }
+
+
+def tally_image(path: str, config: Any, model: SpreadModel | None = None) -> dict[str, Any]:
+    """The interchange JSON object for one image (``error`` when it cannot be counted)."""
+    from companion.commands.analyze import manual_outline, read_image
+    from vision.errors import ImageReadError
+
+    name = Path(path).name
+    try:
+        image = read_image(path)
+    except ImageReadError as exc:
+        return {"image": name, "error": str(exc)}
+    try:
+        reading = read_spread(image, config, outline=manual_outline(config))
+    except MemoryError:
+        return {"image": name, "error": f"out of memory counting {name}"}
+    except Exception as exc:  # a vision failure is this image's error, never the batch's end
+        log.debug("tally %s", name, exc_info=True)
+        return {"image": name, "error": f"vision failed on {name}: {_first_line(exc)}"}
+    if not reading.found:
+        return {
+            "image": name,
+            "board_found": False,
+            "total": None,
+            "interval": None,
+            "big": None,
+            "squares": None,
+            "unsure": None,
+            "reason": reading.reason or "board not found",
+        }
+    out = tally_json(name, count_spread(reading.squares, model))
+    out["timings_ms"] = {k: round(v, 1) for k, v in reading.timings_ms.items()}
+    return out
+
+
+def bundled_frames() -> list[Path]:
+    """The demo's two stills (A's spread, B's spread), in order."""
+    return sorted(FRAMES_DIR.glob("spread_*.jpg"))
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``oanquan tally IMAGE... [--json-out DIR] [--config TOML]``."""
+    return guarded("oanquan tally", lambda: _tally(argv))
+
+
+def _tally(argv: list[str]) -> int:
+    from companion.appliance.config import ConfigError
+    from companion.commands.analyze import clashing_stems, vision_config
+
+    ap = argparse.ArgumentParser(
+        prog="oanquan tally",
+        description="count pieces spread in one layer over the board, with an honest interval",
+    )
+    ap.add_argument("images", nargs="+", metavar="IMAGE")
+    ap.add_argument("--json-out", metavar="DIR", help="write DIR/<image stem>.json per image")
+    ap.add_argument(
+        "--config",
+        metavar="TOML",
+        help="config file as for oanquan run (its [vision] table; e.g. from calibrate)",
+    )
+    args = ap.parse_args(argv)
+    try:
+        config = vision_config(args.config)
+    except ConfigError as exc:
+        print(f"oanquan tally: {exc}", file=sys.stderr)
+        return 2
+    clash = clashing_stems(args.images) if args.json_out else None
+    if clash:
+        print(
+            f"oanquan tally: {clash}.json: one result would overwrite the other; "
+            "rename one or count them into different folders",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        json_dir = output_dir(args.json_out, "--json-out") if args.json_out else None
+    except ValueError as exc:
+        print(f"oanquan tally: {exc}", file=sys.stderr)
+        return 2
+    status = 0
+    for path in args.images:
+        result = tally_image(path, config)
+        if "error" in result:
+            status = 1
+            print(f"oanquan tally: {result['error']}", file=sys.stderr)
+        text = json.dumps(result, ensure_ascii=False)
+        if json_dir is not None:
+            target = json_dir / f"{Path(path).stem}.json"
+            try:
+                target.write_text(text + "\n", "utf-8")
+            except OSError as exc:
+                print(f"oanquan tally: cannot write {target}: {why(exc)}", file=sys.stderr)
+                status = 1
+        else:
+            print(text, flush=True)
+    return status

@@ -112,6 +112,7 @@ def track(
     """
     unreadable = 0
     players = _Players(answers, pipeline.referee.position.ply) if answers is not None else None
+    unsettled = 0
     for seq, path in enumerate(frames):
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None or image.size == 0:
@@ -134,20 +135,34 @@ def track(
         )
         referee = pipeline.referee
         reports = [report]
-        if (
+        # One photo per move at most: a frame shows no more moves than there
+        # were frames since the last board the referee trusted.
+        unsettled += 1
+        answered = 0
+        while (
             players is not None
-            and report.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE)
+            and reports[-1].state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE)
             and not referee.position.over
+            and answered < unsettled
         ):
             move = players.next_move(referee)
-            if move is not None:
-                try:
-                    reports += pipeline.answer(move)
-                except IllegalMoveError as exc:
-                    raise ValueError(
-                        f"answers file: move {str(move)!r} at ply {referee.position.ply + 1}: "
-                        f"{exc.reason}"
-                    ) from exc
+            if move is None:
+                break
+            try:
+                more = pipeline.answer(move)
+            except IllegalMoveError as exc:
+                raise ValueError(
+                    f"answers file: move {str(move)!r} at ply {referee.position.ply + 1}: "
+                    f"{exc.reason}"
+                ) from exc
+            reports += more
+            answered += 1
+            if not more[0].behind:
+                break  # the board asked about shows this move: trusted
+        if any(r.confirmed or r.accepted for r in reports[1:]) or (
+            report.confirmed or report.accepted
+        ):
+            unsettled = 0
         for line in _accepted_lines(reports, path.name, referee, players):
             out.write(json.dumps(line) + "\n")
     referee = pipeline.referee

@@ -43,7 +43,7 @@ clean:
 # Only the `render` extra's packages go in: training.render imports just bpy, numpy and engine.
 RENDER_VENV ?= $(HOME)/.cache/oanquan/venv-render
 RENDER_PY   ?= python3.11
-RENDER_ARGS ?= --dataset train-v2 --size 640x480
+RENDER_ARGS ?= --dataset train-v3 --size 640x480
 
 .PHONY: render-venv render
 render-venv: $(RENDER_VENV)/.installed

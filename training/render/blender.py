@@ -414,8 +414,9 @@ def _piece_material(name: str, fam: str, look: dict[str, Any]) -> Any:
         bump.inputs["Strength"].default_value = 0.15
         nd.link(n.outputs["Fac"], bump.inputs["Height"])
         nd.link(bump.outputs[0], bsdf.inputs["Normal"])
-    if fam == "marbles":
-        bsdf.inputs["Transmission Weight"].default_value = 1.0
+    if fam == "marbles":  # tinted glass that still reads against any ground
+        bsdf.inputs["Transmission Weight"].default_value = look.get("transmission", 0.7)
+        bsdf.inputs["Coat Weight"].default_value = 0.5
         bsdf.inputs["IOR"].default_value = 1.5
     if fam == "buttons":
         ax = nd.new("ShaderNodeSeparateXYZ")
@@ -453,6 +454,7 @@ def _build_pieces(spec: SceneSpec) -> list[Any]:
 def _simulate(objs: list[Any], spec: SceneSpec) -> dict[str, Any]:
     """Drop the pieces with Bullet; return the physics settings used."""
     scene = bpy.context.scene
+    rollers = {f"piece{p.id}" for p in spec.pieces if p.family == "marbles"}
     t0 = time.perf_counter()
     col = bpy.data.meshes.new("collider")
     bm = bmesh.new()
@@ -486,7 +488,8 @@ def _simulate(objs: list[Any], spec: SceneSpec) -> dict[str, Any]:
             size = max(o.dimensions)
             rb.mass = 2600 * (size**3) * 0.3
             rb.linear_damping = 0.3
-            rb.angular_damping = 0.6
+            # Bullet has no rolling resistance: marbles would roll off the board for good
+            rb.angular_damping = 0.9 if o.name in rollers else 0.6
     for f in range(1, PHYSICS_FRAMES + 1):
         scene.frame_set(f)
     final = [o.matrix_world.copy() for o in objs]

@@ -27,7 +27,7 @@ from training.render.geometry import (
     region_of_index,
 )
 
-GENERATOR_VERSION = "oanquan-render 2"
+GENERATOR_VERSION = "oanquan-render 3"
 
 # 36-mm-equivalent focal lengths of the cameras a referee might use
 CAMERAS: dict[str, tuple[float, float]] = {
@@ -385,11 +385,12 @@ def _piece_look(rng: random.Random, family: str, size: float) -> dict[str, Any]:
         }
     if family == "marbles":
         tints = [
-            _hsv(rng.random(), rng.uniform(0.2, 0.9), rng.uniform(0.5, 1.0))
+            _hsv(rng.random(), rng.uniform(0.4, 1.0), rng.uniform(0.4, 1.0))
             for _ in range(rng.randint(1, 5))
         ]
         return {
             "palette": tints,
+            "transmission": round(rng.uniform(0.4, 0.9), 3),
             "flatness": 1.0,
             "irregularity": 0.0,
             "elongation": 1.0,
@@ -792,7 +793,7 @@ def sample_scene(
     rng = random.Random(seed)
     mode = rng.choices(["opening", "game", "piles"], weights=[6, 54, 40])[0]
     game = _pile_position(rng) if mode == "piles" else _game_position(rng, mode == "opening")
-    square = rng.uniform(0.15, 0.45)
+    square = rng.triangular(0.15, 0.45, 0.22)  # most boards are drawn with ~20 cm squares
     aspect = rng.uniform(0.9, 1.15)
     board = make_board(square, aspect, rng, irregularity=rng.uniform(0.3, 1.5))
     ground_family = rng.choice(grounds)

@@ -19,58 +19,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from companion.referee import Observation
 from device.ports import Frame
-from vision import Calibration, Locator, VisionConfig, calibrate, config_from_dict, read_board
-
-#: Mean grey-level change (0-255, on a 160 px wide copy) above which a frame is a new scene.
-NEW_SCENE = 6.0
-#: A square changed when this many pixels, as a share of one pebble's area, differ clearly.
-CHANGED_PEBBLES = 0.25
-#: Grey levels a pixel must differ by (after each square's brightness is matched).
-PIXEL_STEP = 12
-#: Pebble diameter as a share of a square's side (the synthetic and rendered boards).
-PEBBLE_SHARE = 0.15
-
-
-def _grey(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    return np.asarray(cv2.GaussianBlur(grey, (5, 5), 0), dtype=np.uint8)
-
-
-def changed_squares(
-    reference: NDArray[np.uint8],
-    grey: NDArray[np.uint8],
-    regions: tuple[NDArray[np.float64], ...],
-    px_per_square: float,
-) -> tuple[bool, ...]:
-    """Which of the 12 regions differ from the reference frame by at least a fraction of a pebble."""
-    pebble_area = np.pi / 4 * (PEBBLE_SHARE * px_per_square) ** 2
-    limit = CHANGED_PEBBLES * pebble_area
-    out = []
-    for poly in regions:
-        mask = np.zeros(grey.shape, np.uint8)
-        cv2.fillPoly(mask, [np.rint(poly).astype(np.int32)], 1)
-        inside = mask > 0
-        a = reference[inside].astype(np.int16)
-        b = grey[inside].astype(np.int16)
-        if a.size == 0:
-            out.append(True)
-            continue
-        diff = np.abs((a - int(np.median(a))) - (b - int(np.median(b))))
-        out.append(int((diff > PIXEL_STEP).sum()) >= limit)
-    return tuple(out)
-
-
-def _thumb(image: NDArray[np.uint8]) -> NDArray[np.float32]:
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    h, w = grey.shape
-    small = cv2.resize(grey, (160, max(2, round(160 * h / w))), interpolation=cv2.INTER_AREA)
-    return small.astype(np.float32)
+from vision import (
+    Calibration,
+    Locator,
+    VisionConfig,
+    calibrate,
+    changed_since,
+    config_from_dict,
+    confirmed_reference,
+    is_new_scene,
+    read_board,
+    square_grey,
+    thumbnail,
+)
 
 
 class VisionObserver:
@@ -99,12 +65,8 @@ class VisionObserver:
 
     def __call__(self, frame: Frame) -> Observation:
         image = np.ascontiguousarray(frame.image)
-        thumb = _thumb(image)
-        change = (
-            float(np.abs(thumb - self._previous).mean())
-            if self._previous is not None and self._previous.shape == thumb.shape
-            else float("inf")
-        )
+        thumb = thumbnail(image, self.config.change)
+        new_scene = is_new_scene(self._previous, thumb, self.config.change)
         self._previous = thumb
         outline = self.locator.update(image)
         if outline is None:
@@ -124,42 +86,37 @@ class VisionObserver:
         partial = reading.frame is not None and reading.frame.hand and bool(reading.squares)
         if (reading.reason is not None and not partial) or not reading.squares:
             return Observation(None, fit=False, reason=reading.reason or "frame not usable")
-        self._grey = _grey(image)
+        self._grey = square_grey(image)
         self._hidden = tuple(sq.hidden for sq in reading.squares)
         self._regions = outline.regions
-        changed = None
-        if self._reference is not None and self._reference.shape == self._grey.shape:
-            flags = changed_squares(
-                self._reference, self._grey, outline.regions, outline.px_per_unit()
-            )
-            changed = tuple(f or h for f, h in zip(flags, self._hidden, strict=True))
-        still = self.stills or change >= NEW_SCENE
+        changed = changed_since(
+            self._reference,
+            self._grey,
+            outline.regions,
+            outline.px_per_unit(),
+            self._hidden,
+            self.config.change,
+        )
         return Observation(
             reading.squares,
             fit=True,
             reason=reading.reason,
-            still=still,
+            still=self.stills or new_scene,
             changed=changed,
             partial=partial,
+            hidden=self._hidden if any(self._hidden) else None,
         )
 
     def confirmed(self) -> None:
         """The referee trusts the board in the last frame: compare later frames with it.
 
-        Squares a hand hid keep their old reference: they are compared later
-        with what was there before, which is still right for the referee (a
-        square the move changed shows as changed and is counted).
+        Squares a hand hid keep their old reference (``vision.confirmed_reference``).
         """
         if self._grey is None:
             return
-        if self._reference is None or not any(self._hidden):
-            self._reference = self._grey
-            return
-        keep = np.zeros(self._grey.shape, np.uint8)
-        for poly, hidden in zip(self._regions, self._hidden, strict=True):
-            if hidden:
-                cv2.fillPoly(keep, [np.rint(poly).astype(np.int32)], 1)
-        self._reference = np.where(keep > 0, self._reference, self._grey).astype(np.uint8)
+        self._reference = confirmed_reference(
+            self._reference, self._grey, self._regions, self._hidden
+        )
 
     def looks_like_opening(self, observation: Observation) -> bool:
         """Roughly 5 in every citizen square and both big stones: worth calibrating on.

@@ -4,9 +4,10 @@ Why paranoid and not max-n: max-n keeps a score per seat and barely prunes,
 so on a Raspberry Pi it would see two or three plies. Paranoid search
 pretends every other seat plays against the seat to move, which turns the
 game into a two-sided one where alpha-beta pruning works again, and plays
-safe: it avoids lines where any opponent profits. The value is the seat's
-points minus the best other seat's points, because the game is won by
-finishing first, not by a large total.
+safe: it avoids lines where any opponent profits. A finished game is worth
+the seat's lead over the best other seat (the game is won by finishing
+first); before that, the seat's points are compared with a blend of the
+leader's and the field's average (:data:`LEADER_WEIGHT`).
 
 The rest mirrors :mod:`engine.search` in miniature: iterative deepening
 against a deadline read from an injected clock (tests drive it without
@@ -37,6 +38,10 @@ Clock = Callable[[], float]
 WIN_BONUS = 1000.0
 #: pebbles on a seat's own row are worth a little: they are swept to it at the end
 ROW_WEIGHT = 0.3
+#: how much of the "others" a position is compared with is the leader (the rest: their mean).
+#: Measured at depth 3, 200 games against greedy seats (4 / 3 players), AI win share:
+#: 1.0 -> 37% / 55%, 0.5 -> 42% / 59%, 0.0 -> 41% / 58%.
+LEADER_WEIGHT = 0.5
 MAX_DEPTH = 40
 #: share of the budget the search aims at; the rest covers set-up and the answer
 TIME_SAFETY = 0.8
@@ -71,7 +76,7 @@ def _material(st: RingState, cfg: ringcore.Config, seat: int) -> float:
 
 
 def evaluate(st: RingState, cfg: ringcore.Config, root: int) -> float:
-    """Root's points minus the best other seat's; finished games count exactly."""
+    """Root's points minus the others' (leader and mean blended); finished games exactly."""
     if st.outcome is not None:
         final = st.outcome[1]
         margin = final[root] - max(f for p, f in enumerate(final) if p != root)
@@ -80,8 +85,9 @@ def evaluate(st: RingState, cfg: ringcore.Config, root: int) -> float:
         if margin < 0:
             return margin - WIN_BONUS
         return 0.0
-    mine = _material(st, cfg, root)
-    return mine - max(_material(st, cfg, p) for p in range(cfg.n) if p != root)
+    others = [_material(st, cfg, p) for p in range(cfg.n) if p != root]
+    field = LEADER_WEIGHT * max(others) + (1 - LEADER_WEIGHT) * sum(others) / len(others)
+    return _material(st, cfg, root) - field
 
 
 class _Searcher:

@@ -60,7 +60,7 @@ class MultiResult:
     """A chosen move; the attribute names match :class:`engine.search.SearchResult`."""
 
     move: Move
-    #: points ahead of the best other seat (paranoid value), from the mover's side
+    #: the paranoid value (see evaluate) from the mover's side; a win adds WIN_BONUS
     score: float
     depth: int
     nodes: int

@@ -45,6 +45,8 @@ CACHE = Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan")
 CITIZENS = (1, 2, 3, 4, 5, 7, 8, 9, 10, 11)
 FIT_SEEDS = 0  # fitting uses seeds FIT_SEEDS.., evaluation EVAL_SEEDS..: never the same scenes
 EVAL_SEEDS = 10_000
+#: peak thresholds recorded per scene, so --fit can check the shipped one
+LEVELS = (0.02, 0.03, 0.04, 0.05, 0.07, 0.09, 0.12)
 
 
 def _spread_place(rng: np.random.Generator, poly: Any, n: int, size: float) -> Any:
@@ -104,14 +106,14 @@ def spread_scene(
 
 def reading_of(seed: int) -> dict[str, Any]:
     """The spread reading of scene ``seed`` with its truth, cached as JSON."""
-    path = CACHE / f"spread_{seed}.json"
+    path = CACHE / f"reading_{seed}.json"
     if path.is_file():
         cached: dict[str, Any] = json.loads(path.read_text())
         return cached
     from companion.commands.tally import read_spread
 
     image, board, big, truth = spread_scene(seed)
-    reading = read_spread(image)
+    reading = read_spread(image, also_at=LEVELS)
     corner_err = None
     if reading.found:
         corner_err = float(np.abs(reading.corners - np.array(truth["corners"])).max())
@@ -124,23 +126,37 @@ def reading_of(seed: int) -> dict[str, Any]:
         "corner_err_px": corner_err,
         "ground": truth["conditions"]["ground"],
         "squares": [[s.peaks, round(s.mass, 4), round(s.big_prob, 4)] for s in reading.squares],
+        "outside": round(reading.outside, 3),
+        "peaks_at": {str(k): list(v) for k, v in reading.peaks_at.items()},
     }
     CACHE.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record))
     return record
 
 
-def squares_of(record: dict[str, Any]) -> list[SpreadSquare]:
-    return [SpreadSquare(int(p), float(m), float(b)) for p, m, b in record["squares"]]
+def squares_of(record: dict[str, Any], level: float | None = None) -> list[SpreadSquare]:
+    """The squares as read, with peaks counted at ``level`` (default: the shipped threshold)."""
+    peaks = [p for p, _, _ in record["squares"]]
+    if level is not None:
+        peaks = record["peaks_at"][str(level)]
+    return [
+        SpreadSquare(int(n), float(m), float(b))
+        for n, (_, m, b) in zip(peaks, record["squares"], strict=True)
+    ]
 
 
-def evaluate(records: list[dict[str, Any]], model: SpreadModel) -> dict[str, Any]:
-    found = [r for r in records if r["found"]]
+#: Corner error (px) beyond which a scene counts as located wrong (for the split figures).
+LOCATED_PX = 20.0
+
+
+def _scores(
+    records: list[dict[str, Any]], model: SpreadModel, level: float | None
+) -> dict[str, Any]:
     exact = inside = bigs_ok = 0
     widths: list[int] = []
     misses: list[str] = []
-    for r in found:
-        t = count_spread(squares_of(r), model)
+    for r in records:
+        t = count_spread(squares_of(r, level), model, outside=r["outside"])
         truth = sum(r["board"])
         exact += t.total == truth
         inside += t.low <= truth <= t.high
@@ -148,15 +164,31 @@ def evaluate(records: list[dict[str, Any]], model: SpreadModel) -> dict[str, Any
         widths.append(t.high - t.low)
         if t.total != truth:
             misses.append(f"{t.total}/{truth} [{t.low}-{t.high}]")
-    n = max(len(found), 1)
+    n = max(len(records), 1)
     return {
         "scenes": len(records),
-        "board_found": len(found),
         "exact_total": round(exact / n, 4),
         "in_interval": round(inside / n, 4),
         "big_right": round(bigs_ok / n, 4),
-        "mean_width": round(statistics.mean(widths), 2) if widths else None,
-        "misses (read/true [interval])": misses[:25],
+        "median_width": statistics.median(widths) if widths else None,
+        "misses (read/true [interval])": misses[:12],
+    }
+
+
+def evaluate(
+    records: list[dict[str, Any]], model: SpreadModel, level: float | None = None
+) -> dict[str, Any]:
+    """All scenes with a board found, then split by whether the board was located right."""
+    found = [r for r in records if r["found"]]
+    right = [r for r in found if (r["corner_err_px"] or 1e9) < LOCATED_PX]
+    wrong = [r for r in found if (r["corner_err_px"] or 1e9) >= LOCATED_PX]
+    grounds = sorted({r["ground"] for r in wrong})
+    return {
+        "scenes": len(records),
+        "board_found": len(found),
+        "all": _scores(found, model, level),
+        "located_right": _scores(right, model, level),
+        "located_wrong": {**_scores(wrong, model, level), "grounds": grounds},
     }
 
 

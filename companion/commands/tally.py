@@ -19,6 +19,7 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,10 @@ from companion.commands._cli import guarded, output_dir, why
 from companion.referee.tally import SpreadModel, SpreadSquare, Tally, count_spread
 
 log = logging.getLogger("oanquan")
+
+#: Density a maximum needs to count as a piece of a spread (vision.detect uses 0.05 for
+#: its few-pebble squares; bench/tally.py --fit checks the choice on generated spreads).
+PEAK_MIN = 0.05
 
 #: The two stills ``oanquan demo`` tallies: player A's spread, then player B's.
 FRAMES_DIR = Path(__file__).resolve().parent / "tally_frames"
@@ -44,7 +49,12 @@ class SpreadReading:
     reason: str | None = None
     quality: float = 0.0
     corners: Any = None  # 4x2 SW, SE, NE, NW in image pixels
+    #: pieces seen around the board but in no square: a spread has none, so a
+    #: large value means the board was located wrong (or pieces lie beside it)
+    outside: float = 0.0
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: peaks per square at other thresholds (``bench/tally.py`` picks the threshold)
+    peaks_at: dict[float, tuple[int, ...]] = field(default_factory=dict)
 
 
 def read_spread(
@@ -53,11 +63,15 @@ def read_spread(
     *,
     outline: Any = None,
     calibration: Any = None,
+    peak_min: float = PEAK_MIN,
+    also_at: Sequence[float] = (),
 ) -> SpreadReading:
     """Peaks, mass and big-stone probability of the 12 squares of one image.
 
     ``outline``: the board as the fixed camera already located it (else it
-    is found here); ``calibration``: the scene's count gain from the opening.
+    is found here); ``calibration``: the scene's count gain from the opening;
+    ``peak_min``: the density a peak needs to be a piece; ``also_at``: other
+    thresholds to count peaks at as well (for tuning).
     """
     import time
 
@@ -96,10 +110,20 @@ def read_spread(
             if big_p[m] >= 0.5:
                 r = BIG_CLEAR * radius[m] * count_cfg.px_per_square
                 under |= (xs * s - centre[m][0]) ** 2 + (ys * s - centre[m][1]) ** 2 <= r**2
-    mass, _ = detect.region_sums(np.where(dens > detect.NOISE_FLOOR, dens, 0.0), labels)
+    clean = np.where(dens > detect.NOISE_FLOOR, dens, 0.0)
+    mass, _ = detect.region_sums(clean, labels)
     d = np.ascontiguousarray(dens[0])
-    peak = (d >= cv2.dilate(d, np.ones((3, 3), np.uint8))) & (d > detect.PEAK_MIN) & (labels >= 0)
-    peaks = np.bincount(labels[peak & ~under], minlength=12)
+    maxima = (d >= cv2.dilate(d, np.ones((3, 3), np.uint8))) & (labels >= 0) & ~under
+
+    def peaks_over(level: float) -> NDArray[np.int64]:
+        return np.bincount(labels[maxima & (d > level)], minlength=12)
+
+    peaks = peaks_over(peak_min)
+    outside = float(
+        clean[0][
+            (labels < 0) & _in_image(outline, image.shape, labels.shape, count_cfg.px_per_square)
+        ].sum()
+    )
     gain = calibration.count_gain if calibration is not None else 1.0
     squares = tuple(
         SpreadSquare(int(peaks[i]), float(mass[i]) * gain, float(big_p[i])) for i in range(12)
@@ -110,7 +134,26 @@ def read_spread(
         "count": (t2 - t1) * 1000,
         "total": (t2 - t0) * 1000,
     }
-    return SpreadReading(True, squares, None, float(outline.quality), outline.corners, timings)
+    extra = {level: tuple(int(n) for n in peaks_over(level)) for level in also_at}
+    return SpreadReading(
+        True, squares, None, float(outline.quality), outline.corners, outside, timings, extra
+    )
+
+
+def _in_image(
+    outline: Any, shape: tuple[int, ...], cells: tuple[int, ...], px: int
+) -> NDArray[np.bool_]:
+    """Which density cells of the rectified canvas show a part of the image."""
+    from vision import detect
+
+    _, _, a = detect.canvas(px)
+    s = detect.STRIDE
+    ys, xs = np.mgrid[0 : cells[0], 0 : cells[1]]
+    pts = np.stack([xs.ravel() * s, ys.ravel() * s, np.ones(xs.size)], axis=1)
+    img = pts @ (outline.homography @ np.linalg.inv(a)).T
+    u, v = img[:, 0] / img[:, 2], img[:, 1] / img[:, 2]
+    ok = (u >= 0) & (u <= shape[1] - 1) & (v >= 0) & (v <= shape[0] - 1)
+    return np.asarray(ok.reshape(cells[0], cells[1]), dtype=bool)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -159,7 +202,7 @@ def tally_image(path: str, config: Any, model: SpreadModel | None = None) -> dic
             "unsure": None,
             "reason": reading.reason or "board not found",
         }
-    out = tally_json(name, count_spread(reading.squares, model))
+    out = tally_json(name, count_spread(reading.squares, model, outside=reading.outside))
     out["timings_ms"] = {k: round(v, 1) for k, v in reading.timings_ms.items()}
     return out
 

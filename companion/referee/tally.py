@@ -17,8 +17,9 @@ the debts settled.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from companion.referee.reconcile import SquareEvidence
@@ -55,7 +56,7 @@ class SpreadSquare:
 def _default_table() -> tuple[tuple[float, ...], ...]:
     """A conservative prior before fitting: agreeing counters are nearly always right."""
     rows = []
-    for d in DISAGREE:
+    for d in DISAGREE * 2:
         row = [0.002] * (2 * SPAN + 1)
         row[SPAN] = 0.9 if d == 0 else 0.5
         if d:
@@ -67,29 +68,41 @@ def _default_table() -> tuple[tuple[float, ...], ...]:
     return tuple(rows)
 
 
+def _row(square: int, sq: SpreadSquare) -> int:
+    """Table row of a square: its disagreement bucket, citizen squares first, then quan."""
+    d = max(DISAGREE[0], min(DISAGREE[-1], round(sq.mass - sq.peaks)))
+    return DISAGREE.index(d) + (len(DISAGREE) if square % 6 == 0 else 0)
+
+
 @dataclass(frozen=True, slots=True)
 class SpreadModel:
-    """P(true - peaks = e | disagreement bucket), e = -SPAN..SPAN, one row per bucket.
+    """P(true - peaks = e | square kind, disagreement bucket), e = -SPAN..SPAN.
 
-    ``coverage`` is the share of true totals the interval is meant to hold;
-    ``unsure_below`` the probability of its best count under which a square
-    is called unsure.
+    Rows: the five disagreement buckets of a citizen square, then the same
+    for a quan square (the guide asks for big stones only there, so a peak
+    in one is often the stone's edge). ``coverage`` is the share of true
+    totals the interval is meant to hold; ``unsure_below`` the probability
+    of its best count under which a square is called unsure;
+    ``outside_ok`` the pieces' worth of density around the board that is
+    still noise; beyond it the interval widens by ``outside_widen`` per piece.
     """
 
     table: tuple[tuple[float, ...], ...] = _default_table()
     coverage: float = 0.99
     unsure_below: float = 0.9
+    outside_ok: float = 1.5
+    outside_widen: float = 1.5
 
     def __post_init__(self) -> None:
-        if len(self.table) != len(DISAGREE) or any(len(r) != 2 * SPAN + 1 for r in self.table):
-            raise ValueError(f"spread model table must be {len(DISAGREE)} x {2 * SPAN + 1}")
+        rows = 2 * len(DISAGREE)
+        if len(self.table) != rows or any(len(r) != 2 * SPAN + 1 for r in self.table):
+            raise ValueError(f"spread model table must be {rows} x {2 * SPAN + 1}")
         if not 0.5 < self.coverage < 1.0:
             raise ValueError(f"coverage must be in (0.5, 1), got {self.coverage!r}")
 
-    def square(self, sq: SpreadSquare) -> list[float]:
-        """The distribution of the true count of one square (index = count)."""
-        d = max(DISAGREE[0], min(DISAGREE[-1], round(sq.mass - sq.peaks)))
-        row = self.table[DISAGREE.index(d)]
+    def square(self, square: int, sq: SpreadSquare) -> list[float]:
+        """The distribution of the true count of ``square`` (index = count)."""
+        row = self.table[_row(square, sq)]
         out = [0.0] * (sq.peaks + SPAN + 1)
         for i, p in enumerate(row):
             n = sq.peaks + i - SPAN
@@ -127,20 +140,25 @@ def _convolve(a: list[float], b: list[float]) -> list[float]:
 
 
 def count_spread(
-    squares: Sequence[SpreadSquare | SquareEvidence], model: SpreadModel | None = None
+    squares: Sequence[SpreadSquare | SquareEvidence],
+    model: SpreadModel | None = None,
+    *,
+    outside: float = 0.0,
 ) -> Tally:
     """The total of a spread, an interval holding the truth ``model.coverage`` of the
     time, and the squares to spread more.
 
     ``total`` is the sum of the per-square best counts (so the squares add
     up to it); the interval is cut from the convolution of the per-square
-    distributions and always contains ``total``.
+    distributions and always contains ``total``. ``outside``: pieces' worth
+    of density seen around the board but in no square; a board located
+    wrong shows as much of it, and the interval then widens to say so.
     """
     model = model or SpreadModel()
     if len(squares) != NUM_SQUARES:
         raise ValueError(f"a tally needs {NUM_SQUARES} squares, got {len(squares)}")
     spread = [s if isinstance(s, SpreadSquare) else SpreadSquare.from_evidence(s) for s in squares]
-    dists = [model.square(s) for s in spread]
+    dists = [model.square(i, s) for i, s in enumerate(spread)]
     best = [max(range(len(p)), key=p.__getitem__) for p in dists]
     total_dist = [1.0]
     for p in dists:
@@ -160,6 +178,10 @@ def count_spread(
             high = n
             break
     total = sum(best)
+    if outside > model.outside_ok:
+        extra = math.ceil(model.outside_widen * outside)
+        high += extra
+        low -= extra // 3
     sure = [dists[sq][best[sq]] / (sum(dists[sq]) or 1.0) for sq in range(NUM_SQUARES)]
     unsure = tuple(
         sorted(
@@ -170,7 +192,7 @@ def count_spread(
         counts=tuple(best),
         bigs=tuple(int(s.big_prob >= 0.5) for s in spread),
         total=total,
-        low=min(low, total),
+        low=max(0, min(low, total)),
         high=max(high, total),
         unsure=unsure,
     )
@@ -187,14 +209,13 @@ def fit_spread_model(
     pseudo-counts per cell so an error never seen keeps a small probability.
     """
     base = base or SpreadModel()
-    counts = [[smoothing] * (2 * SPAN + 1) for _ in DISAGREE]
+    counts = [[smoothing] * (2 * SPAN + 1) for _ in range(2 * len(DISAGREE))]
     for squares, truth in samples:
-        for sq, n in zip(squares, truth, strict=True):
-            d = max(DISAGREE[0], min(DISAGREE[-1], round(sq.mass - sq.peaks)))
+        for i, (sq, n) in enumerate(zip(squares, truth, strict=True)):
             e = max(-SPAN, min(SPAN, n - sq.peaks))
-            counts[DISAGREE.index(d)][e + SPAN] += 1
+            counts[_row(i, sq)][e + SPAN] += 1
     table = tuple(tuple(round(c / sum(row), 5) for c in row) for row in counts)
-    return SpreadModel(table, base.coverage, base.unsure_below)
+    return replace(base, table=table)
 
 
 # -- the final count ----------------------------------------------------------------

@@ -39,9 +39,6 @@ from companion.referee.reconcile import (
 from companion.referee.records import DisputeData
 from engine import Game, IllegalMoveError, Move, Position, Rules, Transition, illegal_reason
 
-#: Most a square's own count correction may scale its reading (see Referee._learn_squares).
-SQUARE_GAIN_MAX = 1.4
-
 
 class RefereeState(enum.StrEnum):
     """Where the referee is in a move (the ``state`` of ``oanquan track``'s lines)."""
@@ -185,10 +182,9 @@ class Referee:
         #: the open question is about the first of several moves (see Report.behind)
         self._behind = False
         self._stale_after_trust: frozenset[int] = frozenset()
-        #: the last reading judged (count bias applied) and its hidden squares
+        #: the last reading judged and its hidden squares (learnt from if the players
+        #: confirm the opening it showed)
         self._last_reading: tuple[tuple[SquareEvidence, ...], tuple[bool, ...] | None] | None = None
-        #: per square, the correction learnt from the last trusted board (see _learn_squares)
-        self._square_gain = [1.0] * 12
         #: change flags against decisions: flagged & same, same, flagged & changed, changed
         self._change_stats = [0, 0, 0, 0]
         #: pebbles concluded on the board, pebbles the counter expected there
@@ -219,46 +215,11 @@ class Referee:
 
     def _trust(self) -> None:
         """The board in the frame just judged is trusted: it is vision's new reference."""
-        self._learn_squares()
         self.trusted_boards += 1
         self._ref_touched = self._stale_after_trust
         self._stale_after_trust = frozenset()
         self._partials = []
         self._lost = 0
-
-    def _learn_squares(self) -> None:
-        """Each square's counting bias here, from the board just trusted and its reading.
-
-        A pile is read low (or high) in this light, at this angle, with these
-        pebbles; a few pebbles dropped on it later do not change that much.
-        So the next reading of that square is corrected by the ratio seen now.
-        Only piles of 3 or more teach it, hidden squares never do, and the
-        correction is shrunk and bounded, so one wrongly trusted board cannot
-        throw a square far off.
-        """
-        last = self._last_reading
-        self._last_reading = None
-        if last is None:
-            self._square_gain = [1.0] * 12
-            return
-        reading, hidden = last
-        counts = (self.owed or board_of(self.position))[0]
-        gains = []
-        for sq, e in enumerate(reading):
-            n = counts[sq]
-            if n < 3 or (hidden is not None and hidden[sq]):
-                gains.append(1.0)
-                continue
-            ratio = (n + 0.5) / (mean_count(e) + 0.5)
-            shrunk = 1.0 + (ratio - 1.0) * n / (n + 3.0)
-            gains.append(min(SQUARE_GAIN_MAX, max(1.0 / SQUARE_GAIN_MAX, shrunk)))
-        self._square_gain = gains
-
-    def _square_bias(self, reading: Sequence[SquareEvidence]) -> list[SquareEvidence]:
-        return [
-            rescaled(e, g) if abs(g - 1.0) > 0.03 else e
-            for e, g in zip(reading, self._square_gain, strict=True)
-        ]
 
     def _may_catch_up(self) -> bool:
         """Whether several moves may be accepted from one frame without the players.
@@ -439,7 +400,6 @@ class Referee:
         if abs(gain - 1.0) > 0.02:
             reading = [rescaled(e, gain) for e in reading]
         self._last_reading = (tuple(reading), tuple(hidden) if hidden else None)
-        reading = self._square_bias(reading)
         if changed is not None and self.setup_checked:
             reading = pin_unchanged(
                 reading,
@@ -634,17 +594,9 @@ class Referee:
         self.setup_checked = True
         self.pending = None
         self.state = RefereeState.WAITING
-        if observation.reading is not None:
-            if not observation.partial:
-                verdict = Verdict(VerdictKind.UNCHANGED, seen=map_board(observation.reading))
-                self._learn(
-                    None, self.owed or board_of(self.position), verdict, observation.reading
-                )
-            gain = self.count_gain()
-            self._last_reading = (
-                tuple(rescaled(e, gain) for e in observation.reading),
-                observation.hidden,
-            )
+        if observation.reading is not None and not observation.partial:
+            verdict = Verdict(VerdictKind.UNCHANGED, seen=map_board(observation.reading))
+            self._learn(None, self.owed or board_of(self.position), verdict, observation.reading)
         self._trust()
         return Report(RefereeState.WAITING, "start position confirmed", confirmed=True)
 

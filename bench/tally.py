@@ -210,13 +210,14 @@ def time_still(seeds: range) -> float:
 
 
 def write_frames(out: Path) -> None:
-    """Two small stills for the demo: player A's spread, then player B's (seeds fixed)."""
+    """Two small stills for the demo: the heaps at the end of the demo's game (rules V40:
+    A 37 pebbles and a quan, B 13 and a quan), each spread in one layer."""
     from vision.synth import render_scene
 
     out.mkdir(parents=True, exist_ok=True)
     for name, seed, board, big in (
-        ("spread_a", 3, [0, 4, 3, 5, 4, 2, 0, 4, 3, 4, 5, 3], (1, 0)),
-        ("spread_b", 3, [0, 2, 3, 1, 2, 3, 0, 2, 1, 2, 3, 1], (0, 1)),
+        ("spread_a", 3, [0, 4, 3, 5, 4, 3, 0, 4, 3, 4, 4, 3], (1, 0)),
+        ("spread_b", 3, [0, 1, 2, 1, 2, 1, 0, 1, 2, 1, 1, 1], (0, 1)),
     ):
         with single_layer():
             image, _ = render_scene(

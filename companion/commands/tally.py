@@ -19,7 +19,7 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -210,6 +210,41 @@ def tally_image(path: str, config: Any, model: SpreadModel | None = None) -> dic
 def bundled_frames() -> list[Path]:
     """The demo's two stills (A's spread, B's spread), in order."""
     return sorted(FRAMES_DIR.glob("spread_*.jpg"))
+
+
+def demo_tally(
+    controller: Any,
+    press: Callable[[str], None],
+    show: Callable[[str], None],
+    frames: Sequence[Path] | None = None,
+    config: Any = None,
+) -> Any:
+    """``oanquan demo``'s tally: both heaps counted from the bundled stills, then the final count.
+
+    ``press`` is a short button press and ``show`` draws the OLED with a
+    caption (the demo's panel). Returns the final count (None if a still
+    had no board).
+    """
+    from companion.commands.analyze import read_image
+
+    controller.start_tally()
+    show("tally: the players spread A's heap in one layer")
+    for side, path in zip("AB", frames or bundled_frames(), strict=False):
+        press("ok")
+        reading = read_spread(read_image(str(path)), config)
+        if not reading.found:
+            show(f"tally: no board in {path.name}")
+            return None
+        controller.on_tally_reading(reading.squares, outside=reading.outside)
+        show(f"tally: the camera counts {side}'s pieces ({path.name})")
+        press("ok")
+    if controller.tally is None or controller.tally.final is None:
+        return None
+    final = controller.tally.final
+    press("right")
+    show("tally: how the totals are made")
+    press("ok")
+    return final
 
 
 def main(argv: list[str]) -> int:

@@ -486,15 +486,21 @@ class Controller:
         self,
         squares: Sequence[SpreadSquare | SquareEvidence] | None,
         reason: str | None = None,
+        *,
+        outside: float = 0.0,
     ) -> None:
-        """The camera's reading of the spread (None: no board in the frame, ``reason`` why)."""
+        """The camera's reading of the spread (None: no board in the frame, ``reason`` why).
+
+        ``outside``: density seen around the board (``read_spread``), which
+        widens the interval when the board may be located wrong.
+        """
         t = self.tally
         if t is None or not t.counting or self.view not in (View.TALLY_GUIDE, View.TALLY_COUNT):
             return
         if squares is None:
             self.message = reason or "board not found"
             return
-        t.last = count_spread(squares, self.spread_model)
+        t.last = count_spread(squares, self.spread_model, outside=outside)
         t.counting = False
         self.view = View.TALLY_COUNT
 

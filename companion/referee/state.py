@@ -406,7 +406,9 @@ class Referee:
                 changed,
                 before,
                 moved_same=self.changed_same_ratio(),
-                free=self._ref_touched,
+                # under a hand a square is flagged changed, but that says
+                # nothing: it must not count against the move leaving it alone
+                free=self._ref_touched | {sq for sq, h in enumerate(hidden or ()) if h},
             )
         seen = map_board(reading)
         self._stable = self._stable + 1 if seen == self._last_seen else 1

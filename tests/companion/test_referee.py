@@ -290,3 +290,20 @@ def test_referee_learns_a_counter_that_reads_low_and_corrects_its_readings() -> 
     five = _rescaled(four, 1.25)
     assert max(range(41), key=five.probs.__getitem__) == 5
     assert abs(sum(five.probs) - 1.0) < 1e-9
+
+
+def test_a_square_under_a_hand_is_no_evidence_that_it_changed() -> None:
+    # 9- and 11- differ only in squares 10 and 11; a hand hides both
+    start = Position.from_text("0|0,0,1,2,1|18B|1,0,1,2,1 P1 s20/16 q1/0 d0/0 n17")
+    game = Game(start=start)
+    after = game.play("9-").position
+    ref = Referee(start=start)
+    ref.setup_checked = True
+    # the camera has shown that its change flags are reliable here
+    ref._change_stats = [1, 40, 40, 41]
+    assert ref.changed_same_ratio() < 0.1
+    hidden = [sq in (10, 11) for sq in range(12)]
+    flags = [start.board[sq] != after.board[sq] or hidden[sq] for sq in range(12)]
+    shown = hide(reading(after.board, after.big), {10, 11})
+    report = ref.observe(shown, still=True, changed=flags, partial=True, hidden=hidden)
+    assert not report.accepted, report.detail

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Final
 
 from engine.board import is_mandarin
 from engine.errors import NotationError
 from engine.ring import MAX_PLAYERS, SIDE
 
 _MOVE_RE = re.compile(r"\s*(\d{1,2})\s*([+-]|ccw|cw)\s*\Z")
+#: squares of the biggest ring (four seats)
+_LAST: Final = SIDE * MAX_PLAYERS
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -30,7 +33,7 @@ class Move:
     direction: int
 
     def __post_init__(self) -> None:
-        if not 0 <= self.square < SIDE * MAX_PLAYERS or is_mandarin(self.square):
+        if not 0 <= self.square < _LAST or is_mandarin(self.square):
             if 0 <= self.square <= 12:
                 raise NotationError(
                     f"move square must be a citizen square 1-5 or 7-11, got {self.square}"

@@ -707,9 +707,10 @@ class Level:
     random_move: float
 
 
-#: Measured with bench/ai.py (4 random opening plies, colours swapped, 20-60 games):
-#: easy scores 0.72 against the greedy player (it was 0.61 at depth 2 with 25% random
-#: moves, hardly above greedy), medium 0.82 against greedy, hard 0.80 against medium.
+#: Measured with bench/ai.py (4 random opening plies, colours swapped): greedy scores
+#: 0.78 against random (40 games); easy 0.95 against random and 0.69 against greedy
+#: (100 games; depth 2 with 25% random moves scored 0.61, hardly above greedy); medium
+#: 0.83 against easy (40); hard 0.80 against medium (20).
 LEVELS: dict[str, Level] = {
     # Sees a capture, the reply and its own answer, and blunders now and then.
     "easy": Level(depth=3, time_ms=200, random_move=0.15),

@@ -100,3 +100,10 @@ def test_only_the_blender_module_imports_bpy() -> None:
                 if name.endswith("render.blender") and path.name != "__main__.py":
                     bad.append(str(path.relative_to(ROOT)))
     assert not bad
+
+
+def test_background_chain_names_shipped_manifests_only() -> None:
+    script = (ROOT / "training" / "render" / "background.sh").read_text()
+    named = {w.split()[0] for w in script.split("--dataset ")[1:]}
+    assert named and all(load_manifest(n).name == n for n in named)
+    assert {n.split("-")[0] for n in named} == {"train", "heldout"}

@@ -727,6 +727,7 @@ class Controller:
             self.on_new_game()
         self.view, self.cursor, self.message = View.BOARD, 0, ""
         self._own = None
+        self.tally, self._replay = None, None
         self.view = self.turn_view()
 
     # -- output ---------------------------------------------------------------

@@ -106,3 +106,18 @@ def test_camera_height_table_matches_the_formula() -> None:
     assert len(rows) == 5
     for row in rows:
         assert row in DOC, row
+
+
+def test_mounting_drawing_is_redrawable_and_its_numbers_are_hardware_md_s(tmp_path: Path) -> None:
+    """The drawing a builder measures from and the parts table must give the same lengths."""
+    wiring = load_script("make_wiring")
+    mounting = tmp_path / "mounting.png"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert wiring.main([str(tmp_path / "wiring.png"), str(mounting)]) == 0
+    shipped = Image.open(REPO / "docs" / "mounting.png")
+    assert shipped.size == Image.open(mounting).size == (wiring.MW, wiring.MH)
+    layout = wiring.LAYOUT
+    assert f"{layout['lens_height']:.2f} m" in DOC
+    assert f"{layout['ribbon'] * 1000:.0f} mm" in DOC
+    assert f"{layout['cat_cable']:.0f} m" in DOC
+    assert f"{layout['panel_height']:.1f} m" in DOC

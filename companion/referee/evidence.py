@@ -7,6 +7,7 @@ scene, and add up a spread-out pile for a tally with an honest interval.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 
 from companion.referee.reconcile import Board, Evidence, SquareEvidence
@@ -73,6 +74,50 @@ def rescaled(evidence: SquareEvidence, gain: float) -> SquareEvidence:
     if total <= 0:
         return evidence
     return Evidence(tuple(p / total for p in out), evidence.big_prob)
+
+
+def shifted(evidence: SquareEvidence, offset: float) -> SquareEvidence:
+    """The distribution of the count plus ``offset`` (a pile read 2 low gets +2)."""
+    if abs(offset) < 1e-9:
+        return evidence
+    probs = evidence.probs
+    size = len(probs) + max(0, math.ceil(offset))
+    out = []
+    for n in range(size):
+        x = n - offset
+        i = math.floor(x)
+        frac = x - i
+        a = probs[i] if 0 <= i < len(probs) else 0.0
+        b = probs[i + 1] if 0 <= i + 1 < len(probs) else 0.0
+        out.append(a * (1 - frac) + b * frac)
+    total = sum(out)
+    if total <= 0:
+        return evidence
+    return Evidence(tuple(p / total for p in out), evidence.big_prob)
+
+
+def pile_offsets(
+    reading: Sequence[SquareEvidence],
+    counts: Sequence[int],
+    hidden: Sequence[bool] | None = None,
+) -> tuple[float, ...]:
+    """How far the counter read each square's pile from its known count (trusted board).
+
+    The same pile is read the same way next time in the same light, so a
+    square that only gains a pebble or two keeps this offset. Shrunk (a pile
+    of n counts n / (n + 2)) and bounded to a third of the pile and at least
+    one pebble, so one wrongly trusted board cannot throw a square far off.
+    """
+    out = []
+    for sq, e in enumerate(reading):
+        n = counts[sq]
+        if hidden is not None and hidden[sq]:
+            out.append(0.0)
+            continue
+        raw = (n - mean_count(e)) * n / (n + 2.0)
+        bound = max(1.0, n / 3.0)
+        out.append(min(bound, max(-bound, raw)))
+    return tuple(out)
 
 
 def moved(evidence: SquareEvidence, before: int, ratio: float) -> SquareEvidence:

@@ -100,6 +100,9 @@ class ReconcileConfig:
     prior_mistake: float = 0.02
     #: chance that a move is caught in the middle, shared by all its pauses
     prior_moving: float = 0.05
+    #: the same for a photo known to show a settled scene (``track``'s stills):
+    #: its pauses are only boards the counter cannot tell from the result
+    prior_moving_still: float = 0.002
     #: a move whose variants together pass ``accept`` is taken as played right
     #: when this share of them is the correct result: readings too coarse to tell
     #: a pebble one square off are no evidence of a mistake
@@ -123,6 +126,8 @@ class Candidate:
     mistake: str | None = None
     follows: tuple[Move, ...] = ()  # later moves, when frames between them were missed
     via: Board | None = None  # the board between the first move and the later ones
+    #: squares whose pile the move(s) took up or captured: a new pile, read afresh
+    cleared: frozenset[int] = frozenset()
     loglik: float = 0.0
     outliers: int = 0  # squares whose count the reading makes very unlikely
 
@@ -207,20 +212,34 @@ def map_board(reading: Sequence[SquareEvidence]) -> Board:
 class _Scorer:
     """Log-likelihood tables so scoring a candidate is 14 lookups."""
 
-    def __init__(self, reading: Sequence[SquareEvidence], floor: float, outlier: float) -> None:
-        if len(reading) != 12:
+    def __init__(
+        self,
+        reading: Sequence[SquareEvidence],
+        floor: float,
+        outlier: float,
+        kept: Sequence[SquareEvidence] | None = None,
+    ) -> None:
+        if len(reading) != 12 or (kept is not None and len(kept) != 12):
             raise ValueError(f"a reading needs 12 squares, got {len(reading)}")
         self.outlier = math.log(outlier)
         self.floor = math.log(floor)
         self.tables = [tuple(math.log(max(p, floor)) for p in e.probs) for e in reading]
+        #: the tables for a square whose pile stayed (see ``reconcile``'s ``kept``)
+        self.kept = (
+            [tuple(math.log(max(p, floor)) for p in e.probs) for e in kept]
+            if kept is not None
+            else self.tables
+        )
         self.big = [
             (math.log(max(1.0 - e.big_prob, floor)), math.log(max(e.big_prob, floor)))
             for e in (reading[0], reading[6])
         ]
         #: the log-likelihood of the reading's own most likely board
-        self.ceiling = sum(max(t) for t in self.tables) + sum(max(b) for b in self.big)
+        self.ceiling = sum(
+            max(max(t), max(k)) for t, k in zip(self.tables, self.kept, strict=True)
+        ) + sum(max(b) for b in self.big)
 
-    def __call__(self, board: Board) -> tuple[float, int]:
+    def __call__(self, board: Board, cleared: frozenset[int] = frozenset()) -> tuple[float, int]:
         """(total log-likelihood, number of outlier squares)."""
         counts, big = board
         a, b = self.big[0][big[0]], self.big[1][big[1]]
@@ -228,12 +247,18 @@ class _Scorer:
         limit = self.outlier
         outliers = (a < limit) + (b < limit)
         floor = self.floor
-        for table, n in zip(self.tables, counts, strict=True):
+        for sq, n in enumerate(counts):
+            table = self.tables[sq] if sq in cleared else self.kept[sq]
             v = table[n] if 0 <= n < len(table) else floor
             total += v
             if v < limit:
                 outliers += 1
         return total, outliers
+
+
+def cleared_squares(transition: Transition) -> frozenset[int]:
+    """Squares whose pile a move picked up or captured (whatever lies there now is new)."""
+    return frozenset(e.square for e in transition.events if isinstance(e, PickUp | Capture))
 
 
 def _walk(transition: Transition) -> list[tuple[Board, bool]]:
@@ -354,7 +379,12 @@ def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
 
 
 def _later_results(
-    t: Transition, move: Move, follows: tuple[Move, ...], depth: int, rules: Rules
+    t: Transition,
+    move: Move,
+    follows: tuple[Move, ...],
+    depth: int,
+    rules: Rules,
+    cleared: frozenset[int],
 ) -> list[tuple[Candidate, Transition | None]]:
     """Results of ``depth`` more moves after ``t`` (only results: no pauses, no mistakes)."""
     out: list[tuple[Candidate, Transition | None]] = []
@@ -365,12 +395,14 @@ def _later_results(
         chain = (*follows, later)
         sown = after_sowing(t2)
         via = board_of(t.position) if not follows else None
-        out.append((Candidate("move", sown, move, follows=chain, via=via), t2))
+        gone = cleared | cleared_squares(t2)
+        out.append((Candidate("move", sown, move, follows=chain, via=via, cleared=gone), t2))
         if board_of(t2.position) != sown:
+            board = board_of(t2.position)
             out.append(
-                (Candidate("move", board_of(t2.position), move, True, follows=chain, via=via), t2)
+                (Candidate("move", board, move, True, follows=chain, via=via, cleared=gone), t2)
             )
-        out.extend(_later_results(t2, move, chain, depth - 1, rules))
+        out.extend(_later_results(t2, move, chain, depth - 1, rules, gone))
     return out
 
 
@@ -393,19 +425,22 @@ def candidates(
         t = play(position, move, rules)
         walk = _walk(t)
         sown = walk[-1][0] if walk else current
-        out.append((Candidate("move", sown, move), t))
+        gone = cleared_squares(t)
+        out.append((Candidate("move", sown, move, cleared=gone), t))
         normalized = board_of(t.position)
         if normalized != sown:
-            out.append((Candidate("move", normalized, move, refilled=True), t))
+            out.append((Candidate("move", normalized, move, refilled=True, cleared=gone), t))
         for text, board in _mistakes(t, rules):
-            out.append((Candidate("mistake", board, move, mistake=text), t))
+            out.append((Candidate("mistake", board, move, mistake=text, cleared=gone), t))
         for board, at_relay in walk[:-1]:
             if at_relay:
-                out.append((Candidate("mistake", board, move, mistake="missed relay"), t))
+                out.append(
+                    (Candidate("mistake", board, move, mistake="missed relay", cleared=gone), t)
+                )
             else:
-                pauses.append((Candidate("moving", board, move), t))
+                pauses.append((Candidate("moving", board, move, cleared=gone), t))
         if plies >= 2:
-            out.extend(_later_results(t, move, (), plies - 1, rules))
+            out.extend(_later_results(t, move, (), plies - 1, rules, gone))
     # A board that is a named mistake of any move is not called a pause of another.
     named = {c.board for c, _ in out if c.kind == "mistake"}
     out.extend(item for item in pauses if item[0].board not in named)
@@ -421,6 +456,8 @@ def reconcile(
     config: ReconcileConfig | None = None,
     plies: int = 1,
     earlier: Sequence[SquareEvidence] | None = None,
+    kept: Sequence[SquareEvidence] | None = None,
+    still: bool = False,
 ) -> Verdict:
     """Decide what a settled reading means for the trusted ``position``.
 
@@ -428,11 +465,15 @@ def reconcile(
     position's board (a refill the players still owe). ``earlier``: the
     reading of a frame since then that a hand partly hid; it showed either
     the board before the move or the one after it (for a run of several
-    moves, the board between them), and weighs in on that.
+    moves, the board between them), and weighs in on that. ``kept``: the
+    reading corrected by what the counter made of each square's pile on the
+    last trusted board; it is used for the squares a candidate leaves (or only
+    adds to) rather than picks up, since the same pile is read the same way.
+    ``still``: the reading is of a photo of a settled scene, not a live stream.
     """
     rules = rules or Rules()
     cfg = config or ReconcileConfig()
-    score = _Scorer(reading, cfg.floor, cfg.min_square)
+    score = _Scorer(reading, cfg.floor, cfg.min_square, kept)
     early = _Scorer(earlier, cfg.floor, cfg.min_square) if earlier is not None else None
     seen = map_board(reading)
     priors = {
@@ -440,7 +481,7 @@ def reconcile(
         "refill": 0.0,
         "move": 0.0,
         "move2": math.log(cfg.prior_two_moves),
-        "moving": math.log(cfg.prior_moving),
+        "moving": math.log(cfg.prior_moving_still if still else cfg.prior_moving),
         "mistake": math.log(cfg.prior_mistake),
     }
     scored: list[tuple[float, Candidate, Transition | None]] = []
@@ -460,7 +501,7 @@ def reconcile(
     early_start = early(start_board)[0] if early is not None else 0.0
     temp = cfg.temperature
     for cand, t in pool:
-        ll, outliers = score(cand.board)
+        ll, outliers = score(cand.board, cand.cleared)
         prior = priors[cand.kind] + len(cand.follows) * priors["move2"]
         if early is not None:
             if cand.via is not None:

@@ -20,7 +20,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from companion.referee.evidence import COUNT_PRIOR, mean_count, pin_unchanged, rescaled
+from companion.referee.evidence import (
+    COUNT_PRIOR,
+    mean_count,
+    pile_offsets,
+    pin_unchanged,
+    rescaled,
+    shifted,
+)
 from companion.referee.reconcile import (
     Board,
     ReconcileConfig,
@@ -104,7 +111,9 @@ class Observation:
 @dataclass(frozen=True, slots=True)
 class RefereeConfig:
     settle_frames: int = 3  # identical readings in a live stream before deciding
-    max_catch_up: int = 3  # most moves recognised at once after frames that could not be read
+    #: most moves recognised at once after frames that decided nothing (3 costs ~10x the time
+    #: of 2, and a third move in one frame is asked about anyway)
+    max_catch_up: int = 2
     reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
 
 
@@ -182,8 +191,9 @@ class Referee:
         #: the open question is about the first of several moves (see Report.behind)
         self._behind = False
         self._stale_after_trust: frozenset[int] = frozenset()
-        #: the last reading judged and its hidden squares (learnt from if the players
-        #: confirm the opening it showed)
+        #: how far the counter read each pile of the last trusted board (pile_offsets)
+        self._offsets: tuple[float, ...] = (0.0,) * 12
+        #: the last reading judged and its hidden squares (learnt from when it is trusted)
         self._last_reading: tuple[tuple[SquareEvidence, ...], tuple[bool, ...] | None] | None = None
         #: change flags against decisions: flagged & same, same, flagged & changed, changed
         self._change_stats = [0, 0, 0, 0]
@@ -215,6 +225,15 @@ class Referee:
 
     def _trust(self) -> None:
         """The board in the frame just judged is trusted: it is vision's new reference."""
+        if self._last_reading is not None:
+            reading, hidden = self._last_reading
+            counts = (self.owed or board_of(self.position))[0]
+            self._offsets = pile_offsets(reading, counts, hidden)
+        else:
+            self._offsets = (0.0,) * 12
+        for sq in self._stale_after_trust:
+            self._offsets = (*self._offsets[:sq], 0.0, *self._offsets[sq + 1 :])
+        self._last_reading = None
         self.trusted_boards += 1
         self._ref_touched = self._stale_after_trust
         self._stale_after_trust = frozenset()
@@ -400,16 +419,17 @@ class Referee:
         if abs(gain - 1.0) > 0.02:
             reading = [rescaled(e, gain) for e in reading]
         self._last_reading = (tuple(reading), tuple(hidden) if hidden else None)
+        kept: Sequence[SquareEvidence] | None = None
+        if self.setup_checked and any(abs(o) > 0.05 for o in self._offsets):
+            kept = [shifted(e, o) for e, o in zip(reading, self._offsets, strict=True)]
         if changed is not None and self.setup_checked:
-            reading = pin_unchanged(
-                reading,
-                changed,
-                before,
-                moved_same=self.changed_same_ratio(),
-                # under a hand a square is flagged changed, but that says
-                # nothing: it must not count against the move leaving it alone
-                free=self._ref_touched | {sq for sq, h in enumerate(hidden or ()) if h},
-            )
+            # under a hand a square is flagged changed, but that says nothing:
+            # it must not count against the move leaving it alone
+            free = self._ref_touched | {sq for sq, h in enumerate(hidden or ()) if h}
+            ratio = self.changed_same_ratio()
+            reading = pin_unchanged(reading, changed, before, moved_same=ratio, free=free)
+            if kept is not None:
+                kept = pin_unchanged(kept, changed, before, moved_same=ratio, free=free)
         seen = map_board(reading)
         self._stable = self._stable + 1 if seen == self._last_seen else 1
         self._last_seen = seen
@@ -433,6 +453,8 @@ class Referee:
             config=self.config.reconcile,
             plies=plies,
             earlier=self._partials[-1] if self._partials and plies > 1 else None,
+            kept=kept,
+            still=still,
         )
         if verdict.kind == VerdictKind.ACCEPT and verdict.follows and not self._may_catch_up():
             # Several moves at once are only taken when a frame with a hand showed
@@ -596,9 +618,16 @@ class Referee:
         self.setup_checked = True
         self.pending = None
         self.state = RefereeState.WAITING
-        if observation.reading is not None and not observation.partial:
-            verdict = Verdict(VerdictKind.UNCHANGED, seen=map_board(observation.reading))
-            self._learn(None, self.owed or board_of(self.position), verdict, observation.reading)
+        if observation.reading is not None:
+            if not observation.partial:
+                verdict = Verdict(VerdictKind.UNCHANGED, seen=map_board(observation.reading))
+                board = self.owed or board_of(self.position)
+                self._learn(None, board, verdict, observation.reading)
+            gain = self.count_gain()
+            self._last_reading = (
+                tuple(rescaled(e, gain) for e in observation.reading),
+                observation.hidden,
+            )
         self._trust()
         return Report(RefereeState.WAITING, "start position confirmed", confirmed=True)
 

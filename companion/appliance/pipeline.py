@@ -71,6 +71,7 @@ class FramePipeline:
         self._trusted = referee.trusted_boards
         self._start_shown = start_shown
         self._last: tuple[Observation, str | None] | None = None
+        self._opening: Frame | None = None  # the last frame, while it may show the opening
 
     def follow(self, referee: Referee, *, start_shown: bool = False) -> None:
         """A new game (or one continued from a trusted position) on the same camera."""
@@ -82,6 +83,14 @@ class FramePipeline:
     def _sync_reference(self) -> None:
         if self.referee.trusted_boards != self._trusted:
             self._trusted = self.referee.trusted_boards
+            if (
+                self._opening is not None
+                and self.referee.at_opening
+                and not self.observer.calibrated
+            ):
+                # The players confirmed an opening the counter misread: this
+                # scene's pieces are learnt from it all the same.
+                self.observer.learn_opening(self._opening)
             self.observer.confirmed()
 
     def __call__(self, frame: Frame) -> FrameResult:
@@ -100,6 +109,7 @@ class FramePipeline:
             # right: learn this ground's pieces from it and read it again.
             observer.learn_opening(frame)
             obs = observer(frame)
+        self._opening = frame if referee.at_opening and not observer.calibrated else None
         if vouched:
             self._start_shown = False
             report = referee.vouch(obs, frame.source)

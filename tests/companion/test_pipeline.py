@@ -1,0 +1,71 @@
+"""The one frame policy: what the pipeline does between the observer and the referee."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.appliance.pipeline import FramePipeline
+from companion.referee import Observation, Referee
+from companion.referee.reconcile import Evidence
+from device.ports import Frame
+from engine import Position
+
+
+def reading(board: tuple[int, ...], big: tuple[int, int]) -> list[Evidence]:
+    return [Evidence.exact(n, big[sq // 6] if sq % 6 == 0 else 0) for sq, n in enumerate(board)]
+
+
+class FakeObserver:
+    """Reads whatever board it is told to, and records what the pipeline asks of it."""
+
+    def __init__(self) -> None:
+        self.board: list[Evidence] = []
+        self.calibrated = False
+        self.learnt: list[str] = []
+        self.references = 0
+
+    def __call__(self, frame: Frame) -> Observation:
+        return Observation(self.board, still=True)
+
+    def confirmed(self) -> None:
+        self.references += 1
+
+    def looks_like_opening(self, observation: Observation) -> bool:
+        return False  # the counter misreads this scene's opening
+
+    def learn_opening(self, frame: Frame) -> None:
+        self.learnt.append(frame.source)
+        self.calibrated = True
+
+
+def frame(name: str) -> Frame:
+    return Frame(np.zeros((4, 4, 3), np.uint8), 0.0, 0, name)
+
+
+def test_an_opening_the_players_confirm_is_learnt_from_and_becomes_the_reference() -> None:
+    observer = FakeObserver()
+    referee = Referee()
+    pipeline = FramePipeline(observer, referee)
+    board = list(Position.initial().board)
+    board[3], board[8] = 2, 9  # the counter misreads two squares
+    observer.board = reading(tuple(board), (1, 1))
+    assert pipeline(frame("f0")).report.state == "dispute"
+    assert observer.learnt == [] and observer.references == 0
+    referee.confirm_setup()  # one button press: the opening is right
+    observer.board = reading(Position.initial().board, (1, 1))
+    pipeline(frame("f1"))
+    assert observer.learnt == ["f0"]  # learnt from the frame the players confirmed
+    assert observer.references >= 1
+
+
+def test_the_start_track_is_given_is_vouched_for_by_the_first_frame() -> None:
+    observer = FakeObserver()
+    referee = Referee()
+    referee.setup_checked = True
+    pipeline = FramePipeline(observer, referee, start_shown=True)
+    board = list(Position.initial().board)
+    board[3] = 1  # misread, but the caller says this is the opening
+    observer.board = reading(tuple(board), (1, 1))
+    result = pipeline(frame("f0"))
+    assert result.report.confirmed and result.report.state == "waiting"
+    assert observer.learnt == ["f0"] and observer.references == 1

@@ -30,6 +30,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -38,7 +39,14 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from train_counter import Item, load_items, optimise, progress, synth_items  # bench/
+from train_counter import (  # bench/
+    Item,
+    folder_loader,
+    load_items,
+    optimise,
+    progress,
+    synth_items,
+)
 from train_counter import export as export_onnx
 
 from engine.board import MANDARINS
@@ -219,8 +227,12 @@ def train(
     seed: int,
     cfg: CountConfig,
     log: str = "",
+    refresh: Any = None,
 ) -> BigStoneNet:
-    """Minibatches of single mandarins; a ``SYNTH_P`` share comes from ``synth``."""
+    """Minibatches of single mandarins; a ``SYNTH_P`` share comes from ``synth``.
+
+    ``refresh``: called every 250 steps, returns scenes written since (a growing cache).
+    """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = BigStoneNet()
@@ -229,6 +241,8 @@ def train(
     t0 = time.time()
     run = 0.0
     for step in range(steps):
+        if refresh is not None and step % 250 == 0 and step:
+            items = items + refresh()
         xs, ys = [], []
         for _ in range(BATCH):
             pool = synth if synth and rng.random() < SYNTH_P else items
@@ -293,7 +307,13 @@ def export(net: BigStoneNet, path: Path, cfg: CountConfig) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("dataset", type=Path)
+    ap.add_argument("dataset", type=Path, nargs="?", help="render-public layout (CV runs)")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        action="append",
+        help="train only on these folders' scenes (renders, training.counter gen); no CV",
+    )
     ap.add_argument("--steps", type=int, default=2000)
     ap.add_argument("--folds", type=int, default=4, help="cross-validation folds")
     ap.add_argument("--run", default="all", help="comma list of fold numbers and/or 'final'")
@@ -313,6 +333,22 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.data:
+        items, more = folder_loader(args.data)
+        if not items:
+            print("no scenes in " + ", ".join(map(str, args.data)), file=sys.stderr)
+            return 2
+        extra = synth_items(args.synth, args.seed + 7) if args.synth else []
+        print(f"{len(items)} scenes, {len(extra)} classic synth scenes", flush=True)
+        net = train(items, extra, args.steps, args.seed + 300, cfg, "wide", refresh=more)
+        export(net, args.out, cfg)
+        torch.save(net.state_dict(), args.work / "wide_bigstone.pt")
+        print(
+            f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) after {args.steps} steps"
+        )
+        return 0
+    if args.dataset is None:
+        ap.error("give DATASET_DIR or --data DIR")
     runs = (
         [str(f) for f in range(args.folds)] + ["final"]
         if args.run == "all"

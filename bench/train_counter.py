@@ -51,6 +51,8 @@ STRIDE = detect.STRIDE
 CROP = (320, 160)  # training window, canvas px (w, h)
 LR = 3e-3
 COUNT_W = 1.0  # weight of the windowed count loss against the per-cell loss
+JPEG_P = 0.0  # share of training canvases re-encoded as JPEG (``--data`` runs: 0.3)
+SCALE = (0.85, 1.18)  # random zoom of the canvas (``--data`` runs: wider)
 
 
 @dataclass
@@ -76,18 +78,30 @@ def _ground_px(data: dict[str, Any], pos: list[float]) -> tuple[float, float]:
     return float(x[0] / x[2]), float(x[1] / x[2])
 
 
-def load_items(folder: Path) -> list[Item]:
+def load_items(folder: Path, skip: set[str] | None = None) -> list[Item]:
+    """Every labelled image of a render-public-layout folder (renders and wide-generator
+    scenes too: those give each piece's ground point as ``ground_px``); names in ``skip``
+    (already loaded) and images not yet written are passed over."""
     items = []
     for js in sorted(folder.glob("*.json")):
+        if skip is not None and str(js) in skip:
+            continue
+        if not js.with_suffix(".jpg").exists() or js.name == "dataset.json":
+            continue
         data = json.loads(js.read_text("utf-8"))
         img = cv2.imread(str(js.with_suffix(".jpg")))
+        if img is None:
+            continue
         small, big = [], []
         for p in data["pieces"]:
-            (big if p["kind"] == "big" else small).append(_ground_px(data, p["position_m"]))
+            if p.get("on_board") is False:  # captured heaps beside the board
+                continue
+            at = p["ground_px"] if "ground_px" in p else _ground_px(data, p["position_m"])
+            (big if p["kind"] == "big" else small).append(at)
         regions = data["regions"]
         items.append(
             Item(
-                js.stem,
+                str(js) if skip is not None else js.stem,
                 img,
                 np.array(data["corners"], np.float64),
                 np.array(small, np.float64).reshape(-1, 2),
@@ -209,7 +223,11 @@ def _colour_aug(rect: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.3:
         x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.5, 1.2))
     x = x + rng.normal(0, rng.uniform(0.0, 0.03), x.shape).astype(np.float32)
-    return np.clip(x * 255.0, 0, 255).astype(np.uint8)
+    out = np.clip(x * 255.0, 0, 255).astype(np.uint8)
+    if JPEG_P and rng.random() < JPEG_P:  # compression blocks and ringing
+        q = int(rng.integers(30, 90))
+        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
+    return out
 
 
 def sample(item: Item, rng: np.random.Generator, augment: bool) -> tuple[np.ndarray, ...]:
@@ -220,7 +238,7 @@ def sample(item: Item, rng: np.random.Generator, augment: bool) -> tuple[np.ndar
     if augment:
         side = float(np.linalg.norm(corners[1] - corners[0])) / 5.0
         corners += rng.normal(0, 0.025 * side, corners.shape)  # localisation error
-        s = rng.uniform(0.85, 1.18)
+        s = rng.uniform(*SCALE)
         ang = np.deg2rad(rng.uniform(-3, 3))
         c, sn = np.cos(ang) * s, np.sin(ang) * s
         cx, cy = w / 2, h / 2
@@ -255,8 +273,14 @@ def sample(item: Item, rng: np.random.Generator, augment: bool) -> tuple[np.ndar
 
 
 def train(
-    items: list[Item], steps: int, seed: int, log: str = "", init: Path | None = None
+    items: list[Item],
+    steps: int,
+    seed: int,
+    log: str = "",
+    init: Path | None = None,
+    refresh: Any = None,
 ) -> CounterNet:
+    """``refresh``: called every 250 steps, returns scenes written since (a growing cache)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = CounterNet()
@@ -271,6 +295,11 @@ def train(
     t0 = time.time()
     run = 0.0
     for step in range(steps):
+        if refresh is not None and step % 250 == 0 and step:
+            new = refresh()
+            items = items + new
+            if new:
+                print(f"  {log} step {step}: {len(items)} scenes", flush=True)
         xs, ys = [], []
         for _ in range(batch):
             _, x, y = sample(items[int(rng.integers(len(items)))], rng, True)
@@ -403,9 +432,51 @@ def export(net: nn.Module, path: Path, dummy: torch.Tensor | None = None) -> Non
     )
 
 
+def folder_loader(folders: list[Path]) -> tuple[list[Item], Any]:
+    """Scenes in ``folders`` now, and a function that returns the ones written since."""
+    seen: set[str] = set()
+
+    def more() -> list[Item]:
+        new = [it for f in folders if f.is_dir() for it in load_items(f, seen)]
+        seen.update(it.name for it in new)
+        return new
+
+    return more(), more
+
+
+def train_on_folders(
+    folders: list[Path], steps: int, seed: int, out: Path, work: Path, extra: list[Item]
+) -> int:
+    """Train the shipped-interface counter on scenes that are not render-public's (and the
+    ``extra`` classic ``vision.synth`` scenes the unit tests draw).
+
+    Wider zoom and JPEG re-encoding on top of the colour, blur and noise changes; scenes
+    still being written are picked up every 250 steps. The model goes to ``out``.
+    """
+    global JPEG_P, SCALE
+    JPEG_P, SCALE = 0.3, (0.7, 1.35)
+    items, more = folder_loader(folders)
+    items = items + extra
+    if not items:
+        print("no scenes in " + ", ".join(map(str, folders)), file=sys.stderr)
+        return 2
+    print(f"{len(items)} scenes from {len(folders)} folders", flush=True)
+    net = train(items, steps, seed + 200, "wide", refresh=more)
+    export(net, out)
+    torch.save(net.state_dict(), work / "wide.pt")
+    print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB) after {steps} steps")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("dataset", type=Path)
+    ap.add_argument("dataset", type=Path, nargs="?", help="render-public layout (CV runs)")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        action="append",
+        help="train only on these folders' scenes (renders, training.counter gen); no CV",
+    )
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--folds", type=int, default=4, help="cross-validation folds")
     ap.add_argument("--run", default="all", help="comma list of fold numbers and/or 'final'")
@@ -416,13 +487,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path(detect.MODEL_PATH))
     ap.add_argument("--report", action="store_true", help="only print figures from --work")
     ap.add_argument(
-        "--synth", type=int, default=0, help="add N vision.synth scenes to the final run"
+        "--synth", type=int, default=0, help="add N classic vision.synth scenes to the training"
     )
     ap.add_argument("--init", type=Path, help="warm-start the final run from these weights")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.data:
+        extra = synth_items(args.synth, args.seed + 7) if args.synth else []
+        return train_on_folders(args.data, args.steps, args.seed, args.out, args.work, extra)
+    if args.dataset is None:
+        ap.error("give DATASET_DIR or --data DIR")
     runs = (
         [str(f) for f in range(args.folds)] + ["final"]
         if args.run == "all"

@@ -115,6 +115,7 @@ def evaluate(
     key = f"{image.shape[1]}x{image.shape[0]}"
     tally.latency.setdefault(key, []).append(ms)
     row: dict[str, Any] = {"image": name, "found": reading.found, "ms": round(ms, 1), **extra}
+    row["quality"] = round(float(reading.quality), 4)
     if not reading.found or reading.corners is None or not reading.squares:
         row["reason"] = reading.reason
         tally.rows.append(row)
@@ -139,6 +140,13 @@ def evaluate(
     exact = pred == counts
     tally.all_exact += int(exact)
     row.update(
+        corner_frac=round(err / max(diag, 1e-6), 5),
+        conf=[round(sq.confidence, 4) for sq in reading.squares],
+        p_true=[
+            round(sq.probs[t], 5) if t < len(sq.probs) else 0.0
+            for sq, t in zip(reading.squares, counts, strict=True)
+        ],
+        big_prob=[round(sq.big_prob, 4) for sq in reading.squares],
         corner_px=round(err, 1),
         all_exact=exact,
         wrong=sum(p != t for p, t in zip(pred, counts, strict=True)),
@@ -247,12 +255,41 @@ def report(tally: Tally, title: str) -> str:
     return "\n".join(lines)
 
 
-def _selected(name: str, only: str | None, fold: tuple[int, int] | None) -> bool:
-    """Subset filter: path substring, and image index modulo the fold count.
+def conditions_of(data: dict[str, Any]) -> dict[str, Any]:
+    """The conditions the figures are split by, from render-public's, training/render's or
+    the wide generator's truth: ground and piece family, light, tilt bucket, hand."""
+    cond = data.get("conditions", {})
+    pieces = cond.get("pieces")
+    piece = cond.get("piece_family") or (pieces.get("kind") if isinstance(pieces, dict) else pieces)
+    light = cond.get("light")
+    tilt = cond.get("tilt_deg", (cond.get("camera") or {}).get("tilt_deg"))
+    bucket = None
+    if isinstance(tilt, int | float):
+        bucket = next(
+            f"{lo}-{hi}" for lo, hi in TILT_BUCKETS if tilt < hi or hi == TILT_BUCKETS[-1][1]
+        )
+    return {
+        "hand": bool(data.get("hand", {}).get("present", False)),
+        "ground": cond.get("ground_family") or cond.get("ground"),
+        "piece": piece,
+        "light": light.get("type") if isinstance(light, dict) else light,
+        "tilt": bucket,
+    }
+
+
+TILT_BUCKETS = [(0, 15), (15, 30), (30, 45), (45, 90)]
+
+
+def _selected(
+    name: str, only: str | None, fold: tuple[int, int] | None, first: int | None = None
+) -> bool:
+    """Subset filter: path substring, first image index, and index modulo the fold count.
 
     Folds follow ``bench/train_counter.py``: sorted images of one folder, index % n.
     """
     if only is not None and only not in name:
+        return False
+    if first is not None and _index(name) < first:
         return False
     if fold is None:
         return True
@@ -275,11 +312,12 @@ def run_dataset(
     cv_folds: int = 4,
     big_cv_dir: Path | None = None,
     annotate: Path | None = None,
+    first: int | None = None,
 ) -> Tally:
     tally = Tally()
     done = 0
     for name, image, js in dataset_items(root):
-        if not _selected(name, only, fold):
+        if not _selected(name, only, fold, first):
             continue
         if limit is not None and done >= limit:
             break
@@ -292,10 +330,7 @@ def run_dataset(
             count = replace(count, big_model=str(big_cv_dir / fold_model))
         counts, bigs, corners = load_truth(js)
         data = json.loads(js.read_text("utf-8"))
-        extra = {
-            "hand": bool(data.get("hand", {}).get("present", False)),
-            "ground": data.get("conditions", {}).get("ground"),
-        }
+        extra = conditions_of(data)
         image_config = replace(config, count=count)
         evaluate(tally, name, image, counts, bigs, corners, image_config, extra, oracle, annotate)
     return tally
@@ -336,6 +371,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--oracle-corners", action="store_true", help="count on the true outline")
     ap.add_argument("--only", help="evaluate only images whose path contains this")
     ap.add_argument("--fold", help="K/N: only images whose index %% N == K")
+    ap.add_argument("--first-index", type=int, help="only images numbered at least this")
+    ap.add_argument(
+        "--dump", type=Path, help="write every image's row as JSON lines (bench/vision_report.py)"
+    )
     ap.add_argument("--model", type=Path, help="counter network (ONNX) to use instead")
     ap.add_argument("--cv-dir", type=Path, help="folder of foldK.onnx cross-validation models")
     ap.add_argument("--big-model", type=Path, help="big-stone classifier (ONNX) to use instead")
@@ -356,8 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     tallies: list[tuple[str, Tally]] = []
     if args.dataset is not None:
         title = str(args.dataset)
-        if args.only or fold:
-            title += f" [only={args.only} fold={args.fold}]"
+        if args.only or fold or args.first_index:
+            title += f" [only={args.only} fold={args.fold} first={args.first_index}]"
         if args.oracle_corners:
             title += " [oracle corners]"
         if args.cv_dir:
@@ -374,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
             args.cv_dir,
             big_cv_dir=args.big_cv_dir,
             annotate=args.annotate,
+            first=args.first_index,
         )
         tallies.append((title, tally))
     if args.synth:
@@ -385,6 +425,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     for title, tally in tallies:
         print(report(tally, title))
+        if args.dump:
+            with open(args.dump, "a", encoding="utf-8") as fh:
+                for r in tally.rows:
+                    fh.write(json.dumps({"set": title, **r}) + "\n")
         if args.csv:
             with open(args.csv, "w", newline="", encoding="utf-8") as fh:
                 keys = sorted({k for r in tally.rows for k in r})

@@ -81,6 +81,14 @@ class SceneConditions:
     pebble_size: float = 0.15  # square sides
     palette: str = "mixed"
     big_size: float = 0.38
+    # the wide generator's extras (``wide_conditions``); the defaults draw the classic scene
+    pieces: str = "pebbles"  # piece family: pebbles, marbles, beans, buttons, seeds, shells
+    colours: tuple[tuple[int, int, int], ...] = ()  # piece BGR colours; () = ``palette``
+    tint: tuple[float, float, float] = (1.0, 1.0, 1.0)  # light colour, BGR gain
+    exposure: float = 1.0
+    glare: float = 0.0  # strength of one soft specular spot
+    motion_blur: float = 0.0  # px
+    jpeg_quality: int = 0  # 0: no JPEG round trip
 
 
 def random_conditions(rng: np.random.Generator) -> SceneConditions:
@@ -123,6 +131,8 @@ def _smooth_noise(
 
 def _ground(rng: np.random.Generator, kind: str, shape: tuple[int, int]) -> NDArray[np.float32]:
     """Ground texture on the board plane, float BGR 0..255."""
+    if kind in WIDE_GROUNDS and kind not in GROUNDS:
+        return _wide_ground(rng, kind, shape)
     h, w = shape
     fine = rng.standard_normal((h, w)).astype(np.float32)
     if kind == "asphalt":
@@ -219,10 +229,18 @@ def _draw_chalk(
     return np.clip(alpha * grain * cond.chalk_opacity, 0, 1)
 
 
-def _place(rng: np.random.Generator, poly: FloatArray, n: int, size: float) -> FloatArray:
-    """Pebble centres inside a region, clustered like dropped handfuls."""
+def _place(
+    rng: np.random.Generator, poly: FloatArray, n: int, size: float, wide: bool = False
+) -> FloatArray:
+    """Pebble centres inside a region, clustered like dropped handfuls.
+
+    ``wide``: the handful's spread grows with the piece size, so big pieces
+    touch and overlap as a pile does instead of all landing on one spot.
+    """
     centre = poly.mean(axis=0)
     spread = 0.08 + 0.035 * np.sqrt(n)
+    if wide:
+        spread = max(spread, 0.45 * size * np.sqrt(n))
     contour = poly.astype(np.float32).reshape(-1, 1, 2)
     out: list[FloatArray] = []
     tries = 0
@@ -341,12 +359,17 @@ def render_scene(
             cp = c @ a[:2, :2].T + a[:2, 2]
             _draw_pebble(plane, prng, cp, cond.big_size * _PPU, (120, 125, 128), light)
             pieces.append({"kind": "big", "region": REGION_NAMES[sq_i], "position": c.tolist()})
-        cents = _place(prng, polys[sq_i], board_counts[sq_i], cond.pebble_size)
+        wide = cond.pieces != "pebbles" or bool(cond.colours)
+        cents = _place(prng, polys[sq_i], board_counts[sq_i], cond.pebble_size, wide)
+        colours = list(cond.colours) or palette
         for c in cents:
             cp = c @ a[:2, :2].T + a[:2, 2]
-            col = palette[int(prng.integers(0, len(palette)))]
+            col = colours[int(prng.integers(0, len(colours)))]
             diam = cond.pebble_size * _PPU * prng.uniform(0.85, 1.15)
-            _draw_pebble(plane, prng, cp, diam, col, light)
+            if wide:
+                _draw_piece(plane, prng, cp, diam, col, light, cond.pieces)
+            else:
+                _draw_pebble(plane, prng, cp, diam, col, light)
             pieces.append({"kind": "small", "region": REGION_NAMES[sq_i], "position": c.tolist()})
     w, h = size
     cam = _camera(cond, size, depth)
@@ -395,10 +418,25 @@ def render_scene(
         arm = cv2.GaussianBlur(arm, (0, 0), 1.5)
         out = out * (1 - arm[..., None]) + skin[None, None, :] * arm[..., None]
         hand_info["tip_px"] = [float(target[0]), float(target[1])]
+    if cond.tint != (1.0, 1.0, 1.0) or cond.exposure != 1.0:
+        out *= np.array(cond.tint, np.float32)[None, None, :] * cond.exposure
+    if cond.glare > 0:
+        g = np.zeros((h, w), np.float32)
+        cv2.circle(g, (int(irng.uniform(0, w)), int(irng.uniform(0, h))), w // 10, 1.0, -1)
+        out += (cv2.GaussianBlur(g, (0, 0), w / 12) * 255 * cond.glare)[..., None]
     if cond.blur > 0:
         out = cv2.GaussianBlur(out, (0, 0), cond.blur)
+    if cond.motion_blur >= 1.0:
+        k = np.zeros((int(cond.motion_blur) | 1,) * 2, np.float32)
+        k[k.shape[0] // 2, :] = 1.0 / k.shape[0]
+        rot = cv2.getRotationMatrix2D(((k.shape[0] - 1) / 2,) * 2, float(irng.uniform(0, 180)), 1)
+        k = cv2.warpAffine(k, rot, k.shape)
+        out = cv2.filter2D(out, -1, k / max(float(k.sum()), 1e-6))
     out += irng.normal(0, cond.noise, out.shape).astype(np.float32)
     image = np.clip(out, 0, 255).astype(np.uint8)
+    if cond.jpeg_quality > 0:
+        _, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, cond.jpeg_quality])
+        image = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), dtype=np.uint8)
     corners = project(cam, BOARD_CORNERS)
     regions: dict[str, Any] = {}
     counts: dict[str, Any] = {}
@@ -437,3 +475,275 @@ def random_position(rng: np.random.Generator) -> tuple[list[int], tuple[int, int
     counts = rng.multinomial(total, weights).tolist()
     big = (int(rng.random() < 0.8), int(rng.random() < 0.8))
     return [int(c) for c in counts], big
+
+
+# ---------------------------------------------------------------- the wide generator
+#
+# Training scenes for the counter and the big-stone classifier: far more grounds, piece
+# kinds, sizes, piles, light and camera effects than the classic scenes above (which the
+# unit tests use and which stay exactly as they were). Families can be left out, so a
+# trainer can hold one ground family and one piece family out entirely and measure on them.
+
+#: Ground kinds of the wide generator (the classic five plus nine more).
+WIDE_GROUNDS = (
+    *GROUNDS,
+    "sand",
+    "gravel",
+    "brick",
+    "tiles_any",
+    "slabs",
+    "lino",
+    "mat",
+    "paper",
+    "concrete_dark",
+)
+#: Piece families of the wide generator.
+PIECE_FAMILIES = ("pebbles", "marbles", "beans", "buttons", "seeds", "shells")
+#: The families kept out of training (the same as training/render's held-out kinds).
+HELD_OUT_GROUND = "brick"
+HELD_OUT_PIECE = "shells"
+
+
+def _colour(rng: np.random.Generator, lo: float = 30, hi: float = 230) -> NDArray[np.float32]:
+    return rng.uniform(lo, hi, 3).astype(np.float32)
+
+
+def _wide_ground(
+    rng: np.random.Generator, kind: str, shape: tuple[int, int]
+) -> NDArray[np.float32]:
+    """The wide generator's extra grounds, float BGR on the board plane."""
+    h, w = shape
+    fine = rng.standard_normal((h, w)).astype(np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    if kind == "sand":
+        base = np.array([140, 185, 210], np.float32) * rng.uniform(0.75, 1.1)
+        rip = np.sin((xx * rng.uniform(-1, 1) + yy) / rng.uniform(6, 20)) * rng.uniform(2, 8)
+        tex = rip + cv2.GaussianBlur(fine, (0, 0), 0.7) * 8 + _smooth_noise(rng, shape, 90) * 6
+        img = base + tex[..., None]
+    elif kind == "gravel":
+        base = _colour(rng, 80, 170) * np.array([1.0, 1.03, 1.06], np.float32)
+        img = np.ascontiguousarray(base + fine[..., None] * 4)
+        r = rng.uniform(3, 9)
+        for _ in range(min(int(h * w / (r * r * 3)), 30000)):
+            c = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+            col = tuple(float(v) for v in base * rng.uniform(0.55, 1.45) * rng.uniform(0.9, 1.1, 3))
+            cv2.circle(img, c, max(1, int(r * rng.uniform(0.5, 1.3))), col, -1)
+    elif kind in ("brick", "tiles_any", "slabs"):
+        unit = {"brick": (0.6, 0.25), "tiles_any": (1.0, 1.0), "slabs": (2.5, 1.8)}[kind]
+        scale = _PPU * rng.uniform(0.7, 1.6)
+        tw, th = int(unit[0] * scale), int(unit[1] * scale)
+        if kind == "brick":
+            base = np.array([50, 70, 150], np.float32) * rng.uniform(0.6, 1.2)
+        else:
+            base = _colour(rng)
+        grout_c = _colour(rng, 60, 220)
+        gw = int(rng.integers(1, 8))
+        row = (yy // th).astype(np.int32)
+        xs = xx + np.where(row % 2 == 1, tw / 2 if kind == "brick" else 0, 0)
+        col = (xs // tw).astype(np.int32)
+        jit = rng.uniform(-25, 25, size=(h // th + 2, w // tw + 3)).astype(np.float32)
+        img = base + (jit[row, col] + fine * 4 + _smooth_noise(rng, shape, 40) * 5)[..., None]
+        if kind == "tiles_any" and rng.random() < 0.3:  # checker of two colours
+            alt = ((row + col) % 2 == 1)[..., None]
+            img = np.where(alt, img * 0 + _colour(rng) + fine[..., None] * 3, img)
+        grout = ((yy % th) < gw) | ((xs % tw) < gw)
+        img[grout] = grout_c
+    elif kind == "lino":
+        img = _colour(rng, 60, 220) + (fine * 3 + _smooth_noise(rng, shape, 30) * 7)[..., None]
+    elif kind == "mat":
+        a, b = _colour(rng), _colour(rng)
+        period = rng.uniform(0.2, 1.2) * _PPU
+        pattern = int(rng.integers(3))
+        if pattern == 0:
+            m = (np.sin(xx / period * np.pi) > 0) ^ (np.sin(yy / period * np.pi) > 0)
+        elif pattern == 1:
+            m = np.sin((xx * rng.uniform(-1, 1) + yy) / period * np.pi) > 0
+        else:
+            m = _smooth_noise(rng, shape, period) > 0.3
+        weave = (np.sin(xx * 1.3) * np.sin(yy * 1.3)) * 10
+        img = np.where(m[..., None], a, b) + (weave + fine * 4)[..., None]
+    elif kind == "paper":
+        floor = _colour(rng, 40, 160) + (fine * 5)[..., None]
+        img = np.array([235, 238, 240], np.float32) * rng.uniform(0.8, 1.0) + fine[..., None] * 2
+        x0, x1 = _PPU * rng.uniform(1.5, 3.3), _PPU * rng.uniform(10.7, 12.5)
+        y0, y1 = _PPU * rng.uniform(2.5, 4.3), _PPU * rng.uniform(7.7, 9.5)
+        out = (xx < x0) | (xx > x1) | (yy < y0) | (yy > y1)
+        img = np.where(out[..., None], floor, img)
+    else:  # concrete_dark
+        base = np.array([95, 98, 100], np.float32) * rng.uniform(0.6, 1.0)
+        mott = _smooth_noise(rng, shape, 60) * 12 + _smooth_noise(rng, shape, 8) * 5
+        img = base + (mott + fine * 5)[..., None]
+        for _ in range(int(rng.integers(0, 6))):  # cracks
+            p = rng.uniform([0, 0], [w, h])
+            pts = [p]
+            for _ in range(12):
+                p = p + rng.normal(0, 14, 2)
+                pts.append(p)
+            cv2.polylines(img, [np.array(pts, np.int32)], False, (40, 40, 40), 2)
+    return np.clip(img, 0, 255).astype(np.float32)
+
+
+def _draw_piece(
+    plane: NDArray[np.float32],
+    rng: np.random.Generator,
+    centre_px: FloatArray,
+    diam_px: float,
+    colour: tuple[int, int, int],
+    light: FloatArray,
+    family: str,
+) -> None:
+    """One piece of the wide generator's families, shaded, with a contact shadow."""
+    round_ = family in ("marbles", "buttons")
+    a = diam_px / 2 * rng.uniform(0.9, 1.1)
+    aspect = {"beans": (0.5, 0.7), "seeds": (0.55, 0.8), "shells": (0.7, 0.9)}
+    lo, hi = aspect.get(family, (0.93, 1.0) if round_ else (0.6, 0.95))
+    b = a * rng.uniform(lo, hi)
+    ang = float(rng.uniform(0, 180))
+    pad = int(a * 2.5) + 4
+    x0, y0 = int(centre_px[0]) - pad, int(centre_px[1]) - pad
+    if x0 < 0 or y0 < 0 or x0 + 2 * pad >= plane.shape[1] or y0 + 2 * pad >= plane.shape[0]:
+        return
+    patch = plane[y0 : y0 + 2 * pad, x0 : x0 + 2 * pad]
+    lc = (float(centre_px[0]) - x0, float(centre_px[1]) - y0)
+    ic = (round(lc[0]), round(lc[1]))
+    axes = (max(1, round(a)), max(1, round(b)))
+    shadow = np.zeros(patch.shape[:2], np.float32)
+    sc = (round(lc[0] - light[0] * a * 0.4), round(lc[1] - light[1] * a * 0.4))
+    cv2.ellipse(shadow, sc, (round(a * 1.05), round(b * 1.05)), ang, 0, 360, 1.0, -1)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, a * 0.25))
+    patch *= (1.0 - rng.uniform(0.25, 0.55) * shadow)[..., None]
+    body = np.zeros(patch.shape[:2], np.float32)
+    cv2.ellipse(body, ic, axes, ang, 0, 360, 1.0, -1)
+    body = cv2.GaussianBlur(body, (0, 0), 0.6)
+    yy, xx = np.mgrid[0 : patch.shape[0], 0 : patch.shape[1]].astype(np.float32)
+    dx, dy = (xx - lc[0]) / max(a, 1.0), (yy - lc[1]) / max(a, 1.0)
+    col = np.array(colour, np.float32) * rng.uniform(0.85, 1.15)
+    if family == "buttons":  # flat disc, rim, two or four holes
+        shade = 0.95 + 0.1 * (dx * light[0] + dy * light[1])
+        tone = shade[..., None] * col
+        rim = np.zeros_like(body)
+        cv2.ellipse(rim, ic, axes, ang, 0, 360, 1.0, max(1, round(a * 0.15)))
+        tone *= (1.0 - 0.25 * rim)[..., None]
+        k = 2 if rng.random() < 0.5 else 4
+        for j in range(k):
+            t = ang + j * 360.0 / k
+            hx = lc[0] + 0.3 * a * np.cos(np.deg2rad(t))
+            hy = lc[1] + 0.3 * a * np.sin(np.deg2rad(t))
+            hole = (xx - hx) ** 2 + (yy - hy) ** 2 <= (0.11 * a) ** 2
+            tone[hole] *= 0.35
+    else:
+        shade = 0.8 + 0.35 * (dx * light[0] + dy * light[1])
+        tone = np.clip(shade, 0.5, 1.25)[..., None] * col
+        if family == "shells":  # radial ribs
+            ribs = 0.85 + 0.15 * np.sin(np.arctan2(dy, dx) * rng.uniform(8, 16))
+            tone *= ribs[..., None]
+    if family in ("marbles", "seeds", "beans"):  # glossy: a small specular highlight
+        hx, hy = lc[0] + light[0] * a * 0.4, lc[1] + light[1] * a * 0.4
+        spot = np.exp(-((xx - hx) ** 2 + (yy - hy) ** 2) / (2 * (0.18 * a) ** 2 + 1e-6))
+        tone += (spot * rng.uniform(60, 160))[..., None]
+    if family == "marbles":  # see-through: some ground shows through the glass
+        tone = 0.6 * tone + 0.4 * patch * (col / 160.0)
+    patch[:] = patch * (1 - body[..., None]) + np.clip(tone, 0, 255) * body[..., None]
+
+
+def _piece_colours(rng: np.random.Generator, family: str) -> tuple[tuple[int, int, int], ...]:
+    """A set of 1-5 colours typical of a piece family (BGR)."""
+    k = int(rng.integers(1, 6))
+    if family == "pebbles" and rng.random() < 0.6:
+        return tuple(
+            tuple(int(v) for v in rng.uniform(40, 190) * rng.uniform(0.85, 1.15, 3))
+            for _ in range(k)
+        )  # type: ignore[return-value]
+    if family == "beans" and rng.random() < 0.7:
+        bases = [(40, 60, 140), (30, 40, 90), (200, 210, 220), (30, 30, 35), (60, 140, 170)]
+        return tuple(bases[int(i)] for i in rng.integers(0, len(bases), k))
+    if family == "seeds" and rng.random() < 0.7:
+        bases = [(25, 30, 40), (30, 60, 110), (50, 90, 140), (20, 20, 25)]
+        return tuple(bases[int(i)] for i in rng.integers(0, len(bases), k))
+    if family == "shells" and rng.random() < 0.7:
+        bases = [(200, 215, 230), (170, 190, 225), (150, 170, 200), (190, 185, 215)]
+        return tuple(bases[int(i)] for i in rng.integers(0, len(bases), k))
+    return tuple(tuple(int(v) for v in _colour(rng, 20, 235)) for _ in range(k))  # type: ignore[return-value]
+
+
+def wide_conditions(
+    rng: np.random.Generator,
+    grounds: tuple[str, ...] = WIDE_GROUNDS,
+    pieces: tuple[str, ...] = PIECE_FAMILIES,
+) -> SceneConditions:
+    """Scene conditions far wider than ``random_conditions``: any ground and piece family of
+    the given ones, pieces a twentieth to a third of a square, tilt 0-55 degrees, coloured and
+    low light, glare, motion blur, sensor noise and JPEG."""
+    base = random_conditions(rng)
+    family = str(rng.choice(list(pieces)))
+    size = float(np.exp(rng.uniform(np.log(0.05), np.log(0.33))))
+    low = rng.random() < 0.12
+    yaw = float(rng.uniform(-180, 180)) if rng.random() < 0.15 else float(rng.uniform(-35, 35))
+    return replace(
+        base,
+        ground=str(rng.choice(list(grounds))),
+        chalk=str(rng.choice(list(CHALKS))),
+        line_width=float(rng.uniform(0.02, 0.1)),
+        chalk_opacity=float(rng.uniform(0.35, 0.95)),
+        tilt_deg=float(rng.uniform(0.0, 55.0)),
+        yaw_deg=yaw,
+        roll_deg=float(rng.normal(0, 4)),
+        light_gradient=float(rng.uniform(0.0, 0.7)),
+        shadow=bool(rng.random() < 0.35),
+        hand=bool(rng.random() < 0.12),
+        blur=float(rng.uniform(0.0, 1.8)),
+        noise=float(rng.uniform(6.0, 14.0) if low else rng.uniform(0.5, 6.0)),
+        pebble_size=size,
+        big_size=float(np.clip(rng.uniform(1.6, 3.0) * size, 0.2, 0.6)),
+        pieces=family,
+        colours=_piece_colours(rng, family),
+        tint=tuple(float(v) for v in rng.uniform(0.75, 1.25, 3)),  # type: ignore[arg-type]
+        exposure=float(rng.uniform(0.35, 0.6) if low else rng.uniform(0.75, 1.25)),
+        glare=float(rng.uniform(0.1, 0.5)) if rng.random() < 0.1 else 0.0,
+        motion_blur=float(rng.uniform(2, 9)) if rng.random() < 0.1 else 0.0,
+        jpeg_quality=int(rng.integers(35, 96)),
+    )
+
+
+def wide_position(rng: np.random.Generator, piece_size: float) -> tuple[list[int], tuple[int, int]]:
+    """Counts weighted to piles: openings, games, sparse boards and many squares of 8-30.
+
+    A square never holds more pieces than cover it about once over (big pieces pile
+    no higher than a real handful would).
+    """
+    cap = int(np.clip(1.1 / piece_size**2, 3, 30))
+    mode = rng.choice(4, p=[0.08, 0.32, 0.2, 0.4])
+    if mode == 0:  # opening
+        counts = [0] + [5] * 5 + [0] + [5] * 5
+    elif mode == 1:
+        counts, _ = random_position(rng)
+    elif mode == 2:  # sparse: 0-3 pieces
+        counts = [int(v) for v in rng.choice(4, NUM_SQUARES, p=[0.35, 0.3, 0.2, 0.15])]
+    else:  # piles
+        counts = [int(v) for v in rng.integers(0, 8, NUM_SQUARES)]
+        for sq in rng.choice(NUM_SQUARES, int(rng.integers(2, 8)), replace=False):
+            counts[int(sq)] = int(rng.integers(8, 31))
+    big = (int(rng.random() < 0.7), int(rng.random() < 0.7))
+    return [min(int(c), cap) for c in counts], big
+
+
+def render_wide(
+    seed: int,
+    *,
+    grounds: tuple[str, ...] = WIDE_GROUNDS,
+    pieces: tuple[str, ...] = PIECE_FAMILIES,
+    size: tuple[int, int] = (800, 600),
+) -> tuple[NDArray[np.uint8], dict[str, Any]]:
+    """One wide-generator scene and its truth, a pure function of ``seed`` and the families."""
+    rng = np.random.default_rng([seed, 11])
+    cond = wide_conditions(rng, grounds, pieces)
+    counts, big = wide_position(rng, cond.pebble_size)
+    fields = {k: v for k, v in asdict(cond).items()}
+    fields["colours"] = cond.colours
+    fields["offset"] = cond.offset
+    fields["tint"] = cond.tint
+    image, truth = render_scene(counts, big, seed, size=size, **fields)
+    truth["conditions"]["ground_family"] = cond.ground
+    truth["conditions"]["piece_family"] = cond.pieces
+    truth["generator"] = "vision.synth.wide"
+    return image, truth

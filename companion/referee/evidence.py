@@ -96,6 +96,56 @@ def shifted(evidence: SquareEvidence, offset: float) -> SquareEvidence:
     return Evidence(tuple(p / total for p in out), evidence.big_prob)
 
 
+#: How much the counter's distributions may be sharpened (> 1) or widened (< 1) here.
+SHARPNESS = (0.5, 0.7, 1.0, 1.4, 2.0)
+#: Nats a sharpness must gain over 1 on this scene's trusted boards before it is used.
+SHARPNESS_EVIDENCE = 3.0
+
+
+def sharpened(evidence: SquareEvidence, power: float) -> SquareEvidence:
+    """The distribution raised to ``power`` and renormalised (temperature scaling)."""
+    if power == 1.0:
+        return evidence
+    out = [p**power if p > 0 else 0.0 for p in evidence.probs]
+    total = sum(out)
+    if total <= 0:
+        return evidence
+    return Evidence(tuple(p / total for p in out), evidence.big_prob)
+
+
+def sharpness_scores(
+    reading: Sequence[SquareEvidence],
+    counts: Sequence[int],
+    hidden: Sequence[bool] | None = None,
+    floor: float = 1e-4,
+) -> tuple[float, ...]:
+    """Log-likelihood of a trusted board's counts under each :data:`SHARPNESS` (per board).
+
+    Summed over the boards of a game, the best one is what this scene's
+    counter is worth: a proper score, so it widens an overconfident counter
+    as readily as it sharpens a timid one. A wrongly trusted board scores low
+    under sharp distributions, so it can only push towards caution.
+    """
+    out = []
+    for power in SHARPNESS:
+        total = 0.0
+        for sq, e in enumerate(reading):
+            if hidden is not None and hidden[sq]:
+                continue
+            probs = sharpened(e, power).probs
+            n = counts[sq]
+            total += math.log(max(probs[n] if n < len(probs) else 0.0, floor))
+        out.append(total)
+    return tuple(out)
+
+
+def best_sharpness(scores: Sequence[float]) -> float:
+    """The sharpness the summed scores support, 1 unless another wins by SHARPNESS_EVIDENCE."""
+    plain = scores[SHARPNESS.index(1.0)]
+    best = max(range(len(SHARPNESS)), key=lambda i: scores[i])
+    return SHARPNESS[best] if scores[best] - plain >= SHARPNESS_EVIDENCE else 1.0
+
+
 def pile_offsets(
     reading: Sequence[SquareEvidence],
     counts: Sequence[int],

@@ -11,8 +11,10 @@ best candidate is accepted only with a clear margin and a good absolute fit;
 otherwise the players are asked to choose, or the referee objects and names
 the squares.
 
-Candidates that lead to the same position (two moves that leave the same
-board and score) are merged: the referee cannot and need not tell them apart.
+Variants of one move that lead to the same position (with or without its
+refill) are merged. Two different moves that leave the same position are
+not: the board cannot tell them apart, but the game record must name the
+move that was made, so the players are asked.
 """
 
 from __future__ import annotations
@@ -513,12 +515,12 @@ def reconcile(
         if cand.kind in ("moving", "mistake"):
             prior -= math.log(variants[cand.kind, cand.move])
         scored.append((ll / temp + prior, replace(cand, loglik=ll, outliers=outliers), t))
-    # Merge candidates that end in the same position (same board, same score).
+    # Merge a move's variants that end in the same position (same board, same score).
     groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
     for item in scored:
         _, cand, t = item
         if cand.kind == "move" and t is not None:
-            key: object = ("move", t.position)
+            key: object = ("move", t.position, cand.move, cand.follows)
         else:
             key = (cand.kind, cand.board, cand.mistake, cand.move)
         groups.setdefault(key, []).append(item)

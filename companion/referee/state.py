@@ -22,10 +22,14 @@ from typing import Any, Protocol
 
 from companion.referee.evidence import (
     COUNT_PRIOR,
+    SHARPNESS,
+    best_sharpness,
     mean_count,
     pile_offsets,
     pin_unchanged,
     rescaled,
+    sharpened,
+    sharpness_scores,
     shifted,
 )
 from companion.referee.reconcile import (
@@ -191,6 +195,8 @@ class Referee:
         #: the open question is about the first of several moves (see Report.behind)
         self._behind = False
         self._stale_after_trust: frozenset[int] = frozenset()
+        #: per SHARPNESS, how well it explains the boards trusted so far (sharpness_scores)
+        self._sharp_scores = [0.0] * len(SHARPNESS)
         #: how far the counter read each pile of the last trusted board (pile_offsets)
         self._offsets: tuple[float, ...] = (0.0,) * 12
         #: the last reading judged and its hidden squares (learnt from when it is trusted)
@@ -229,6 +235,8 @@ class Referee:
             reading, hidden = self._last_reading
             counts = (self.owed or board_of(self.position))[0]
             self._offsets = pile_offsets(reading, counts, hidden)
+            scores = sharpness_scores(reading, counts, hidden)
+            self._sharp_scores = [a + b for a, b in zip(self._sharp_scores, scores, strict=True)]
         else:
             self._offsets = (0.0,) * 12
         for sq in self._stale_after_trust:
@@ -337,6 +345,15 @@ class Referee:
         """Carry what was learnt about this camera (flags, count bias) into a new game."""
         self._change_stats = list(other._change_stats)
         self._count_stats = list(other._count_stats)
+        self._sharp_scores = list(other._sharp_scores)
+
+    def sharpness(self) -> float:
+        """How much sharper (> 1) or wider (< 1) the counter is worth on this scene.
+
+        Learnt from every board the referee trusted, by how well each
+        sharpness would have predicted the counts it turned out to hold.
+        """
+        return best_sharpness(self._sharp_scores)
 
     def count_gain(self) -> float:
         """How much the counter under- (> 1) or over-counts here, learnt from decisions.
@@ -419,6 +436,9 @@ class Referee:
         if abs(gain - 1.0) > 0.02:
             reading = [rescaled(e, gain) for e in reading]
         self._last_reading = (tuple(reading), tuple(hidden) if hidden else None)
+        power = self.sharpness()
+        if power != 1.0:
+            reading = [sharpened(e, power) for e in reading]
         kept: Sequence[SquareEvidence] | None = None
         if self.setup_checked and any(abs(o) > 0.05 for o in self._offsets):
             kept = [shifted(e, o) for e, o in zip(reading, self._offsets, strict=True)]

@@ -66,3 +66,15 @@ def test_a_pile_read_low_on_the_trusted_board_is_read_right_after_a_pebble_lands
     assert ref.observe(seen(start), still=True).confirmed  # the counter's view of this pile
     report = ref.observe(seen(after.position), still=True)
     assert [str(a.move) for a in report.accepted] == ["5+"], report.detail
+
+
+def test_two_moves_that_leave_the_same_position_are_asked_not_guessed() -> None:
+    game = Game()
+    for move in ("5-", "9-", "1+"):
+        game.play(move)
+    p = game.position
+    ends = {str(m) for m in game.legal_moves() if play(p, m).position == play(p, "11-").position}
+    assert ends >= {"7+", "11-"}  # both sweep the board into the same final position
+    empty = [Evidence.exact(0, 0) for _ in range(12)]
+    verdict = reconcile(p, empty)
+    assert verdict.kind == "ambiguous" and {str(m) for m in verdict.choices} >= {"7+", "11-"}

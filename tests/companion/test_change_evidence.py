@@ -78,3 +78,17 @@ def test_two_moves_that_leave_the_same_position_are_asked_not_guessed() -> None:
     empty = [Evidence.exact(0, 0) for _ in range(12)]
     verdict = reconcile(p, empty)
     assert verdict.kind == "ambiguous" and {str(m) for m in verdict.choices} >= {"7+", "11-"}
+
+
+def test_the_counters_spread_is_learnt_from_trusted_boards_in_both_directions() -> None:
+    from companion.referee.evidence import best_sharpness, sharpened, sharpness_scores
+
+    counts = [0, 5, 5, 5, 5, 5, 0, 5, 5, 5, 5, 5]
+    timid = [around(n, sigma=2.5) for n in counts]  # right, but far less sure than it could be
+    bold = [around(n + (1.5 if sq % 2 else -1.5), sigma=0.4) for sq, n in enumerate(counts)]
+    assert best_sharpness(sharpness_scores(timid[:1], counts[:1])) == 1.0  # one square: no say
+    three = [sum(x) for x in zip(*[sharpness_scores(timid, counts)] * 3, strict=True)]
+    assert best_sharpness(three) > 1.0
+    assert best_sharpness(sharpness_scores(bold, counts)) < 1.0  # overconfident: widened
+    wide = sharpened(around(5.0, sigma=1.0), 0.5)
+    assert wide.probs[5] < around(5.0, sigma=1.0).probs[5] and abs(sum(wide.probs) - 1) < 1e-9

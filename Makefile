@@ -43,7 +43,7 @@ clean:
 # Only the `render` extra's packages go in: training.render imports just bpy, numpy and engine.
 RENDER_VENV ?= $(HOME)/.cache/oanquan/venv-render
 RENDER_PY   ?= python3.11
-RENDER_ARGS ?= --dataset train-v3 --size 640x480
+RENDER_ARGS ?= --dataset train-v4 --size 640x480
 
 .PHONY: render-venv render
 render-venv: $(RENDER_VENV)/.installed
@@ -57,3 +57,51 @@ $(RENDER_VENV)/.installed: pyproject.toml
 
 render: render-venv
 	nice -n 19 $(RENDER_VENV)/bin/python -m training.render $(RENDER_ARGS)
+
+# Offline training of the counter and big-stone networks (training/README.md, "Counter"): torch
+# in its own venv outside the work tree; the scenes go to the cache, never into git; never needed
+# by `make test`. TRAIN_TORCH pins the CPU wheel (a bare `torch` may pull a CUDA build).
+TRAIN_VENV  ?= $(HOME)/.cache/oanquan/venv-train
+TRAIN_TORCH ?= torch==2.13.0
+CACHE       ?= $(HOME)/.cache/oanquan
+SYNTH_DIR   ?= $(CACHE)/synth-wide-v1
+TRAIN_SCENES ?= 1500
+HELD_SCENES ?= 100
+COUNTER_STEPS ?= 1800
+BIGSTONE_STEPS ?= 1100
+TRAIN_OUT   ?= $(CACHE)/train
+RENDER_DIRS ?= $(wildcard $(CACHE)/renders/train-v*)
+
+.PHONY: train-venv train-data train-counter train-bigstone train-calibrate train-eval
+train-venv: $(TRAIN_VENV)/.installed
+
+$(TRAIN_VENV)/.installed: pyproject.toml
+	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install --quiet $(TRAIN_TORCH) numpy opencv-python-headless
+	$(TRAIN_VENV)/bin/python -m pip install --quiet $$($(TRAIN_VENV)/bin/python -c \
+	  "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['train']))")
+	touch $@
+
+train-data: $(STAMP)
+	for s in heldout-ground heldout-piece val; do \
+	  nice -n 19 $(BIN)/python -m training.counter gen --split $$s --count $(HELD_SCENES) --out $(SYNTH_DIR); done
+	nice -n 19 $(BIN)/python -m training.counter gen --split train --count $(TRAIN_SCENES) --out $(SYNTH_DIR)
+
+train-counter: train-venv
+	OMP_NUM_THREADS=1 nice -n 19 $(TRAIN_VENV)/bin/python bench/train_counter.py \
+	  --data $(SYNTH_DIR)/train $(addprefix --data ,$(RENDER_DIRS)) --synth 60 \
+	  --steps $(COUNTER_STEPS) --out $(TRAIN_OUT)/counter.onnx --work $(TRAIN_OUT)
+
+train-bigstone: train-venv
+	OMP_NUM_THREADS=1 nice -n 19 $(TRAIN_VENV)/bin/python bench/train_bigstone.py \
+	  --data $(SYNTH_DIR)/train $(addprefix --data ,$(RENDER_DIRS)) --synth 60 \
+	  --steps $(BIGSTONE_STEPS) --out $(TRAIN_OUT)/bigstone.onnx --work $(TRAIN_OUT)
+
+train-calibrate: $(STAMP)
+	nice -n 19 $(BIN)/python -m training.counter.calibrate $(SYNTH_DIR)/val \
+	  --model $(TRAIN_OUT)/counter.onnx --big-model $(TRAIN_OUT)/bigstone.onnx
+
+# old (shipped) vs new on what neither trained on: render-public img_00080+ and sequences, and
+# the held-out kinds; dumps in $(TRAIN_OUT)/eval, figures by bench/vision_report.py
+train-eval: $(STAMP)
+	TRAIN_OUT=$(TRAIN_OUT) SYNTH_DIR=$(SYNTH_DIR) nice -n 19 sh training/counter/evaluate.sh

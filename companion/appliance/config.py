@@ -203,6 +203,8 @@ def _check_known(
                 raise ConfigError(dotted, f"expected a table, got {value!r}", where)
             if dotted not in _FREE_TABLES:
                 _check_known(value, defaults[key], dotted + ".", where)
+        elif isinstance(value, dict):
+            raise ConfigError(dotted, f"expected a value, not a table {value!r}", where)
 
 
 def _merge(

@@ -46,10 +46,26 @@ def why(exc: OSError) -> str:
     return exc.strerror or str(exc) or type(exc).__name__
 
 
+def kind_of(path: Path, what: str) -> str:
+    """ "file", "folder", "missing" or "other"; ValueError naming it when it cannot be looked at.
+
+    ``Path.exists()`` raises for a name too long or a path through a file on
+    Python 3.11; that is the user's mistake, said in one line.
+    """
+    try:
+        if path.is_dir():
+            return "folder"
+        if path.is_file():
+            return "file"
+        return "other" if path.exists() else "missing"
+    except OSError as exc:
+        raise ValueError(f"{what} {path}: {why(exc)}") from None
+
+
 def output_dir(path: str | Path, what: str) -> Path:
     """Create (if needed) a folder to write into, or raise ValueError with one line naming it."""
     folder = Path(path)
-    if folder.exists() and not folder.is_dir():
+    if kind_of(folder, what) not in ("folder", "missing"):
         raise ValueError(f"{what} {folder}: exists and is not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -65,10 +81,10 @@ def output_file(path: str | Path, what: str, suffixes: tuple[str, ...] = ()) -> 
     target = Path(path)
     if suffixes and target.suffix.lower() not in suffixes:
         raise ValueError(f"{what} {target}: the name must end in {' or '.join(suffixes)}")
-    if target.is_dir():
+    if kind_of(target, what) == "folder":
         raise ValueError(f"{what} {target}: is a folder, not a file")
     parent = target.parent
-    if not parent.is_dir():
+    if kind_of(parent, what) != "folder":
         raise ValueError(f"{what} {target}: folder {parent} does not exist")
     if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise ValueError(f"{what} {target}: not writable")

@@ -48,6 +48,8 @@ def _parse(line: str) -> tuple[Position, Rules, float]:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise RequestError(f"bad JSON: {exc}") from None
+    except RecursionError:
+        raise RequestError("bad JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise RequestError(f"request must be a JSON object, got {type(data).__name__}")
     unknown = sorted(set(data) - _KEYS)

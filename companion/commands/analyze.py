@@ -39,6 +39,12 @@ log = logging.getLogger("oanquan")
 MAX_PIXELS = 50_000_000
 
 
+#: Height over width beyond which an image is refused. Vision scales every image to a
+#: fixed working width, so a thin, tall strip becomes an enormous working copy (a
+#: 100x10000 image took 45 s and crashed); no camera frame or photo of a board is so tall.
+MAX_TALL = 8
+
+
 def image_size(data: bytes | NDArray[np.uint8]) -> tuple[int, int] | None:
     """Width and height from an image file's header, without decoding it; None if unknown."""
     import io
@@ -59,7 +65,11 @@ def read_image(path: str) -> NDArray[np.uint8]:
     :data:`MAX_PIXELS` is refused.
     """
     p = Path(path)
-    if not p.is_file():
+    try:
+        found = p.is_file()
+    except OSError as exc:  # a name too long, a path through a file
+        raise ImageReadError(f"cannot read {path}: {why(exc)}") from None
+    if not found:
         raise ImageReadError(f"no such file: {path}")
     try:
         data = np.fromfile(str(p), dtype=np.uint8)
@@ -86,6 +96,10 @@ def decode_image(data: NDArray[np.uint8], name: str) -> NDArray[np.uint8]:
     h, w = img.shape[:2]
     if w * h > MAX_PIXELS:
         raise ImageReadError(f"image too large: {name} is {w}x{h} (at most {MAX_PIXELS:,} pixels)")
+    if h > MAX_TALL * w:
+        raise ImageReadError(
+            f"image too tall: {name} is {w}x{h}, more than {MAX_TALL}x taller than wide"
+        )
     return np.ascontiguousarray(img, dtype=np.uint8)
 
 

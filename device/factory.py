@@ -2,7 +2,9 @@
 
 ``real`` touches hardware (lgpio, I2C, camera); ``fake`` and ``replay`` never do,
 whatever the settings say - a fake backend silently reaching for real pins is
-exactly the accident this module exists to prevent.
+exactly the accident this module exists to prevent. A display or buttons that are
+not the Pi's hardware (``display.kind`` window/capture/none, ``buttons.kind`` keys:
+laptop mode) are honoured by every backend.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from device.buttons import FakeButtons, GpioButtons, open_buttons
 from device.camera import (
@@ -23,7 +25,7 @@ from device.camera import (
 )
 from device.clock import Clock, monotonic
 from device.display import NullDisplay, OledDisplay, open_display, open_dummy_luma
-from device.settings import CameraSettings, HardwareSettings
+from device.settings import CameraSettings, DisplaySettings, HardwareSettings
 
 log = logging.getLogger(__name__)
 
@@ -32,13 +34,20 @@ BACKENDS: tuple[Backend, ...] = ("real", "fake", "replay")
 
 AnyCamera = Picamera2Camera | OpenCvCamera | ReplayCamera | GeneratedCamera
 
+if TYPE_CHECKING:
+    from device.keys import KeyButtons
+
+    AnyButtons = GpioButtons | KeyButtons
+else:
+    AnyButtons = GpioButtons
+
 
 @dataclass(frozen=True)
 class Hardware:
     """The three ports the app drives, plus how they were built."""
 
     backend: Backend
-    buttons: GpioButtons
+    buttons: AnyButtons
     display: OledDisplay | NullDisplay
     camera: AnyCamera
 
@@ -77,6 +86,23 @@ def _make_camera(
     return Picamera2Camera(settings, clock=clock)
 
 
+def _emulated_display(settings: DisplaySettings, clock: Clock) -> OledDisplay | NullDisplay | None:
+    """The display for a kind that is not the I2C panel; None for the panel itself."""
+    if settings.kind == "none":
+        return NullDisplay("display.kind is 'none'")
+    if settings.kind in ("window", "capture"):
+        from device.emulator import open_emulated_display
+
+        return open_emulated_display(settings, clock=clock)
+    return None
+
+
+def _key_buttons(clock: Clock) -> AnyButtons:
+    from device.keys import KeyButtons
+
+    return KeyButtons(clock=clock)
+
+
 def make_hardware(
     settings: HardwareSettings,
     backend: Backend = "real",
@@ -94,6 +120,9 @@ def make_hardware(
     fake:   mock-pin buttons (FakeButtons), luma ``dummy`` display, generated
             frames (``frames`` or grey), or replay when camera.kind is "replay".
     replay: as fake, but frames come from camera.replay_dir (required).
+    Any backend: display.kind "window" (luma.emulator's pygame window), "capture"
+    (its PNG and GIF devices) or "none", and buttons.kind "keys" (the window's
+    keyboard) replace the panel and the pins.
 
     Raises:
         ValueError: unknown backend or settings that do not fit it.
@@ -101,15 +130,22 @@ def make_hardware(
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend != "real" and (pin_factory is not None or i2c_bus is not None):
+        raise ValueError(f"backend {backend!r} takes no pin_factory or i2c_bus")
     camera = _make_camera(settings.camera, backend, clock, frames)
-    if backend != "real":
-        if pin_factory is not None or i2c_bus is not None:
-            raise ValueError(f"backend {backend!r} takes no pin_factory or i2c_bus")
-        fake_display = OledDisplay(open_dummy_luma(settings.display), clock=clock, name="dummy")
-        return Hardware(backend, FakeButtons(settings.buttons, clock=clock), fake_display, camera)
-    display = open_display(settings.display, bus=i2c_bus, clock=clock)
+    display = _emulated_display(settings.display, clock)
+    if display is None and backend != "real":
+        display = OledDisplay(open_dummy_luma(settings.display), clock=clock, name="dummy")
+    elif display is None:
+        display = open_display(settings.display, bus=i2c_bus, clock=clock)
     try:
-        buttons = open_buttons(settings.buttons, pin_factory=pin_factory, clock=clock)
+        buttons: AnyButtons
+        if settings.buttons.kind == "keys":
+            buttons = _key_buttons(clock)
+        elif backend != "real":
+            buttons = FakeButtons(settings.buttons, clock=clock)
+        else:
+            buttons = open_buttons(settings.buttons, pin_factory=pin_factory, clock=clock)
     except BaseException:
         display.close()
         raise

@@ -7,13 +7,18 @@ built, whoever builds it (config file, test, selftest CLI).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
 ButtonLayout = Literal["buttons", "encoder"]
+#: Where button edges come from: GPIO pins, or the keyboard of the OLED window (laptop mode).
+ButtonKind = Literal["gpio", "keys"]
 DisplayDriver = Literal["ssd1306", "sh1106"]
+#: What shows the screens: the I2C panel, a window on a desktop (luma.emulator on pygame),
+#: PNG + GIF files (luma.emulator's capture devices), or nothing.
+DisplayKind = Literal["oled", "window", "capture", "none"]
 CameraKind = Literal["picamera2", "opencv", "replay", "generated"]
 
 #: BCM numbers the app must never claim: the HAT ID EEPROM bus (the firmware probes
@@ -33,6 +38,8 @@ RESERVED_PINS: Mapping[int, str] = MappingProxyType(
 DEFAULT_BUTTON_PINS: Mapping[str, int] = MappingProxyType(
     {"left": 5, "right": 6, "ok": 13, "back": 19}
 )
+#: The buttons the keyboard stands in for (``ButtonSettings.kind = "keys"``).
+KEY_BUTTONS: tuple[str, ...] = ("left", "right", "ok", "back")
 
 
 def _check_pin(what: str, pin: int) -> None:
@@ -73,8 +80,12 @@ class ButtonSettings:
     bounce_s: float | None = 0.01
     #: gpiochip for lgpio; None lets gpiozero pick (Pi 5 aware since 2.0.1.post3).
     chip: int | None = None
+    #: "keys": arrow keys, Enter and Backspace of the OLED window (pins are not claimed).
+    kind: ButtonKind = "gpio"
 
     def __post_init__(self) -> None:
+        if self.kind not in ("gpio", "keys"):
+            raise ValueError(f"kind: expected 'gpio' or 'keys', got {self.kind!r}")
         if self.layout not in ("buttons", "encoder"):
             raise ValueError(f"layout: expected 'buttons' or 'encoder', got {self.layout!r}")
         object.__setattr__(self, "pins", MappingProxyType(dict(self.pins)))
@@ -102,6 +113,8 @@ class ButtonSettings:
 
     def names(self) -> tuple[str, ...]:
         """Logical names the buttons report."""
+        if self.kind == "keys":
+            return KEY_BUTTONS
         names = list(self.pins)
         if self.layout == "encoder":
             names += ["left", "right"] + (["ok"] if self.encoder.switch is not None else [])
@@ -129,8 +142,24 @@ class DisplaySettings:
     #: from a visitor can reset an SSD1306/SH1106 without any I2C error: the panel
     #: goes dark while every write still succeeds.
     reinit_s: float = 60.0
+    #: "window"/"capture": the panel emulated by luma.emulator (needs the laptop extra).
+    kind: DisplayKind = "oled"
+    #: Window and capture pixels per panel pixel (each drawn with the panel's dark gap).
+    scale: int = 4
+    #: Folder for kind="capture": oled_0001.png ... and oled.gif.
+    capture_dir: Path | None = None
+    #: Seconds each frame stays up in the captured GIF.
+    gif_frame_s: float = 1.2
 
     def __post_init__(self) -> None:
+        if self.kind not in ("oled", "window", "capture", "none"):
+            raise ValueError(f"kind: expected oled, window, capture or none, got {self.kind!r}")
+        if not 1 <= self.scale <= 12:
+            raise ValueError(f"scale: expected 1..12, got {self.scale!r}")
+        if self.kind == "capture" and self.capture_dir is None:
+            raise ValueError("capture_dir: required when kind is 'capture'")
+        if not 0.01 <= self.gif_frame_s <= 60:
+            raise ValueError(f"gif_frame_s: expected 0.01..60 seconds, got {self.gif_frame_s!r}")
         if self.driver not in ("ssd1306", "sh1106"):
             raise ValueError(f"driver: expected 'ssd1306' or 'sh1106', got {self.driver!r}")
         if not 0 <= self.i2c_port <= 31:
@@ -235,3 +264,72 @@ class HardwareSettings:
     buttons: ButtonSettings = field(default_factory=ButtonSettings)
     display: DisplaySettings = field(default_factory=DisplaySettings)
     camera: CameraSettings = field(default_factory=CameraSettings)
+
+    def __post_init__(self) -> None:
+        if self.buttons.kind == "keys" and self.display.kind != "window":
+            raise ValueError(
+                "buttons.kind: the keys are read from the OLED window: "
+                "set display.kind = 'window' too (oanquan run --display window --keys)"
+            )
+
+
+#: A webcam's size for ``--camera usb:N``: most offer 1920x1080 MJPG; the driver picks
+#: the nearest mode it has.
+USB_CAMERA_SIZE = (1920, 1080)
+
+
+def _camera_from_spec(camera: CameraSettings, spec: str) -> CameraSettings:
+    kind, _, source = spec.partition(":")
+    if kind == "usb":
+        if not source:
+            raise ValueError(f"--camera: expected usb:INDEX or usb:/dev/PATH, got {spec!r}")
+        device: str | int = int(source) if source.isdigit() else source
+        if isinstance(device, int) and not 0 <= device <= 63:
+            raise ValueError(f"--camera: expected a camera index 0..63, got {spec!r}")
+        width, height = USB_CAMERA_SIZE
+        return replace(
+            camera, kind="opencv", device=device, width=width, height=height, match_sensor=False
+        )
+    if kind == "replay":
+        if not source:
+            raise ValueError(f"--camera: expected replay:FOLDER, got {spec!r}")
+        return replace(camera, kind="replay", replay_dir=Path(source))
+    if kind == "picamera2" and not source:
+        return replace(camera, kind="picamera2")
+    raise ValueError(
+        f"--camera: expected usb:INDEX, usb:/dev/PATH, replay:FOLDER or picamera2, got {spec!r}"
+    )
+
+
+def _display_from_spec(display: DisplaySettings, spec: str) -> DisplaySettings:
+    kind, _, arg = spec.partition(":")
+    if kind in ("oled", "window", "none") and not arg:
+        return replace(display, kind=kind)  # type: ignore[arg-type]  # checked just above
+    if kind == "capture" and arg:
+        return replace(display, kind="capture", capture_dir=Path(arg))
+    raise ValueError(f"--display: expected oled, window, none or capture:FOLDER, got {spec!r}")
+
+
+def laptop_settings(
+    settings: HardwareSettings,
+    *,
+    camera: str | None = None,
+    display: str | None = None,
+    keys: bool = False,
+) -> HardwareSettings:
+    """The settings with command-line overrides for trying the referee without a Pi.
+
+    ``camera``: ``usb:N`` (``cv2.VideoCapture(N)``, V4L2 on Linux), ``usb:/dev/...``,
+    ``replay:FOLDER`` or ``picamera2``; ``display``: ``window`` (the OLED in a desktop
+    window), ``capture:FOLDER``, ``oled`` or ``none``; ``keys``: the keyboard as the
+    buttons (needs the window). None/False keeps what the config says.
+
+    Raises:
+        ValueError: one line naming the option and what it expects.
+    """
+    cam = settings.camera if camera is None else _camera_from_spec(settings.camera, camera)
+    disp = settings.display if display is None else _display_from_spec(settings.display, display)
+    buttons = replace(settings.buttons, kind="keys") if keys else settings.buttons
+    if keys and disp.kind != "window":
+        raise ValueError("--keys: the keys are read from the OLED window: add --display window")
+    return HardwareSettings(buttons, disp, cam)

@@ -49,7 +49,7 @@ EVAL_SEEDS = 10_000
 LEVELS = (0.02, 0.03, 0.04, 0.05, 0.07, 0.09, 0.12)
 
 
-def _spread_place(rng: np.random.Generator, poly: Any, n: int, size: float) -> Any:
+def _spread_place(rng: np.random.Generator, poly: Any, n: int, size: float, *_: Any) -> Any:
     """Pebble centres in one layer: random points at least 1.3 pebbles apart, away from lines."""
     x0, y0 = poly.min(axis=0)
     x1, y1 = poly.max(axis=0)
@@ -253,10 +253,13 @@ def main() -> int:
     model = SpreadModel()
     if args.fit:
         train = [reading_of(s) for s in range(FIT_SEEDS, FIT_SEEDS + args.fit_scenes)]
-        model = fit_spread_model([(squares_of(r), r["board"]) for r in train if r["found"]], model)
-        print(f"fitted on {len(train)} scenes (seeds {FIT_SEEDS}..): {model}")
+        located = [r for r in train if r["found"] and (r["corner_err_px"] or 1e9) < LOCATED_PX]
+        model = fit_spread_model([(squares_of(r), r["board"]) for r in located], model)
+        print(f"fitted on {len(located)} of {len(train)} scenes (seeds {FIT_SEEDS}..), table:")
+        for row in model.table:
+            print("    (" + ", ".join(f"{p:.4f}" for p in row) + "),")
     held = [reading_of(s) for s in range(EVAL_SEEDS, EVAL_SEEDS + args.scenes)]
-    print(json.dumps({"model": str(model), **evaluate(held, model)}, indent=1))
+    print(json.dumps(evaluate(held, model), indent=1))
     if args.timing:
         still, live = time_still(range(EVAL_SEEDS, EVAL_SEEDS + args.timing))
         print(f"tally of a 1280x960 still, median of {args.timing}: {still:.0f} ms (1 thread)")

@@ -201,8 +201,10 @@ def tally_data(
     scores: Sequence[int],
     winner: int | None,
     sure: bool,
+    expected: int | None = None,
 ) -> dict[str, Any]:
-    """Both sides' counted pieces (camera or buttons) and the final count made of them."""
+    """Both sides' counted pieces (camera or buttons) and the final count made of them;
+    ``expected`` is what both heaps should hold together by the game, when it is known."""
     for name, value in (("how", how), ("pieces", pieces), ("bigs", bigs), ("scores", scores)):
         if len(value) != 2:
             raise ValueError(f"journal: tally {name} needs one value per player, got {value!r}")
@@ -219,6 +221,7 @@ def tally_data(
         "scores": [int(n) for n in scores],
         "winner": winner,
         "sure": bool(sure),
+        "expected": expected,
     }
 
 
@@ -287,6 +290,7 @@ class RecordWriter:
         scores: Sequence[int],
         winner: int | None,
         sure: bool,
+        expected: int | None = None,
     ) -> Any:
         """A settled scoring dispute: what each side counted and the final count."""
         data = tally_data(
@@ -300,5 +304,6 @@ class RecordWriter:
             scores=scores,
             winner=winner,
             sure=sure,
+            expected=expected,
         )
         return self._add(Kind.TALLY, data)

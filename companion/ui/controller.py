@@ -41,6 +41,7 @@ from companion.referee.tally import (
     Tally,
     count_spread,
     final_count,
+    heaps_expected,
     row_sweep,
     tally_fields,
 )
@@ -530,7 +531,13 @@ class Controller:
         if position.over and outcome is not None:
             swept = outcome.sweep
             sweep = (int(swept[0]), int(swept[1])) if swept is not None else None
-        return final_count(sides, mandarin_value=value, debt=position.debt, sweep=sweep)
+        return final_count(
+            sides,
+            mandarin_value=value,
+            debt=position.debt,
+            sweep=sweep,
+            expected=heaps_expected(position, sweep),
+        )
 
     def _press_tally_guide(self, button: str) -> None:
         t = self.tally
@@ -835,7 +842,15 @@ class Controller:
         if self.view == View.TALLY_FINAL and t.final is not None:
             f = t.final
             final = FinalView(
-                f.pieces, f.bigs, f.mandarin_value, f.debt, f.scores, f.winner, f.sweep, f.sure
+                f.pieces,
+                f.bigs,
+                f.mandarin_value,
+                f.debt,
+                f.scores,
+                f.winner,
+                f.sweep,
+                f.sure,
+                f.off_by,
             )
             return TallyFinalScreen(final, t.page)
         return None

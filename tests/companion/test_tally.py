@@ -44,10 +44,10 @@ def test_agreeing_counters_give_the_sum_and_an_interval_around_it() -> None:
     assert t.unsure == ()
 
 
-def test_disagreeing_squares_are_unsure_and_widen_the_interval() -> None:
+def test_disagreeing_squares_are_unsure_least_certain_first_and_widen_the_interval() -> None:
     calm = count_spread(spread(*A_SPREAD))
     torn = count_spread(spread(*A_SPREAD, disagree={2: 1.0, 9: 2.4}))
-    assert set(torn.unsure) == {2, 9}
+    assert torn.unsure == (9, 2)  # the wider disagreement first
     assert torn.high - torn.low > calm.high - calm.low
 
 
@@ -95,6 +95,14 @@ def test_final_count_is_rules_r14_with_debts_repaid() -> None:
     assert f.debt_net(0) == 5 and f.debt_net(1) == -5
     assert f.quan_points(1) == 10
     assert sum(f.scores) == 70
+
+
+def test_heaps_are_checked_against_what_the_game_left_within_the_intervals() -> None:
+    camera = SideCount(45, 1, 44, 49)
+    assert final_count((camera, SideCount(3)), expected=50).off_by == 0  # 47..52 holds 50
+    assert final_count((camera, SideCount(0)), expected=50).off_by == 1  # at most 49
+    assert final_count((SideCount(30), SideCount(30)), expected=50).off_by == -10
+    assert final_count((SideCount(30), SideCount(30))).off_by == 0  # no game known
 
 
 def test_mandarin_value_five_and_a_draw() -> None:

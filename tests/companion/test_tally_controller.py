@@ -130,6 +130,7 @@ def test_manual_tally_enters_tens_units_and_quan_and_journals_the_final_count() 
             "scores": (47, 23),
             "winner": 0,
             "sure": True,
+            "expected": None,
         }
     ]
     press(c, "ok")
@@ -165,8 +166,25 @@ def test_final_count_after_a_finished_game_settles_its_debts() -> None:
     assert final.final.scores == (52, 18)
     assert ref.position.outcome is not None
     assert final.final.scores == tuple(ref.position.outcome.final)
+    assert final.final.off_by == 0
     press(c, "ok")
     assert c.view == View.OVER
+
+
+def test_heaps_that_do_not_add_up_to_the_game_say_how_many_are_missing() -> None:
+    """V40 leaves 50 small pebbles in the two heaps; counting 34 + 13 is 3 short."""
+    ref = Referee(mode="manual")
+    journal = Journal()
+    c = Controller(ref, on_tally=journal.tally)
+    for move in V40:
+        ref.play_manual(move)
+    menu(c, "menu.tally")
+    enter(c, 34, 1)
+    enter(c, 13, 1)
+    final = c.screen()
+    assert isinstance(final, TallyFinalScreen) and final.final.off_by == 3
+    assert journal.tallies[0]["expected"] == 50
+    renders(c)
 
 
 def test_a_five_point_quan_counts_five() -> None:

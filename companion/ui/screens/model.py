@@ -366,7 +366,8 @@ class FinalView:
 
     ``pieces`` include the swept row; ``sweep`` is that share when known;
     ``debt[p]`` is what p borrowed and now pays back; ``sure`` says the
-    winner holds for every count inside the camera's intervals.
+    winner holds for every count inside the camera's intervals; ``off_by``
+    the pieces the heaps lack (> 0) or have too many (< 0) against the game.
     """
 
     pieces: tuple[int, int]
@@ -377,6 +378,7 @@ class FinalView:
     winner: int | None
     sweep: tuple[int, int] | None = None
     sure: bool = True
+    off_by: int = 0
 
     def __post_init__(self) -> None:
         _check_player(self.winner, allow_none=True)

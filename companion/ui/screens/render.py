@@ -457,7 +457,11 @@ def render_tally_final(screen: TallyFinalScreen, lang: Lang) -> Image.Image:
     both = (0, 1)
     rows: tuple[tuple[str, tuple[str, ...]], ...]
     if screen.page == 0:
-        if not f.sure:
+        if f.off_by > 0:
+            title = text("final.short", lang, n=f.off_by)
+        elif f.off_by < 0:
+            title = text("final.extra", lang, n=-f.off_by)
+        elif not f.sure:
             title = text("final.close", lang)
         elif f.winner is None:
             title = text("final.draw", lang)
@@ -488,7 +492,7 @@ def render_tally_final(screen: TallyFinalScreen, lang: Lang) -> Image.Image:
             (text("final.repaid", lang), tuple(_signed(f.debt[1 - p]) for p in both)),
         )
     _table(draw, title, rows)
-    if screen.page == 0 and f.winner is not None and f.sure:
+    if screen.page == 0 and f.winner is not None and f.sure and not f.off_by:
         col = 84 if f.winner == 0 else 120
         y = 15 + 12 * 3
         draw.rectangle((col - 15, y, col + 15, y + 11), outline=1)

@@ -165,6 +165,10 @@ SAMPLES: Final[dict[str, Screen]] = {
     "tally_final_detail": TallyFinalScreen(
         FinalView((41, 19), (1, 0), 10, (0, 5), (56, 14), 0, sweep=(4, 6)), page=1
     ),
+    # V40's heaps with 3 of A's pebbles missed: 47 where the game leaves 50.
+    "tally_final_short": TallyFinalScreen(
+        FinalView((34, 13), (1, 1), 10, (0, 5), (49, 18), 0, sweep=(0, 0), off_by=3)
+    ),
     "tally_final_close": TallyFinalScreen(
         FinalView((30, 40), (1, 0), 10, (0, 0), (40, 40), None, sure=False)
     ),

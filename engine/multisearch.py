@@ -105,7 +105,7 @@ class _Searcher:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if self.deadline is not None and not self.nodes & 15 and self.clock() > self.deadline:
+        if self.deadline is not None and not self.nodes & 7 and self.clock() > self.deadline:
             raise _OutOfTime
 
     def children(self, st: RingState, first: int) -> list[tuple[int, RingState]]:

@@ -30,6 +30,7 @@ from companion.appliance.service import Notifier, ShutdownHandler
 from companion.commands._cli import INTERRUPTED
 from device.errors import DeviceError
 from device.factory import Hardware, make_hardware
+from device.settings import laptop_settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,6 +45,24 @@ def _parser() -> argparse.ArgumentParser:
         choices=("real", "fake"),
         default="real",
         help="'fake': mock buttons, a dummy display and the configured camera (replay folder)",
+    )
+    laptop = parser.add_argument_group(
+        "laptop mode", "try the referee without a Pi (needs: pip install '.[laptop]')"
+    )
+    laptop.add_argument(
+        "--camera",
+        metavar="SPEC",
+        help="usb:N (webcam N, e.g. usb:0), usb:/dev/PATH or replay:FOLDER (overrides [camera])",
+    )
+    laptop.add_argument(
+        "--display",
+        metavar="KIND",
+        help="window (the OLED in a window), capture:FOLDER (PNGs + GIF), oled or none",
+    )
+    laptop.add_argument(
+        "--keys",
+        action="store_true",
+        help="the window's keys as buttons: arrows LEFT/RIGHT, Enter OK, Backspace BACK",
     )
     parser.add_argument(
         "--journal",
@@ -98,7 +117,10 @@ def _serve(args: argparse.Namespace, config: Config, journal_path: Path, notifie
         return 1
     try:
         try:
-            hardware = make_hardware(config.hardware, args.hardware)
+            settings = laptop_settings(
+                config.hardware, camera=args.camera, display=args.display, keys=args.keys
+            )
+            hardware = make_hardware(settings, args.hardware)
         except (DeviceError, ValueError) as exc:
             print(f"oanquan run: {exc}", file=sys.stderr)
             return 1

@@ -225,6 +225,8 @@ def choose_move(
     best_code, best_value, done, exact = codes[0], -float("inf"), 0, False
     limit = MAX_DEPTH if depth is None else max(1, min(depth, MAX_DEPTH))
     for d in range(1, limit + 1):
+        # Depth 1 (one play per legal move) always finishes, so every answer is a searched one.
+        searcher.deadline = None if d == 1 else deadline
         try:
             value, code, sure = _root(searcher, st, codes, d, best_code)
         except _OutOfTime:

@@ -140,6 +140,16 @@ def read_spread(
     )
 
 
+def read_frame_spread(observer: Any, image: NDArray[np.uint8]) -> SpreadReading:
+    """The live camera's tally: the board as the observer's locator verifies it in this
+    frame, counted with the scene's calibration (``VisionObserver`` duck-typed:
+    ``locator``, ``config``, ``calibration``). No board: ``found`` False."""
+    outline = observer.locator.update(np.ascontiguousarray(image))
+    if outline is None:
+        return SpreadReading(False, reason="board not found")
+    return read_spread(image, observer.config, outline=outline, calibration=observer.calibration)
+
+
 def _in_image(
     outline: Any, shape: tuple[int, ...], cells: tuple[int, ...], px: int
 ) -> NDArray[np.bool_]:

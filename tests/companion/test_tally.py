@@ -234,3 +234,16 @@ def test_demo_tally_counts_the_heaps_of_the_demo_game_to_its_final_score() -> No
     assert final.scores == (52, 18) and final.winner == 0
     assert tallies and tallies[0]["scores"] == (52, 18)
     assert len(captions) == 4 and c.tally is None
+
+
+def test_the_live_camera_path_counts_with_the_observers_board() -> None:
+    from companion.appliance.observe import VisionObserver
+    from companion.commands.analyze import read_image
+    from companion.commands.tally import read_frame_spread
+
+    observer = VisionObserver(stills=True)
+    image = read_image(str(bundled_frames()[1]))
+    reading = read_frame_spread(observer, image)
+    assert reading.found and observer.locator.outline is not None
+    t = count_spread(reading.squares, outside=reading.outside)
+    assert t.low <= sum(truth("spread_b")["board"]) <= t.high

@@ -359,7 +359,10 @@ def soak(frames: int, fault_every: int, seed: int, folder: Path) -> Stats:
     if app.referee.position != table.game.position:  # a resumed journal: start afresh
         app.new_game()
     report_seen = None
-    with ShutdownHandler():
+    # one handler per process lifetime: a restarted process has a fresh one (the old
+    # one ignores a second SIGTERM by design, while its cleanup runs)
+    handler = ShutdownHandler().install()
+    try:
         for frame in range(frames):
             if frame == 1000:
                 stats.rss_start = rss_kib()
@@ -372,6 +375,8 @@ def soak(frames: int, fault_every: int, seed: int, folder: Path) -> Stats:
             except ShutdownRequested:
                 stats.restarts += 1
                 app = restart(app, config, faults, clock, folder, table, str(sock_path))
+                handler.restore()
+                handler = ShutdownHandler().install()
                 report_seen = None
                 continue
             except Exception as exc:  # an exit: what the soak exists to catch
@@ -396,6 +401,8 @@ def soak(frames: int, fault_every: int, seed: int, folder: Path) -> Stats:
                     stats.pings += 1
                     stats.longest_gap = max(stats.longest_gap, clock() - last_ping)
                     last_ping = clock()
+    finally:
+        handler.restore()
     stats.longest_gap = max(stats.longest_gap, clock() - last_ping)
     stats.rss_end = rss_kib()
     app.hardware.close()

@@ -66,7 +66,7 @@ def test_bad_manifests_say_what_is_wrong(tmp_path: Path, text: str, needle: str)
 
 def test_cache_dir_honours_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("OANQUAN_CACHE", str(tmp_path))
-    assert cache_dir("train-v3") == tmp_path / "renders" / "train-v3"
+    assert cache_dir("train-v4") == tmp_path / "renders" / "train-v4"
     monkeypatch.delenv("OANQUAN_CACHE")
     assert cache_dir("a") == Path.home() / ".cache" / "oanquan" / "renders" / "a"
 

@@ -1,4 +1,4 @@
-"""Render a dataset: `python -m training.render --dataset train-v3 [--count N] [--size WxH]`.
+"""Render a dataset: `python -m training.render --dataset train-v4 [--count N] [--size WxH]`.
 
 Resumable (a scene whose .json and .jpg both exist is skipped), deterministic (scene i is
 seed seed_start+i of the manifest), one CPU thread, progress with rate and time left.
@@ -31,7 +31,7 @@ def _size(text: str) -> tuple[int, int]:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m training.render", description=__doc__)
     ap.add_argument(
-        "--dataset", default="train-v3", help="manifest name in training/render/datasets"
+        "--dataset", default="train-v4", help="manifest name in training/render/datasets"
     )
     ap.add_argument("--count", type=int, default=None, help="render the first N scenes only")
     ap.add_argument("--start", type=int, default=0, help="first scene index")
@@ -115,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
                 "physics": res["physics"],
                 "shadow_casters": res["casters"],
                 "cycles_samples": res["samples"],
+                "denoiser": res["denoiser"],
                 "render_seconds": res["render_seconds"],
                 "build_seconds": res["build_seconds"],
                 "total_seconds": round(time.time() - t0, 2),

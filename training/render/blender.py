@@ -537,7 +537,7 @@ def _capsule(name: str, a: Any, b: Any, r: float, mat: Any) -> Any:
     return _ellipsoid(name, (a + b) / 2, (r, r, d.length / 2 + r), rot, mat)
 
 
-def _build_hand(spec: SceneSpec) -> list[Any]:
+def _build_hand(spec: SceneSpec, cam: Camera) -> list[Any]:
     h = spec.conditions["occluders"]["hand"]
     if not h["present"]:
         return []
@@ -558,6 +558,10 @@ def _build_hand(spec: SceneSpec) -> list[Any]:
     b.inputs["Subsurface Radius"].default_value = (0.01, 0.004, 0.002)
     b.inputs["Roughness"].default_value = 0.55
     palm = c + out * h["reach"] * 0.3
+    # slide the palm along the camera's ray through the square so it hovers over it in the
+    # picture, not just in plan (a hand 20 cm up would otherwise appear beside the square)
+    eye = cam.position
+    palm = palm + (eye[:2] - palm) * (h["height_m"] / eye[2])
     wrist = palm + out * 0.09 * s
     objs = []
     yaw = math.atan2(-out[1], -out[0])
@@ -896,9 +900,9 @@ def render_scene(spec: SceneSpec, out_png: str) -> dict[str, Any]:
     _build_ground(spec)
     pieces = _build_pieces(spec)
     physics = _simulate(pieces, spec)
-    hand = _build_hand(spec)
-    _build_light(spec)
     cam = camera_for(spec)
+    hand = _build_hand(spec, cam)
+    _build_light(spec)
     _build_camera(spec, cam)
     bpy.context.view_layer.update()
     vis = measure_visibility(spec, pieces, hand, cam)
@@ -923,4 +927,5 @@ def render_scene(spec: SceneSpec, out_png: str) -> dict[str, Any]:
         "build_seconds": round(t1 - t0, 2),
         "renderer": f"blender-cycles (bpy {bpy.app.version_string})",
         "samples": SAMPLES,
+        "denoiser": "OpenImageDenoise (albedo + normal)",
     }

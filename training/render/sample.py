@@ -27,7 +27,7 @@ from training.render.geometry import (
     region_of_index,
 )
 
-GENERATOR_VERSION = "oanquan-render 3"
+GENERATOR_VERSION = "oanquan-render 4"
 
 # 36-mm-equivalent focal lengths of the cameras a referee might use
 CAMERAS: dict[str, tuple[float, float]] = {
@@ -483,7 +483,7 @@ def _pieces(
         "light_stone": STONE_PALETTE["white_quartz"],
         "big_same": tuple(looks[kinds[0]]["palette"][0]),
     }[big_kind]
-    tight = rng.uniform(0.5, 1.3)
+    tight = rng.uniform(0.4, 1.1)
     pieces: list[PieceSpec] = []
 
     def make(

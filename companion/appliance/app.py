@@ -53,6 +53,25 @@ LOG_EVERY_S = 60.0
 JOURNAL_RETRY_S = 30.0
 
 
+#: A frame more than this many times taller than wide is refused before vision sees it:
+#: vision scales frames to a fixed width, so a thin tall one costs minutes (the watchdog).
+MAX_TALL = 8
+
+
+def frame_problem(image: object) -> str | None:
+    """Why a camera frame cannot be given to vision (not 8-bit BGR, tiny, a thin strip)."""
+    shape = getattr(image, "shape", None)
+    dtype = getattr(image, "dtype", None)
+    if shape is None or len(shape) != 3 or shape[2] != 3 or str(dtype) != "uint8":
+        return f"odd frame: shape {shape}, {dtype} (expected height x width x 3, uint8)"
+    h, w = int(shape[0]), int(shape[1])
+    if min(h, w) < 16:
+        return f"odd frame: {w}x{h} is too small"
+    if h > MAX_TALL * w:
+        return f"odd frame: {w}x{h} is more than {MAX_TALL}x taller than wide"
+    return None
+
+
 class FaultLog:
     """Counts failures by where they happened and logs each kind at most once a minute."""
 
@@ -294,6 +313,10 @@ class App:
         self.last_source = frame.source
         self._camera_retry_at = None
         assert self.pipeline is not None
+        odd = frame_problem(frame.image)
+        if odd is not None:
+            self._frame_failed("frame", ValueError(odd))
+            return True
         try:
             result = self.pipeline(frame)
         except Exception as exc:  # vision or the referee could not take this frame: skip it
@@ -353,4 +376,4 @@ class App:
         return image
 
 
-__all__ = ["FRAME_FAILURES_SHOWN", "App", "FaultLog", "pending_from_record"]
+__all__ = ["FRAME_FAILURES_SHOWN", "App", "FaultLog", "frame_problem", "pending_from_record"]

@@ -134,3 +134,23 @@ def test_the_same_failure_is_logged_once_a_minute(
     logged = [r for r in caplog.records if "remap" in r.getMessage()]
     assert len(logged) == 2 and "49 more" in logged[1].getMessage()
     hardware.close()
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        np.zeros((1, 1, 3), np.uint8),
+        np.zeros((8, 640, 3), np.uint8),
+        np.zeros((3000, 40, 3), np.uint8),
+    ],
+    ids=["1x1", "a line", "thin and tall"],
+)
+def test_an_odd_frame_never_reaches_vision(tmp_path: Path, image: np.ndarray) -> None:
+    """A 40x3000 frame would have held vision for minutes, past the watchdog."""
+    clock = Clock()
+    app, hardware, observer = build(tmp_path, clock)
+    frame = Frame(image, clock(), 0, "odd", {})
+    hardware.camera.grab = lambda: frame  # type: ignore[method-assign]
+    assert app.step() is True
+    assert observer.calls == 0 and app.faults.counts["frame"] == 1
+    hardware.close()

@@ -25,6 +25,7 @@ BAD_CONFIGS = {
     "bad pin": "[buttons.pins]\nok = 2\n",
     "not TOML": "[camera\n",
     "replay without folder": '[camera]\nkind = "replay"\n',
+    "missing model": '[vision.count]\nmodel = "/nonexistent/counter.onnx"\n',
 }
 
 

@@ -103,6 +103,8 @@ def test_rules_and_vision_pass_through_as_plain_dicts() -> None:
         ("[rules]\nquan_non_min = 99\n", "rules.quan_non_min"),
         ('[rules]\ndirection = "sideways"\n', "rules.direction"),
         ("[vision]\nfoo = 1\n", "vision.foo"),
+        ("[camera]\ncolour_gains = { a = 1 }\n", "camera.colour_gains"),  # found by bench/fuzz.py
+        ("[kiosk]\noperator_long_press_s = { a = 1 }\n", "kiosk.operator_long_press_s"),
         ("[vision.locate]\nfoo = 1\n", "vision.locate.foo"),
         ('[vision.locate]\nwork_width = "wide"\n', "vision.locate.work_width"),
         ("[vision.locate]\nmanual_corners = [[1, 2], [3, 4]]\n", "vision.locate.manual_corners"),

@@ -233,3 +233,39 @@ def test_ctrl_c_in_ai_serve_ends_without_a_traceback() -> None:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
+
+
+# -- what bench/fuzz.py found ---------------------------------------------------------
+
+
+def test_ai_serve_answers_json_nested_too_deeply() -> None:
+    """Was {"error": "internal error: RecursionError ..."}."""
+    line = "[" * 100_000 + "]" * 100_000
+    answer = ai_serve.answer(line, 0.0, __import__("random").Random(0))
+    assert answer == {"error": "bad JSON: nested too deeply"}
+
+
+@pytest.mark.parametrize("flag", [None, "--json-out", "--annotate"])
+def test_a_name_too_long_for_the_file_system_is_one_line(
+    flag: str | None, image: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Path.is_file() raised OSError(ENAMETOOLONG) out of analyze."""
+    long = str(tmp_path / ("n" * 300))
+    argv = [long] if flag is None else [str(image), flag, long]
+    status = analyze_main(argv)
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    if flag is None:
+        assert status == 1 and "File name too long" in json.loads(captured.out)["error"]
+    else:
+        assert status == 2 and "File name too long" in one_line(captured.err)
+
+
+def test_an_image_much_taller_than_wide_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 100x10000 strip held vision for 45 s and then crashed in remap."""
+    tall = tmp_path / "strip.png"
+    cv2.imwrite(str(tall), np.full((10000, 100, 3), 90, np.uint8))
+    assert analyze_main([str(tall)]) == 1
+    assert "too tall" in json.loads(capsys.readouterr().out)["error"]

@@ -6,8 +6,11 @@ fixed camera, with the things that happen at a real board: a hint asked
 for, a refill with borrowed pebbles, a pebble dropped in the wrong square
 (a dispute, then the board put right), a hand over the board, and players
 confirming a move the camera cannot tell apart. Buttons are pressed by a
-script; every OLED frame is printed in the terminal, and ``--frames-out``
-also writes them as PNGs and an animated GIF.
+script. It prints one line per event (a camera frame and the referee's
+verdict, the players' presses), then the score and how many moves the camera
+found by itself; ``--frames`` adds every OLED frame (64 columns), and
+``--frames-out DIR`` writes them through luma.emulator's capture devices
+(PNGs and a GIF).
 
 ``python -m companion.commands.demo --make`` regenerates the bundled frames.
 """
@@ -131,19 +134,36 @@ def load_script(folder: Path = FRAMES) -> list[Step]:
     return [Step(**item) for item in data]
 
 
+#: Quadrant blocks by (top-left, top-right, bottom-left, bottom-right) lit.
+_QUADRANTS = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
+#: Output lines are cut to this width (an 80-column terminal).
+WIDTH = 80
+
+
 def oled_text(image: Image.Image) -> str:
-    """Half-block drawing of a 128x64 frame: 32 lines of 128 characters."""
+    """A 128x64 frame in quadrant blocks, every pixel kept: 32 lines of 64, in a border."""
     px = image.convert("1").load()
     assert px is not None
     w, h = image.size
+
+    def lit(x: int, y: int) -> int:
+        return 1 if x < w and y < h and px[x, y] else 0
+
     rows = []
     for y in range(0, h, 2):
         line = []
-        for x in range(w):
-            top, bottom = px[x, y], px[x, y + 1] if y + 1 < h else 0
-            line.append("█" if top and bottom else "▀" if top else "▄" if bottom else " ")
+        for x in range(0, w, 2):
+            code = lit(x, y) | lit(x + 1, y) << 1 | lit(x, y + 1) << 2 | lit(x + 1, y + 1) << 3
+            line.append(_QUADRANTS[code])
         rows.append("".join(line).rstrip())
-    return "\n".join(rows)
+    frame = "\n".join("│" + r.ljust(w // 2) + "│" for r in rows)
+    edge = "─" * (w // 2)
+    return f"┌{edge}┐\n{frame}\n└{edge}┘"
+
+
+def fit(line: str, width: int = WIDTH) -> str:
+    """One output line, cut to the terminal's width."""
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 class _Clock:
@@ -155,21 +175,55 @@ class _Clock:
 
 
 class _Panel:
-    """The OLED as the demo's audience sees it: distinct frames, printed with captions."""
+    """What the audience sees: one line per event, and the OLED frame with ``frames``.
 
-    def __init__(self, app: Any, hw: Any, clock: _Clock, out: IO[str]) -> None:
+    Button presses between two camera frames are gathered into one "players" line
+    naming each button and the screen it led to.
+    """
+
+    def __init__(self, app: Any, hw: Any, clock: _Clock, out: IO[str], frames: bool) -> None:
         self.app, self.hw, self.clock, self.out = app, hw, clock, out
+        self.frames = frames
         self.shown: list[Image.Image] = []
+        self._presses: list[str] = []
+        self._ply_before_presses = 0
 
-    def show(self, caption: str) -> None:
+    def show(self, line: str | None = None) -> None:
+        """Print ``line`` (and the screen, when it changed and ``frames`` is on)."""
+        self.flush()
+        if line is not None:
+            self.out.write(fit(line) + "\n")
+        self._draw()
+
+    def _draw(self) -> None:
         image = self.app.draw()
         if self.shown and self.shown[-1].tobytes() == image.tobytes():
             return
         self.shown.append(image.copy())
-        self.out.write(f"\n── {caption}\n{oled_text(image)}\n")
+        if self.frames:
+            self.out.write(oled_text(image) + "\n")
 
-    def press(self, button: str, caption: str | None = None) -> None:
-        """A short press, then the frame it leads to."""
+    def flush(self) -> None:
+        """The gathered presses as one line: what was pressed, and what it did."""
+        if not self._presses:
+            return
+        ref = self.app.referee
+        done = ref.game.moves[self._ply_before_presses : ref.position.ply]
+        what = f" -> {', '.join(str(m) for m in done)} entered" if done else ""
+        runs: list[list[Any]] = []
+        for press in self._presses:
+            if runs and runs[-1][0] == press:
+                runs[-1][1] += 1
+            else:
+                runs.append([press, 1])
+        said = ", ".join(p if n == 1 else f"{p} x{n}" for p, n in runs)
+        self.out.write(fit(f"      players press {said}{what}") + "\n")
+        self._presses = []
+
+    def press(self, button: str, caption: str | None = None, *, note: bool = True) -> None:
+        """A short press; the screen it leads to is noted (and drawn with ``frames``)."""
+        if not self._presses:
+            self._ply_before_presses = self.app.referee.position.ply
         self.hw.buttons.press(button)
         self.clock.t += 0.1
         self.app.step(camera=False)
@@ -178,7 +232,40 @@ class _Panel:
         self.app.step(camera=False)
         self.clock.t += 0.5  # past the debounce and chord windows: the gesture is decided
         self.app.step(camera=False)
-        self.show(caption or f"button {button.upper()}")
+        view = str(self.app.controller.view)
+        if note:
+            self._presses.append(f"{button.upper()} ({caption or view})")
+        self._draw()
+
+
+def _score_line(position: Any) -> str:
+    outcome = position.outcome
+    if outcome is None:
+        return f"not over after {position.ply} moves"
+    final = " - ".join(f"P{p} {v}" for p, v in enumerate(outcome.final))
+    return f"final score: {final} ({outcome.reason}, {position.ply} moves)"
+
+
+def _hardware_settings(config: Any, frames_out: Path | None) -> Any:
+    """The config's hardware, with luma.emulator's capture devices when frames are wanted."""
+    from dataclasses import replace
+
+    hw = config.hardware
+    if frames_out is None:
+        return hw
+    display = replace(hw.display, kind="capture", capture_dir=frames_out)
+    return replace(hw, display=display)
+
+
+@dataclass
+class DemoResult:
+    """What a demo run showed: every distinct OLED frame, and who found each move."""
+
+    frames: list[Image.Image]
+    referee: Any
+    #: moves the referee accepted from the camera alone, and all moves of the game
+    camera_moves: int = 0
+    moves: int = 0
 
 
 def run_demo(
@@ -187,13 +274,20 @@ def run_demo(
     frames_out: Path | None = None,
     lang: str = "en",
     kiosk: bool = False,
-) -> list[Image.Image]:
-    """Play the bundled game through the real app loop; returns every distinct OLED frame.
+    *,
+    frames: bool = False,
+) -> DemoResult:
+    """Play the bundled game through the real app loop, one line per event.
 
-    With ``kiosk`` the museum behaviour follows the game: nobody touches the
-    exhibit, so it returns to the attract loop (title, history, saying),
-    counts down and resets; then the operator's hidden hold opens the
+    With ``frames`` every new OLED frame is printed too (64 columns); with
+    ``frames_out`` luma.emulator's capture devices write each one as a PNG and all
+    of them as ``oled.gif``. With ``kiosk`` the museum behaviour follows the game:
+    nobody touches the exhibit, so it returns to the attract loop (title, history,
+    saying), counts down and resets; then the operator's hidden hold opens the
     operator menu.
+
+    Raises:
+        DeviceError: ``frames_out`` cannot be made a folder.
     """
     from companion.appliance.app import App
     from companion.appliance.config import parse_config
@@ -210,7 +304,7 @@ def run_demo(
 
     with (
         tempfile.TemporaryDirectory() as state,
-        make_hardware(config.hardware, "replay", clock=clock) as hw,
+        make_hardware(_hardware_settings(config, frames_out), "replay", clock=clock) as hw,
     ):
         journal = Journal.open(Path(state) / "journal.jsonl", clock=clock)
         app = App(
@@ -224,14 +318,15 @@ def run_demo(
         )
         hw.camera.start()
 
-        panel = _Panel(app, hw, clock, out)
+        panel = _Panel(app, hw, clock, out, frames)
         show, press = panel.show, panel.press
+        camera_moves = 0
 
         def players_fix(ply: int) -> None:
             """What players do when the referee has not followed the game: tell it the move."""
             ref = app.referee
             if not ref.setup_checked and app.controller.view == "dispute":
-                press("ok")  # they check the opening by eye and confirm it
+                press("ok", "opening checked by eye")
             while ref.position.ply < ply and not ref.position.over:
                 truth = GAME[ref.position.ply]
                 if ref.state == "ambiguous" and ref.pending is not None:
@@ -249,25 +344,40 @@ def run_demo(
                     press("right")
                 press("ok")
 
-        show("start")
+        show(f"the bundled game: {len(steps)} camera frames, 9 moves (P0 plays first)")
         while True:
             clock.t += 1.0
+            panel.flush()
+            ply = app.referee.position.ply
             if not app.step():
                 break
+            camera_moves += app.referee.position.ply - ply
             report = app.last_report
             step = steps.get(Path(app.last_source or "").name)
+            name = Path(app.last_source or "frame").stem.replace("frame_", "f")
             caption = step.caption if step else "frame"
-            detail = f" → referee: {report.state}: {report.detail}" if report else ""
-            show(f"{caption}{detail}")
+            verdict = f"{report.state}: {report.detail}" if report else "no reading"
+            show(f"{name:>4}  {caption}")
+            show(f"      camera -> {verdict}")
             if step is not None and step.ply is not None:
                 players_fix(step.ply)
             for button in step.presses if step else []:
                 press(button)
+        panel.flush()
+        played = game = app.referee
         if kiosk:
+            last_view, alone_since = app.controller.view, clock.t
             for _ in range(40):  # ten minutes with nobody at the exhibit, in 15 s steps
                 clock.t += 15.0
                 app.step(camera=False)
-                show(f"idle {int(clock.t - app.controller.last_activity)} s")
+                view = app.controller.view
+                if view != last_view or app.referee is not game:
+                    alone = int(clock.t - alone_since)
+                    fresh = ", a new game" if app.referee is not game else ""
+                    show(f"kiosk  {alone} s with nobody at the exhibit: the {view} screen{fresh}")
+                    last_view, game = view, app.referee
+                else:
+                    panel.show()
             hw.buttons.press("back")
             hw.buttons.press("ok")
             for _ in range(12):  # the operator holds BACK+OK
@@ -277,24 +387,25 @@ def run_demo(
             hw.buttons.release("ok")
             clock.t += 0.5
             app.step(camera=False)
-            show("operator holds BACK+OK for 5 s")
+            show(f"kiosk  the operator holds BACK+OK for 5 s: the {app.controller.view} screen")
         journal.close()
-    out.write(f"\nfinal position: {app.referee.position.to_text()}\n")
-    _write_frames(panel.shown, frames_out, out)
-    return panel.shown
-
-
-def _write_frames(shown: list[Image.Image], frames_out: Path | None, out: IO[str]) -> None:
-    if frames_out is None or not shown:
-        return
-    frames_out.mkdir(parents=True, exist_ok=True)
-    for i, image in enumerate(shown):
-        image.resize((512, 256), Image.NEAREST).save(frames_out / f"oled_{i:03d}.png")
-    big = [im.convert("L").resize((512, 256), Image.NEAREST) for im in shown]
-    big[0].save(
-        frames_out / "demo.gif", save_all=True, append_images=big[1:], duration=1200, loop=0
+    ref = played
+    result = DemoResult(panel.shown, ref, camera_moves, ref.position.ply)
+    out.write(fit(_score_line(ref.position)) + "\n")
+    out.write(
+        fit(
+            f"the camera identified {camera_moves} of {ref.position.ply} moves by itself; "
+            f"the players entered or confirmed {ref.position.ply - camera_moves}"
+        )
+        + "\n"
     )
-    out.write(f"wrote {len(shown)} frames and demo.gif to {frames_out}\n")
+    _wrote(panel.shown, frames_out, out)
+    return result
+
+
+def _wrote(shown: list[Image.Image], frames_out: Path | None, out: IO[str]) -> None:
+    if frames_out is not None and shown:
+        out.write(fit(f"wrote {len(shown)} OLED frames and oled.gif to {frames_out}") + "\n")
 
 
 def run_versus(
@@ -303,13 +414,16 @@ def run_versus(
     lang: str = "en",
     level: str = "medium",
     seed: int = 7,
+    *,
+    frames: bool = False,
 ) -> tuple[list[Image.Image], Any]:
     """A visitor against the companion, buttons only, to the final score.
 
     The companion plays P1 at ``level``: its screen names the move, the
     visitor sows it for the companion and presses OK. The scripted visitor
     takes the largest capture on offer (a greedy beginner), choosing it with
-    the cursor as a person would. Returns the OLED frames and the referee.
+    the cursor as a person would. One line per move; ``frames`` and
+    ``frames_out`` as for :func:`run_demo`. Returns the OLED frames and the referee.
     """
     import random
 
@@ -332,43 +446,72 @@ def run_versus(
 
     with (
         tempfile.TemporaryDirectory() as state,
-        make_hardware(config.hardware, "fake", clock=clock) as hw,
+        make_hardware(_hardware_settings(config, frames_out), "fake", clock=clock) as hw,
     ):
         journal = Journal.open(Path(state) / "journal.jsonl", clock=clock)
         app = App(config, hw, journal, clock=clock, manual=True, advisor=advise, opponent=companion)
 
-        panel = _Panel(app, hw, clock, out)
+        panel = _Panel(app, hw, clock, out, frames)
         show, press = panel.show, panel.press
 
-        show("start: the visitor plays P0, the companion P1")
+        show(f"versus {level}: a visitor (P0, greedy) against the companion (P1), buttons only")
         ref = app.referee
         while not ref.position.over:
             ply = ref.position.ply
             if app.controller.view == "ai":
-                press("ok", f"ply {ply + 1}: the visitor sows the companion's move for it, OK")
+                press("ok", note=False)
+                done = ref.game.moves[ply : ref.position.ply]
+                named = ", ".join(str(m) for m in done) or "nothing"
+                show(
+                    f"{ply + 1:>4}  the companion (P1) names {named}: the visitor sows the companion's move"
+                )
                 continue
             legal = ref.game.legal_moves()
             gains = [play(ref.position, m, ref.rules).captured.points for m in legal]
             choice = gains.index(max(gains))
-            press("right", f"ply {ply + 1}: the visitor picks a move")
-            for _ in range(choice):
-                press("right", f"ply {ply + 1}: the visitor picks a move")
-            press(
-                "ok", f"ply {ply + 1}: the visitor sows {legal[choice]}, OK; the companion answers"
-            )
+            for _ in range(choice + 1):
+                press("right", note=False)
+            press("ok", note=False)  # the move line below says it all
             if ref.position.ply == ply:
                 raise RuntimeError(f"the referee did not take {legal[choice]} at ply {ply}")
+            show(f"{ply + 1:>4}  the visitor (P0) sows {legal[choice]} (+{max(gains)})")
         journal.close()
-    final = ref.position
-    out.write(f"\nfinal position: {final.to_text()}\n")
-    _write_frames(panel.shown, frames_out, out)
+    out.write(fit(_score_line(ref.position)) + "\n")
+    _wrote(panel.shown, frames_out, out)
     return panel.shown, ref
+
+
+#: Options that only one kind of demo reads: given to another, they would be ignored.
+_ONLY_WITH = {
+    "kiosk": "the bundled camera game (not with --versus or --make)",
+    "frames_out": "a game (not with --make)",
+    "frames": "a game (not with --make)",
+}
+
+
+def _conflict(args: argparse.Namespace) -> str | None:
+    """The first pair of options that cannot go together, as one line."""
+    if args.make:
+        for name in ("versus", "kiosk", "frames_out", "frames"):
+            if getattr(args, name):
+                return (
+                    f"--make renders the bundled frames; --{name.replace('_', '-')} is for a game"
+                )
+    if args.versus and args.kiosk:
+        return "--kiosk runs the exhibit after the camera game; --versus is a buttons-only game"
+    return None
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="oanquan demo", description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--frames-out", type=Path, help="write every OLED frame as PNG, and demo.gif"
+        "--frames", action="store_true", help="print every OLED frame too (64 columns)"
+    )
+    parser.add_argument(
+        "--frames-out",
+        type=Path,
+        metavar="DIR",
+        help="write every OLED frame as DIR/oled_NNNN.png and all of them as DIR/oled.gif",
     )
     parser.add_argument("--lang", choices=("vi", "en"), default="en")
     parser.add_argument(
@@ -380,16 +523,33 @@ def main(argv: list[str]) -> int:
         help="instead: a visitor plays a whole game against the companion at this level",
     )
     parser.add_argument("--make", action="store_true", help="regenerate the bundled frames")
-    parser.add_argument("--frames", type=Path, default=FRAMES, help=argparse.SUPPRESS)
+    parser.add_argument("--frames-dir", type=Path, default=FRAMES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    conflict = _conflict(args)
+    if conflict is not None:
+        print(f"oanquan demo: {conflict}", file=sys.stderr)
+        return 2
     if args.make:
-        steps = make_frames(args.frames)
-        print(f"wrote {len(steps)} frames to {args.frames}")
+        steps = make_frames(args.frames_dir)
+        print(f"wrote {len(steps)} frames to {args.frames_dir}")
         return 0
-    if args.versus:
-        run_versus(sys.stdout, args.frames_out, args.lang, args.versus)
-        return 0
-    run_demo(args.frames, sys.stdout, args.frames_out, args.lang, args.kiosk)
+    from device.errors import DeviceError
+
+    try:
+        if args.versus:
+            run_versus(sys.stdout, args.frames_out, args.lang, args.versus, frames=args.frames)
+        else:
+            run_demo(
+                args.frames_dir,
+                sys.stdout,
+                args.frames_out,
+                args.lang,
+                args.kiosk,
+                frames=args.frames,
+            )
+    except DeviceError as exc:
+        print(f"oanquan demo: --frames-out: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -5,19 +5,96 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from companion.commands.demo import FRAMES, main, run_demo
+import pytest
+from PIL import Image
+
+from companion.commands.demo import FRAMES, WIDTH, fit, main, oled_text, run_demo
 
 
-def test_demo_referees_the_bundled_game_to_the_final_count(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, object, Path]:
     out = io.StringIO()
-    frames = run_demo(FRAMES, out, frames_out=tmp_path, lang="en")
-    text = out.getvalue()
-    assert "end:mandarins_taken:52/18" in text  # the rules' V40 finish
-    assert "referee: settled" in text  # moves recognised from the camera
-    assert "referee: dispute" in text or "referee: ambiguous" in text  # and questions asked
-    assert len(list(tmp_path.glob("oled_*.png"))) == len(frames) > 20
-    assert (tmp_path / "demo.gif").stat().st_size > 0
+    folder = tmp_path_factory.mktemp("oled")
+    result = run_demo(FRAMES, out, frames_out=folder, lang="en")
+    return out.getvalue(), result, folder
 
 
-def test_demo_command_exits_cleanly(capsys: object) -> None:
-    assert main(["--lang", "vi"]) == 0
+def test_demo_referees_the_bundled_game_to_the_final_count(demo: tuple) -> None:
+    text, result, _ = demo
+    assert "final score: P0 52 - P1 18 (mandarins_taken, 9 moves)" in text  # the rules' V40
+    assert "camera -> settled" in text  # moves recognised from the camera
+    assert "camera -> dispute" in text or "camera -> ambiguous" in text  # and questions asked
+    assert result.moves == 9 and 1 <= result.camera_moves <= 9
+    assert f"the camera identified {result.camera_moves} of 9 moves by itself" in text
+
+
+def test_demo_output_is_one_line_per_event_in_80_columns(demo: tuple) -> None:
+    text, _, _ = demo
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= WIDTH
+    assert len(lines) < 60  # no OLED frames unless asked for
+    assert sum(line.lstrip().startswith("f") and "  " in line for line in lines) == 13
+    assert "players press" in text
+
+
+def test_frames_out_goes_through_the_emulators_capture_devices(demo: tuple) -> None:
+    _, result, folder = demo
+    pngs = sorted(folder.glob("oled_*.png"))
+    assert len(pngs) >= len(result.frames) > 20
+    with Image.open(pngs[0]) as first:
+        assert first.size == (512, 256)  # 4x, with the panel's look
+    with Image.open(folder / "oled.gif") as gif:
+        assert gif.n_frames == len(pngs)
+
+
+def test_oled_frames_fit_the_terminal() -> None:
+    screen = Image.new("1", (128, 64), 0)
+    screen.putpixel((0, 0), 1)
+    screen.putpixel((127, 63), 1)
+    text = oled_text(screen)
+    rows = text.splitlines()
+    assert len(rows) == 34 and {len(r) for r in rows} == {66}
+    assert rows[1][1] == "▘" and rows[-2][-2] == "▗"
+    assert fit("x" * 100) == "x" * 79 + "…" and fit("short") == "short"
+
+
+def test_frames_flag_prints_each_new_oled_frame(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--versus", "easy", "--frames"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("┌" + "─" * 64 + "┐") > 10
+    assert max(len(line) for line in out.splitlines()) <= WIDTH
+    assert "final score:" in out
+
+
+def test_demo_command_exits_cleanly(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--lang", "vi", "--versus", "easy"]) == 0
+    assert "final score:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--versus", "easy", "--kiosk"], "--kiosk runs the exhibit after the camera game"),
+        (["--make", "--kiosk"], "--make renders the bundled frames; --kiosk is for a game"),
+        (["--make", "--frames-out", "x"], "--frames-out is for a game"),
+        (["--make", "--versus", "hard"], "--versus is for a game"),
+    ],
+)
+def test_options_that_would_be_ignored_are_refused(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("oanquan demo: ") and says in err and "\n" not in err
+
+
+def test_a_bad_frames_out_path_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["--versus", "easy", "--frames-out", str(blocker)]) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert err.startswith("oanquan demo: --frames-out: ") and str(blocker) in err
+    assert "\n" not in err and captured.out == ""

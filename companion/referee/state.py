@@ -7,6 +7,17 @@ asked to choose between the likely moves, or the referee objects and names
 the squares. Manual mode: moves come from the buttons and the engine still
 referees and scores.
 
+What a fixed camera adds to the counts, and the rules that keep the referee
+honest: squares that look as they did on the last trusted board keep their
+count (:func:`~companion.referee.evidence.pin_unchanged`); a pile is read
+against what the counter made of it then (``pile_offsets``); the counter's
+spread is learnt on this scene from every trusted board (``sharpness``).
+Several moves are taken from one frame only when frames with a hand showed
+the board between them, never after a question or a dispute, and never when
+a frame was lost: then the players are asked about the first move, and the
+same board is judged again from their answer. Every board the players
+answer about becomes vision's reference, as a board the camera proved does.
+
 States (as ``oanquan track`` reports them): ``waiting`` for a move,
 ``moving`` while a move is in progress, ``settled`` when a move or refill was
 just accepted or the game is over, ``ambiguous`` while waiting for the

@@ -35,9 +35,9 @@ from companion.referee import Referee, Report
 from companion.referee.advice import Advice
 from companion.referee.reconcile import SquareDiff, Verdict, VerdictKind
 from companion.referee.records import DisputeData, Mode
-from companion.ui.controller import Controller, Counters, ErrorKind, KioskTimers
+from companion.ui.controller import Controller, Counters, KioskTimers
 from companion.ui.input import InputController, InputEvent
-from companion.ui.screens import render_screen
+from companion.ui.screens import ErrorKind, render_screen
 from device.errors import CameraStoppedError, DeviceError, EndOfFramesError
 from device.factory import Hardware
 from engine import EngineError, Move, Position, Rules

@@ -147,18 +147,22 @@ def _loop(
         from companion.appliance.observe import make_observer
 
         observer = make_observer(config.vision)
-    app = App(
-        config,
-        hardware,
-        journal,
-        clock=time.monotonic,
-        observer=observer,
-        notifier=notifier,
-        manual=args.manual,
-        kiosk=args.kiosk or config.kiosk.enabled,
-        advisor=advise,
-        opponent=opponent_advice,
-    )
+    try:
+        app = App(
+            config,
+            hardware,
+            journal,
+            clock=time.monotonic,
+            observer=observer,
+            notifier=notifier,
+            manual=args.manual,
+            kiosk=args.kiosk or config.kiosk.enabled,
+            advisor=advise,
+            opponent=opponent_advice,
+        )
+    except JournalError as exc:  # the new game could not be recorded (a full disk at boot)
+        print(f"oanquan run: {exc}", file=sys.stderr)
+        return 1
     camera_ok = app.mode != Mode.CAMERA or app.start_camera()
     notifier.ready("refereeing" if camera_ok else "camera missing: retrying")
     turns = 0

@@ -107,3 +107,26 @@ def test_the_shipped_site_config_is_read_by_run_selftest_and_analyze(
     status = selftest.main(["--config", str(site), "--backend", "fake", "--skip", "board"])
     assert status in (0, 1)  # the checks ran: the config was accepted
     assert "config: " not in capsys.readouterr().err
+
+
+def test_a_journal_that_cannot_record_the_new_game_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A full disk at boot: no traceback, status 1 and the reason."""
+    from companion.appliance.journal import Journal, JournalError
+
+    def full(self: Journal, *args: Any, **kwargs: Any) -> Any:
+        raise JournalError("journal: cannot write journal.jsonl: no space left on device")
+
+    monkeypatch.setattr(Journal, "new_game", full)
+    config = tmp_path / "config.toml"
+    config.write_text('[camera]\nkind = "generated"\n', "utf-8")
+    args = ["--config", str(config), "--hardware", "fake", "--manual", "--frames", "1"]
+    assert run.main([*args, "--journal", str(tmp_path / "journal.jsonl")]) == 1
+    assert "no space left" in one_line(capsys.readouterr().err)
+
+
+def one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]

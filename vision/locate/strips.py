@@ -100,6 +100,32 @@ def _strip_canvas(
     return hcan, width, k_long
 
 
+#: cv2.remap refuses maps this wide or wider (SHRT_MAX); many long strips side by side
+#: reach it on a tall frame (three boards stacked in 800x1800 did).
+_REMAP_MAX_COLS = 32_000
+
+
+def _remap(
+    src: NDArray[np.float32], mx: NDArray[np.float32], my: NDArray[np.float32]
+) -> NDArray[np.float32]:
+    """Bilinear remap with zero outside, in column blocks narrow enough for OpenCV."""
+    inter, border = cv2.INTER_LINEAR, cv2.BORDER_CONSTANT
+    blocks = [
+        np.asarray(
+            cv2.remap(
+                src,
+                mx[:, c : c + _REMAP_MAX_COLS],
+                my[:, c : c + _REMAP_MAX_COLS],
+                inter,
+                borderMode=border,
+            ),
+            np.float32,
+        )
+        for c in range(0, mx.shape[1], _REMAP_MAX_COLS)
+    ]
+    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
+
+
 def strip_batch(
     maps: NDArray[np.float32], pairs: list[tuple[FloatArray, FloatArray]], cfg: LocateConfig
 ) -> list[tuple[float, FloatArray, FloatArray]]:
@@ -145,11 +171,9 @@ def strip_batch(
         den = hcan[2, 0] * u + hcan[2, 1] * vr + hcan[2, 2]
         mx[:, st : st + width] = (hcan[0, 0] * u + hcan[0, 1] * vr + hcan[0, 2]) / den
         my[:, st : st + width] = (hcan[1, 0] * u + hcan[1, 1] * vr + hcan[1, 2]) / den
-    inter, border = cv2.INTER_LINEAR, cv2.BORDER_CONSTANT
-    ev = np.asarray(cv2.remap(maps[BINS], mx, my, inter, borderMode=border), np.float32)
+    ev = _remap(maps[BINS], mx, my)
     for k, (c0, c1) in spans.items():
-        along = cv2.remap(maps[k], mx[:, c0:c1], my[:, c0:c1], inter, borderMode=border)
-        ev[:, c0:c1] -= np.asarray(along, np.float32)
+        ev[:, c0:c1] -= _remap(maps[k], mx[:, c0:c1], my[:, c0:c1])
     np.maximum(ev, 0.0, out=ev)
     spans_all = [(starts[i], canv[i][1]) for i in range(len(canv))]
     keep = list(range(len(canv)))

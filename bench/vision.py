@@ -123,6 +123,12 @@ def evaluate(
             _write_failure(annotate, name, image, reading, corners, counts, bigs, "not found")
         return
     tally.found += 1
+    if reading.outline is not None:  # a board check beside the chalk fit's quality
+        from vision.count import densities, inside_share
+
+        dens, labels, _ = densities(image, reading.outline, config.count)
+        row["inside_share"] = round(inside_share(dens, labels), 4)
+        row["pred_corners"] = np.round(reading.corners, 1).tolist()
     if "count" in reading.timings_ms:
         tally.count_ms.setdefault(key, []).append(reading.timings_ms["count"])
     err = float(np.linalg.norm(reading.corners - corners, axis=1).mean())

@@ -221,6 +221,20 @@ def densities(
     return dens, labels, vis / area
 
 
+def inside_share(dens: NDArray[np.float32], labels: NDArray[np.int32]) -> float:
+    """Share of the pebble density on the canvas that lies inside the 12 regions.
+
+    A board check independent of the chalk fit: on the right outline the pieces lie in
+    the squares, on an outline snapped to tile joints or a mat's print they spill over
+    its edges. 1.0 when the canvas holds less than two pebbles' mass (no evidence).
+    """
+    d = np.where(dens[0] > detect.NOISE_FLOOR, dens[0], 0.0)
+    total = float(d.sum())
+    if total < 2.0:
+        return 1.0
+    return float(d[labels >= 0].sum()) / total
+
+
 def count_board(
     image_bgr: NDArray[np.uint8],
     outline: Outline,

@@ -87,3 +87,18 @@ def test_opening_calibration_leaves_out_squares_a_hand_hides(
     assert misled == pytest.approx(1.1)  # as far as the clamp lets the empty squares pull it
     assert calibrate_opening(image, outline, skip=(2, 3, 4)).count_gain == pytest.approx(5 / 4.8)
     assert calibrate_opening(image, outline, skip=CITIZENS).count_gain == 1.0
+
+
+def test_inside_share_says_how_much_density_the_outline_holds() -> None:
+    from vision import detect
+    from vision.count import inside_share
+
+    labels = detect.region_cells(0.95)
+    dens = np.zeros((2, *labels.shape), np.float32)
+    assert inside_share(dens, labels) == 1.0  # no pieces: no evidence against the outline
+    ys, xs = np.nonzero(labels == 3)
+    dens[0, ys[:20], xs[:20]] = 0.3  # six pebbles' mass in a square
+    assert inside_share(dens, labels) == 1.0
+    oy, ox = np.nonzero(labels < 0)
+    dens[0, oy[:20], ox[:20]] = 0.3  # as much again off the board
+    assert abs(inside_share(dens, labels) - 0.5) < 1e-6

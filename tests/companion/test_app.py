@@ -77,7 +77,11 @@ def test_new_game_from_the_menu_is_journaled(tmp_path: Path) -> None:
     clock.t += 0.1
     app.step()
     assert app.controller.view == "menu"
-    tap(app, hardware, clock, "ok")  # "new game" is the first item
+    tap(app, hardware, clock, "ok")  # "new game" is the first item: it asks first
+    assert app.controller.view == View.NEW_GAME
+    assert app.referee.position != Position.initial()  # the game in progress is kept
+    tap(app, hardware, clock, "right")  # from "keep playing" to "new game"
+    tap(app, hardware, clock, "ok")
     assert app.referee.position == Position.initial()
     kinds = [r.kind for r in Journal.open(tmp_path / "journal.jsonl").records]
     assert kinds[-1] == "game"
@@ -135,9 +139,7 @@ def test_operator_totals_survive_a_restart(tmp_path: Path) -> None:
     app, hardware = build(tmp_path, clock)
     assert _operator_totals(app) == before
     app.controller.view = View.OPERATOR
-    app.controller.operator_index = [i.key for i in OPERATOR_MENU].index(
-        "operator.reset_counters"
-    )
+    app.controller.operator_index = [i.key for i in OPERATOR_MENU].index("operator.reset_counters")
     app.controller._press("ok")
     hardware.close()  # type: ignore[attr-defined]
     app.journal.close()

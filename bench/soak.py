@@ -6,9 +6,10 @@ sd_notify watchdog, on an injected clock (0.1 s a turn). Around it, a
 simulated table: players make random legal moves, the camera shows a few
 frames of hands and motion and then the settled board (and the refill when
 one is owed); a new game starts when one ends. Vision is replaced by an
-observer that reads the simulated board exactly (vision has its own
-benchmarks; here the question is whether the loop survives), unless
-``--vision`` asks for the real observer on rendered frames (slow).
+observer that reads the simulated board exactly: vision has its own
+benchmarks, the question here is whether the loop survives, and real vision
+costs about a second a frame on a Pi (``oanquan run --hardware fake`` with a
+replay folder runs the loop with real vision; tests/reliability does that).
 
 Faults, about one every ``--fault-every`` frames, chosen at random:
 

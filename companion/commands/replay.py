@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterable
 from typing import IO, Any
 
+from companion.commands._cli import guarded
 from engine import EngineError, Game, IllegalMoveError, Move, Position, Rules
 
 _GAME_KEYS = {"rules", "position", "moves"}
@@ -84,6 +85,11 @@ def replay_stream(lines: Iterable[str], out: IO[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
+    """Ctrl-C and a reader that hangs up (``| head``) end it without a traceback."""
+    return guarded("oanquan rules replay", lambda: _main(argv))
+
+
+def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="oanquan rules replay",
         description="Replay games from JSON Lines on standard input (see interchange.md).",

@@ -549,7 +549,16 @@ def _closing(close: Callable[[], None]) -> Iterator[None]:
 
 
 def main(argv: list[str], *, out: TextIO | None = None) -> int:
-    """Entry point for ``oanquan selftest``; 0 when nothing failed, 1 otherwise."""
+    """Entry point for ``oanquan selftest``; 0 when nothing failed, 1 otherwise.
+
+    Ctrl-C (while waiting for button presses, say) ends it without a traceback.
+    """
+    from companion.commands._cli import guarded
+
+    return guarded("oanquan selftest", lambda: _main(argv, out))
+
+
+def _main(argv: list[str], out: TextIO | None) -> int:
     stream = sys.stdout if out is None else out
     args = _parser().parse_args(argv)
     # The same loader as `oanquan run`, so both always read the file alike:

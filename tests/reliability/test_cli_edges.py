@@ -269,3 +269,28 @@ def test_an_image_much_taller_than_wide_is_refused(
     cv2.imwrite(str(tall), np.full((10000, 100, 3), 90, np.uint8))
     assert analyze_main([str(tall)]) == 1
     assert "too tall" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_rules_replay_into_a_closed_pipe_ends_quietly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from companion.commands import replay
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"moves": ["2+"]}\n' * 3))
+    assert replay.main([]) == 1
+    assert capsys.readouterr().err == ""
+
+
+def test_ctrl_c_while_selftest_waits_for_presses_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from companion.commands import selftest
+
+    def interrupted(*args: object, **kwargs: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(selftest, "run_checks", interrupted)
+    assert selftest.main(["--backend", "fake", "--skip", "board"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "Traceback" not in err

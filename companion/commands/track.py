@@ -103,9 +103,11 @@ def track(
     *,
     timings: list[float] | None = None,
     answers: list[Move] | None = None,
+    cpu_timings: list[float] | None = None,
 ) -> int:
     """Referee every frame; returns how many frames could not be read.
 
+    ``timings`` / ``cpu_timings`` collect each frame's wall / CPU milliseconds.
     With ``answers`` the players' part is played: a question or a dispute is
     answered with the next move of the list, and a move the camera accepted
     wrongly is corrected to it.
@@ -126,10 +128,12 @@ def track(
             }
             out.write(json.dumps(line) + "\n")
             continue
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         report = pipeline(Frame(image, float(seq), seq, path.name)).report
         if timings is not None:
             timings.append((time.perf_counter() - started) * 1000)
+        if cpu_timings is not None:  # the process's own CPU, whatever else the machine runs
+            cpu_timings.append((time.process_time() - cpu) * 1000)
         out.write(
             json.dumps({"frame": path.name, "state": report.state, "detail": report.detail}) + "\n"
         )

@@ -25,7 +25,11 @@ def test_demo_referees_the_bundled_game_to_the_final_count(demo: tuple) -> None:
     assert "camera -> settled" in text  # moves recognised from the camera
     assert "camera -> dispute" in text or "camera -> ambiguous" in text  # and questions asked
     assert result.moves == 9 and 1 <= result.camera_moves <= 9
-    assert f"the camera identified {result.camera_moves} of 9 moves by itself" in text
+    by_hand = 9 - result.camera_moves - result.first_guess
+    assert (
+        f"the camera identified {result.camera_moves} of 9 moves by itself "
+        f"and {result.first_guess} as its first guess; {by_hand} by hand"
+    ) in text
 
 
 def test_demo_output_is_one_line_per_event_in_80_columns(demo: tuple) -> None:

@@ -316,18 +316,26 @@ def laptop_settings(
     camera: str | None = None,
     display: str | None = None,
     keys: bool = False,
+    backend: str = "real",
 ) -> HardwareSettings:
     """The settings with command-line overrides for trying the referee without a Pi.
 
     ``camera``: ``usb:N`` (``cv2.VideoCapture(N)``, V4L2 on Linux), ``usb:/dev/...``,
     ``replay:FOLDER`` or ``picamera2``; ``display``: ``window`` (the OLED in a desktop
     window), ``capture:FOLDER``, ``oled`` or ``none``; ``keys``: the keyboard as the
-    buttons (needs the window). None/False keeps what the config says.
+    buttons (needs the window). None/False keeps what the config says. ``backend``
+    is the factory's: a fake one never opens a live camera, so asking it for one is
+    refused rather than ignored.
 
     Raises:
         ValueError: one line naming the option and what it expects.
     """
     cam = settings.camera if camera is None else _camera_from_spec(settings.camera, camera)
+    if camera is not None and backend != "real" and cam.kind in ("opencv", "picamera2"):
+        raise ValueError(
+            f"--camera {camera}: the {backend} backend never opens a live camera: "
+            "leave out --hardware fake, or use replay:FOLDER"
+        )
     disp = settings.display if display is None else _display_from_spec(settings.display, display)
     buttons = replace(settings.buttons, kind="keys") if keys else settings.buttons
     if keys and disp.kind != "window":

@@ -118,7 +118,11 @@ def _serve(args: argparse.Namespace, config: Config, journal_path: Path, notifie
     try:
         try:
             settings = laptop_settings(
-                config.hardware, camera=args.camera, display=args.display, keys=args.keys
+                config.hardware,
+                camera=args.camera,
+                display=args.display,
+                keys=args.keys,
+                backend=args.hardware,
             )
             hardware = make_hardware(settings, args.hardware)
         except (DeviceError, ValueError) as exc:

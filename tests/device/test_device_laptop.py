@@ -79,6 +79,9 @@ def test_laptop_options_map_to_the_settings_and_refuse_bad_values(tmp_path: Path
     ]:
         with pytest.raises(ValueError, match=match):
             laptop_settings(base, **bad)
+    with pytest.raises(ValueError, match="never opens a live camera"):
+        laptop_settings(base, camera="usb:0", backend="fake")
+    assert laptop_settings(base, camera=f"replay:{tmp_path}", backend="fake").camera == replay
     with pytest.raises(ValueError, match=r"display\.kind = 'window'"):
         HardwareSettings(buttons=ButtonSettings(kind="keys"))
 

@@ -13,6 +13,7 @@ on PATH by a shim that logs its use; and the checkout itself is unchanged
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 from collections.abc import Iterator
@@ -420,3 +421,24 @@ def test_overlay_keeps_a_data_partition_writable(tmp_path: Path, before: str, af
         result = helpers(tmp_path, "overlay_recurse0 /boot/firmware/cmdline.txt")
         assert result.returncode == 0, result.stderr
     assert cmdline.read_text() == after + "\n"
+
+
+@pytest.mark.usefixtures("checkout_unchanged")
+def test_engine_core_is_compiled_where_a_compiler_is_and_can_be_declined(tmp_path: Path) -> None:
+    """mypyc roughly doubles the AI's nodes per second; it is optional, never required."""
+    result, root, _ = dry_run(tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    step = out[out.index("Compile the engine core with mypyc") :]
+    step = step[: step.index("==>")]
+    if shutil.which("cc") or shutil.which("gcc"):
+        assert "mypyc engine/core.py engine/evaluate.py engine/search.py" in step
+        assert "otherwise remove the .so files again" in step
+    else:
+        assert "the pure-Python engine is used" in step
+    (tmp_path / "no").mkdir()
+    declined, _, _ = dry_run(tmp_path / "no", "--no-compile")
+    assert declined.returncode == 0, declined.stderr
+    assert "skipped (--no-compile)" in declined.stdout
+    assert "mypyc engine/core.py" not in declined.stdout
+    assert list(root.iterdir()) == []

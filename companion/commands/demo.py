@@ -490,18 +490,10 @@ def run_versus(
     return panel.shown, ref
 
 
-#: Options that only one kind of demo reads: given to another, they would be ignored.
-_ONLY_WITH = {
-    "kiosk": "the bundled camera game (not with --versus or --make)",
-    "frames_out": "a game (not with --make)",
-    "frames": "a game (not with --make)",
-}
-
-
 def _conflict(args: argparse.Namespace) -> str | None:
     """The first pair of options that cannot go together, as one line."""
     if args.make:
-        for name in ("versus", "kiosk", "frames_out", "frames"):
+        for name in ("versus", "kiosk", "frames_out", "frames", "lang"):
             if getattr(args, name):
                 return (
                     f"--make renders the bundled frames; --{name.replace('_', '-')} is for a game"
@@ -522,7 +514,7 @@ def main(argv: list[str]) -> int:
         metavar="DIR",
         help="write every OLED frame as DIR/oled_NNNN.png and all of them as DIR/oled.gif",
     )
-    parser.add_argument("--lang", choices=("vi", "en"), default="en")
+    parser.add_argument("--lang", choices=("vi", "en"), help="screen language (default en)")
     parser.add_argument(
         "--kiosk", action="store_true", help="museum mode: attract, reset, operator"
     )
@@ -538,6 +530,7 @@ def main(argv: list[str]) -> int:
     if conflict is not None:
         print(f"oanquan demo: {conflict}", file=sys.stderr)
         return 2
+    lang = args.lang or "en"
     if args.make:
         steps = make_frames(args.frames_dir)
         print(f"wrote {len(steps)} frames to {args.frames_dir}")
@@ -546,13 +539,13 @@ def main(argv: list[str]) -> int:
 
     try:
         if args.versus:
-            run_versus(sys.stdout, args.frames_out, args.lang, args.versus, frames=args.frames)
+            run_versus(sys.stdout, args.frames_out, lang, args.versus, frames=args.frames)
         else:
             run_demo(
                 args.frames_dir,
                 sys.stdout,
                 args.frames_out,
-                args.lang,
+                lang,
                 args.kiosk,
                 frames=args.frames,
             )

@@ -82,6 +82,7 @@ def test_demo_command_exits_cleanly(capsys: pytest.CaptureFixture[str]) -> None:
         (["--make", "--kiosk"], "--make renders the bundled frames; --kiosk is for a game"),
         (["--make", "--frames-out", "x"], "--frames-out is for a game"),
         (["--make", "--versus", "hard"], "--versus is for a game"),
+        (["--make", "--lang", "vi"], "--lang is for a game"),
     ],
 )
 def test_options_that_would_be_ignored_are_refused(

@@ -74,8 +74,8 @@ def run_sequence(
     """Referee one sequence as ``oanquan track --answers`` does; ``frames`` pairs each
     image with the true move that led to it, ``labels`` names each frame's conditions.
 
-    Returns the counts, every accepted move's (confidence, right) and the
-    per-frame decision times, each move attributed to the frame that showed it.
+    Returns every move line (how it was decided, its confidence) filed under
+    the conditions of the frame that showed it, and the per-frame decision times.
     """
     referee = Referee(start=start)
     referee.setup_checked = True
@@ -85,7 +85,6 @@ def run_sequence(
     times: list[float] = []
     cpu: list[float] = []
     track([p for p, _ in frames], pipeline, out, timings=times, answers=answers, cpu_timings=cpu)
-    by_frame = {p.name: i for i, (p, _) in enumerate(frames)}
     state = ""
     moves: list[dict[str, Any]] = []
     for text in out.getvalue().splitlines():
@@ -99,7 +98,10 @@ def run_sequence(
                 how = "disputed" if state == "dispute" else "asked"
             else:
                 how = "identified"
-            moves.append({**line, "how": how, "labels": labels[by_frame[line["frame"]]]})
+            # filed under the frame that showed the board after it (not the one
+            # where it was reported, later when a hand hid it)
+            shown = min(line["ply"] - start.ply, len(labels) - 1)
+            moves.append({**line, "how": how, "labels": labels[shown]})
     return {"moves": moves, "true_moves": len(answers), "decision_ms": times, "cpu_ms": cpu}
 
 

@@ -343,7 +343,7 @@ def game_seq(app: App) -> int:
     return next(r.seq for r in reversed(app.journal.records) if r.kind == "game")
 
 
-def soak(frames: int, fault_every: int, seed: int, folder: Path) -> Stats:
+def soak(frames: int, fault_every: int, seed: int, folder: Path, progress: int = 0) -> Stats:
     rng = random.Random(seed)
     clock = Clock()
     faults = Faults(clock)
@@ -367,6 +367,13 @@ def soak(frames: int, fault_every: int, seed: int, folder: Path) -> Stats:
         for frame in range(frames):
             if frame == 1000:
                 stats.rss_start = rss_kib()
+            if progress and frame and frame % progress == 0:
+                print(
+                    f"frame {frame}: {sum(stats.faults.values())} faults, {stats.exits} exits, "
+                    f"{len(stats.confirmed)} moves, rss {rss_kib()} KiB",
+                    file=sys.stderr,
+                    flush=True,
+                )
             clock.t += TURN_S
             if fault_every and rng.random() < 1.0 / fault_every:
                 inject(rng.choice(FAULTS), faults, app, rng, clock, stats)
@@ -524,6 +531,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fault-every", type=int, default=100, help="mean frames between faults")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dir", type=Path, default=None, help="keep the journal here")
+    ap.add_argument("--progress", type=int, default=0, metavar="N", help="a line every N frames")
     args = ap.parse_args(argv)
     import logging
 
@@ -532,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="oanquan-soak-") as tmp:
         folder = args.dir or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        stats = soak(args.frames, args.fault_every, args.seed, folder)
+        stats = soak(args.frames, args.fault_every, args.seed, folder, args.progress)
         lost = lost_moves(folder, stats.confirmed)
     summary = {
         "frames": stats.frames,

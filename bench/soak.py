@@ -380,6 +380,14 @@ def soak(frames: int, fault_every: int, seed: int, folder: Path, progress: int =
             table.tick()
             try:
                 app.step()
+                stats.frames += 1
+                report = app.last_report
+                if report is not None and report is not report_seen:
+                    report_seen = report
+                    for accepted in report.accepted:
+                        stats.confirmed.append((game_seq(app), accepted.ply, str(accepted.move)))
+                # the players act through the same process: SIGTERM may land in their writes
+                drive_players(app, table, stats, rng)
             except ShutdownRequested:
                 stats.restarts += 1
                 app = restart(app, config, faults, clock, folder, table, str(sock_path))
@@ -393,13 +401,6 @@ def soak(frames: int, fault_every: int, seed: int, folder: Path, progress: int =
                 app = restart(app, config, faults, clock, folder, table, str(sock_path))
                 report_seen = None
                 continue
-            stats.frames += 1
-            report = app.last_report
-            if report is not None and report is not report_seen:
-                report_seen = report
-                for accepted in report.accepted:
-                    stats.confirmed.append((game_seq(app), accepted.ply, str(accepted.move)))
-            drive_players(app, table, stats, rng)
             while True:
                 try:
                     data = sock.recv(4096)

@@ -114,6 +114,12 @@ def finder(rows: list[dict[str, Any]]) -> list[str]:
         f"density inside the regions: AUC {auc(share, right):.3f}; quality x inside share: "
         f"AUC {auc(both, right):.3f}"
     )
+    f = found
+    out.append(
+        f"found boards only ({int(f.sum())}, {int((f & ~right).sum())} wrong): AUC quality "
+        f"{auc(q[f], right[f]):.3f}, inside share {auc(share[f], right[f]):.3f}, "
+        f"product {auc(both[f], right[f]):.3f}"
+    )
     for th in (0.22, 0.3, 0.4, 0.5, 0.6, 0.7):
         keep = q >= th
         out.append(

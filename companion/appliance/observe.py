@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from companion.referee import Observation
 from device.ports import Frame
+from engine.board import MANDARINS, SQUARES, is_mandarin
 from vision import (
     Calibration,
     Locator,
@@ -57,7 +58,11 @@ class VisionObserver:
         self._grey: NDArray[np.uint8] | None = None
         self._hidden: tuple[bool, ...] = ()
         self._regions: tuple[NDArray[np.float64], ...] = ()
+        #: the last frame of a live stream, for the motion gate (None for stills)
+        self._last_image: NDArray[np.uint8] | None = None
         self.last_timings: dict[str, float] = {}
+        #: times the camera (or the board under it) moved and the board was found anew
+        self.moves_noticed = 0
 
     @property
     def calibrated(self) -> bool:
@@ -68,9 +73,20 @@ class VisionObserver:
         thumb = thumbnail(image, self.config.change)
         new_scene = is_new_scene(self._previous, thumb, self.config.change)
         self._previous = thumb
-        outline = self.locator.update(image)
+        # A live stream compares each frame with the one before: a frame with
+        # motion in it is not counted (the referee waits). Stills have no "before".
+        previous = None if self.stills else self._last_image
+        self._last_image = None if self.stills else image
+        located = self.locator.locate(image)
+        outline = located.outline
         if outline is None:
             return Observation(None, fit=False, reason="board not found", board_found=False)
+        if located.moved:
+            # A bumped camera: the old reference frame no longer lines up with
+            # the squares, so no square may be called unchanged against it. The
+            # calibration (pebble size and look, in board units) still holds.
+            self._reference = None
+            self.moves_noticed += 1
         # A still with a hand held over part of the board is all there is of
         # that position; a live stream just waits for the hand to go.
         reading = read_board(
@@ -78,6 +94,7 @@ class VisionObserver:
             self.config,
             outline=outline,
             calibration=self.calibration,
+            previous=previous,
             partial=self.stills,
         )
         self.last_timings = reading.timings_ms
@@ -127,12 +144,12 @@ class VisionObserver:
         if observation.reading is None:
             return False
         squares = list(observation.reading)
-        seen = [sq for sq in range(12) if not self._hidden[sq]] if self._hidden else range(12)
+        seen = [sq for sq in SQUARES if not (self._hidden and self._hidden[sq])]
         counts = {
             sq: max(range(len(squares[sq].probs)), key=squares[sq].probs.__getitem__) for sq in seen
         }
-        citizens = [n for sq, n in counts.items() if sq % 6]
-        stones = all(squares[m].big_prob > 0.5 for m in (0, 6) if m in counts)
+        citizens = [n for sq, n in counts.items() if not is_mandarin(sq)]
+        stones = all(squares[m].big_prob > 0.5 for m in MANDARINS if m in counts)
         return stones and len(citizens) >= 5 and all(3 <= n <= 8 for n in citizens)
 
     def learn_opening(self, frame: Frame) -> None:

@@ -1,0 +1,53 @@
+"""The observer's frame policy: a bumped camera is noticed, a moving scene is not counted."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from companion.appliance.observe import VisionObserver
+from device.ports import Frame
+from vision.synth import render_scene
+
+OPENING = [0, 5, 5, 5, 5, 5, 0, 5, 5, 5, 5, 5]
+
+
+@pytest.fixture(scope="module")
+def opening() -> NDArray[np.uint8]:
+    return render_scene(OPENING, (1, 1), seed=4, size=(960, 720))[0]
+
+
+def frame(image: NDArray[np.uint8], seq: int) -> Frame:
+    return Frame(image, float(seq), seq, f"f{seq}.png")
+
+
+def test_a_bumped_camera_is_noticed_and_the_old_reference_dropped(
+    opening: NDArray[np.uint8],
+) -> None:
+    observer = VisionObserver(stills=True)
+    first = observer(frame(opening, 0))
+    assert first.fit and first.changed is None  # nothing to compare with yet
+    observer.confirmed()
+    again = observer(frame(opening, 1))
+    assert again.changed is not None and not any(again.changed)
+    shift = np.float32([[1, 0, 60], [0, 1, 45]])
+    bumped = cv2.warpAffine(opening, shift, (opening.shape[1], opening.shape[0]))
+    after = observer(frame(bumped, 2))
+    assert observer.moves_noticed == 1
+    # compared with the old, misaligned frame every square would look changed
+    assert after.changed is None
+
+
+def test_a_live_frame_with_motion_in_it_is_not_counted(opening: NDArray[np.uint8]) -> None:
+    observer = VisionObserver(stills=False)
+    assert observer(frame(opening, 0)).fit
+    moving = opening.copy()
+    h, w = moving.shape[:2]
+    cv2.rectangle(moving, (w // 8, h // 4), (7 * w // 8, 3 * h // 4), (30, 60, 200), -1)
+    seen = observer(frame(moving, 1))
+    assert not seen.fit and seen.reading is None
+    assert seen.reason is not None and "motion" in seen.reason
+    still = observer(frame(moving, 2))  # the scene stopped changing: counted again
+    assert still.reason is None or "motion" not in still.reason

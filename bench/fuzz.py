@@ -793,6 +793,15 @@ def fuzz(surface: Surface, cases: int, seed: int, out: Path | None, work: Path) 
     import logging
 
     logging.disable(logging.CRITICAL)  # commands log warnings by design; only tracebacks count
+    try:
+        yield from _fuzz(surface, cases, seed, out, work)
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+def _fuzz(
+    surface: Surface, cases: int, seed: int, out: Path | None, work: Path
+) -> Iterator[Result]:
     rng = random.Random(f"{surface.name}:{seed}")
     result = Result(surface.name)
     start = time.process_time()

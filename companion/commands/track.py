@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -24,11 +25,22 @@ from device.ports import Frame
 from engine import EngineError, IllegalMoveError, Move, Position, Rules
 from vision import VisionError, config_from_dict, load_config
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp"}
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+
+
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """``f2`` before ``f10``: digit runs compare as numbers, the rest as text."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part.lower())
+        for part in re.split(r"(\d+)", name)
+        if part
+    )
 
 
 def frame_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    """The folder's images in the order a camera would have taken them (natural name order)."""
+    images = [p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES]
+    return sorted(images, key=lambda p: natural_key(p.name))
 
 
 def _load_json(path: str | None, what: str) -> Any:

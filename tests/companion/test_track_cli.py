@@ -154,3 +154,12 @@ def test_a_bad_answers_file_is_a_one_line_error(
     assert track.main([str(frames), "--answers", str(answers)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("oanquan track:") and message in err and "\n" not in err
+
+
+def test_frames_are_taken_in_natural_order_and_webp_counts(tmp_path: Path) -> None:
+    from companion.commands.track import frame_files
+
+    for name in ("f10.jpg", "f2.png", "f1.webp", "notes.txt", "F3.JPG"):
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "f0.jpg").mkdir()  # a folder with an image's name is not a frame
+    assert [p.name for p in frame_files(tmp_path)] == ["f1.webp", "f2.png", "F3.JPG", "f10.jpg"]

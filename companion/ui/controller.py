@@ -19,6 +19,19 @@ tens, units, big stones); then the final count. While a tally is open the
 app gives frames to :meth:`Controller.on_tally_reading` instead of the
 referee (:attr:`Controller.tally_active`). "Replay move" steps through the
 last move pebble by pebble. "New game" asks first while a game is going on.
+
+Three or four seats (``Rules(players=3)``) play the same way with the
+buttons: the board is drawn one row per seat, a refill names who lends, and
+the tally and replay items (two-seat layouts) are left out of the menu.
+
+A game that keeps cycling (``engine.endgame.cycle_status``) is offered to
+end by the count: the screen says so with the count, and every seat presses
+OK in turn (BACK plays on, and the offer waits :data:`CYCLE_REOFFER` plies).
+
+Kiosk: with nobody at the buttons the board gives way to the attract loop
+only when no game is in progress; a game in progress first counts down
+("Still playing?"), then is reset, and only then does the attract loop
+invite new visitors, so the two never show for the same game.
 """
 
 from __future__ import annotations
@@ -31,7 +44,7 @@ from typing import Any, ClassVar
 
 from companion.referee import Referee, RefereeState, Report
 from companion.referee.advice import Advice, AdviceReason
-from companion.referee.reconcile import SquareEvidence
+from companion.referee.reconcile import SquareEvidence, refills_after
 from companion.referee.records import Mode
 from companion.referee.tally import (
     FinalCount,
@@ -54,6 +67,7 @@ from companion.ui.screens import (
     BoardScreen,
     BoardView,
     ConfirmScreen,
+    CycleScreen,
     Dispute,
     DisputeScreen,
     ErrorKind,
@@ -68,6 +82,7 @@ from companion.ui.screens import (
     NewGameScreen,
     OperatorScreen,
     RefillScreen,
+    RefillView,
     ReplayScreen,
     ReplayStep,
     RulesScreen,
@@ -81,9 +96,8 @@ from companion.ui.screens import (
     board_view,
     game_over_view,
     move_preview,
-    refill_view,
 )
-from companion.ui.screens.model import TallyField
+from companion.ui.screens.model import TallyField, refill_of, row_of
 from engine import (
     Capture,
     Drop,
@@ -96,12 +110,15 @@ from engine import (
     Transition,
     TurnEnd,
 )
+from engine.endgame import Cycling, cycle_status
 
 log = logging.getLogger(__name__)
 
 #: What the menu's opponent item cycles through: off, then engine.search.LEVELS' names.
 OPPONENT_LEVELS = ("off", "easy", "medium", "hard")
 ATTRACT_PAGE_FRAMES = 40  # attract frames run at 4 per second: a page every 10 s
+#: plies after a declined offer to end by the count before it is offered again
+CYCLE_REOFFER = 40
 
 
 class View(enum.StrEnum):
@@ -127,6 +144,7 @@ class View(enum.StrEnum):
     TALLY_ENTRY = "tally_entry"
     TALLY_FINAL = "tally_final"
     REPLAY = "replay"
+    CYCLE = "cycle"
 
 
 TALLY_VIEWS = frozenset({View.TALLY_GUIDE, View.TALLY_COUNT, View.TALLY_ENTRY, View.TALLY_FINAL})
@@ -189,6 +207,9 @@ class Controller:
     on_counters_reset: Callable[[], None] | None = None
     #: a tally's final count, as ``RecordWriter.tally`` keywords (the app passes journal.tally)
     on_tally: Callable[..., Any] | None = None
+    #: every seat agreed to end a cycling game by the count; called with the final
+    #: transition after ``referee.game.stop_and_count()`` (the app journals it)
+    on_end_by_count: Callable[[Transition], None] | None = None
     spread_model: SpreadModel = field(default_factory=SpreadModel)
     operator_index: int = 0
     view: View = View.BOARD
@@ -209,6 +230,12 @@ class Controller:
     _advice: Advice | None = None
     #: the companion's move and the position it was searched for
     _own: tuple[Position, Advice] | None = None
+    #: the open offer to end a cycling game: why, and the seats that agreed so far
+    _cycle: tuple[Cycling, list[int]] | None = None
+    #: the ply of the last declined offer (none again before CYCLE_REOFFER more plies)
+    _cycle_declined: int | None = None
+    #: the game ended by the count on every seat's word (the over screen says so)
+    _ended_by_count: bool = False
 
     def __post_init__(self) -> None:
         if self.view == View.BOARD:
@@ -228,7 +255,12 @@ class Controller:
             self.last_activity = now
             self.view = View.ATTRACT
             return
-        if k.attract_after_s and idle >= k.attract_after_s and self.view in (View.BOARD, View.OVER):
+        if (
+            k.attract_after_s
+            and idle >= k.attract_after_s
+            and self.view in (View.BOARD, View.OVER)
+            and not (k.reset_after_s and self._in_progress())
+        ):
             self.view = View.ATTRACT
         if self.view == View.ATTRACT:
             self.attract_frame = int(now * 4)
@@ -327,6 +359,8 @@ class Controller:
                 item = MenuItem(item.key, f"value.{self.opponent}")
             elif item.key == "menu.replay" and not self.referee.game.transitions:
                 continue  # no move yet to replay
+            elif item.key in ("menu.replay", "menu.tally") and self.referee.rules.players != 2:
+                continue  # their screens are laid out for two seats
             items.append(item)
         return tuple(items)
 
@@ -407,6 +441,19 @@ class Controller:
                 self.message = str(exc)
         elif button == "back":
             self.view = View.BOARD  # the players put the board right; the camera will see it
+
+    def _press_cycle(self, button: str) -> None:
+        """OK: the seat asked agrees (the last one ends the game); BACK: play on."""
+        if self._cycle is None:
+            self.view = self.turn_view()
+            return
+        if button == "ok":
+            self._cycle[1].append(self._cycle_asking())
+            if not self._cycle_waiting():
+                self.end_by_count()
+        elif button == "back":
+            self._cycle, self._cycle_declined = None, self.referee.position.ply
+            self.view = self.turn_view()
 
     def _press_refill(self, button: str) -> None:
         if button in ("ok", "back"):
@@ -640,6 +687,7 @@ class Controller:
         View.TALLY_ENTRY: _press_tally_entry,
         View.TALLY_FINAL: _press_tally_final,
         View.REPLAY: _press_replay,
+        View.CYCLE: _press_cycle,
     }
 
     # -- referee ------------------------------------------------------------
@@ -663,8 +711,14 @@ class Controller:
             self.view = View.DISPUTE
         elif report.accepted:
             self.cursor = 0
+            self.last_activity = max(self.last_activity, self.now)  # a move is activity too
             self._check_companion_move(report)
-            self.view = View.REFILL if self.referee.owed is not None else self.turn_view()
+            if self.referee.owed is not None:
+                self.view = View.REFILL
+            elif self._offer_end_by_count():
+                self.view = View.CYCLE
+            else:
+                self.view = self.turn_view()
         elif (
             self.view in (View.CONFIRM, View.DISPUTE, View.REFILL)
             and report.state == RefereeState.WAITING
@@ -728,6 +782,59 @@ class Controller:
             self.message = f"played {played}, the companion asked for {asked}: long BACK undoes"
             log.info("%s", self.message)
 
+    # -- a game that keeps cycling ------------------------------------------
+
+    def cycling(self) -> Cycling | None:
+        """Whether the game keeps cycling (engine.endgame.cycle_status over its positions)."""
+        game = self.referee.game
+        positions = [t.before for t in game.transitions] + [game.position]
+        return cycle_status(positions, self.referee.rules)
+
+    def _offer_end_by_count(self) -> bool:
+        """Open the offer when the game cycles, unless it was declined not long ago."""
+        ply = self.referee.position.ply
+        if self._cycle_declined is not None and ply - self._cycle_declined < CYCLE_REOFFER:
+            return False
+        status = self.cycling()
+        if status is None:
+            self._cycle = None
+            return False
+        self._cycle = (status, [])
+        return bool(self._cycle_waiting())
+
+    def _cycle_seats(self) -> list[int]:
+        """Who must agree, in turn order from the seat to move (not the companion's seat)."""
+        position = self.referee.position
+        n = self.referee.rules.players
+        seats = [(position.to_move + i) % n for i in range(n)]
+        if self.opponent != "off" and self.opponent_move is not None:
+            seats = [p for p in seats if p != self.ai_side]
+        return seats
+
+    def _cycle_waiting(self) -> list[int]:
+        agreed = self._cycle[1] if self._cycle is not None else []
+        return [p for p in self._cycle_seats() if p not in agreed]
+
+    def _cycle_asking(self) -> int:
+        waiting = self._cycle_waiting()
+        return waiting[0] if waiting else self.referee.position.to_move
+
+    def end_by_count(self) -> None:
+        """Every seat agreed: the game ends by the count (rows swept, debts repaid).
+
+        The referee has no journaled call for it yet, so the game is stopped
+        directly and ``on_end_by_count`` gets the final transition to record.
+        """
+        transition = self.referee.game.stop_and_count()
+        self._cycle, self._ended_by_count = None, True
+        if self.on_end_by_count is not None:
+            self.on_end_by_count(transition)
+        self.view = View.OVER
+
+    def _in_progress(self) -> bool:
+        position = self.referee.position
+        return position.ply > 0 and not position.over
+
     def new_game(self) -> None:
         self.counters.games += 1
         if self.on_new_game is not None:
@@ -735,6 +842,7 @@ class Controller:
         self.view, self.cursor, self.message = View.BOARD, 0, ""
         self._own = None
         self.tally, self._replay = None, None
+        self._cycle, self._cycle_declined, self._ended_by_count = None, None, False
         self.view = self.turn_view()
 
     # -- output ---------------------------------------------------------------
@@ -749,15 +857,10 @@ class Controller:
     def screen(self) -> Screen:
         """The screen value for the current state (rendered by ``render_screen``)."""
         game = self.referee.game
-        view = board_view(game.position)
+        view = board_view(game.position, self.referee.rules.mandarin_value)
         countdown = self._countdown()
-        if countdown is not None and self.view in (
-            View.BOARD,
-            View.ATTRACT,
-            View.CURSOR,
-            View.SCORES,
-        ):
-            return IdleScreen(countdown)
+        if countdown is not None and self.view in (View.BOARD, View.CURSOR, View.SCORES):
+            return IdleScreen(countdown)  # never over the attract loop's "Press to play"
         if self.view == View.ATTRACT:
             shift = (self.attract_frame // 8) % 4
             page = (self.attract_frame // ATTRACT_PAGE_FRAMES) % 3
@@ -785,7 +888,17 @@ class Controller:
         if self.view == View.OVER:
             result = game_over_view(game.position)
             if result is not None:
+                if self._ended_by_count:
+                    result = replace(result, reason="agreed")
                 return GameOverScreen(result)
+        if self.view == View.CYCLE and self._cycle is not None:
+            cycling, agreed = self._cycle
+            return CycleScreen(
+                cycling.kind.value,
+                tuple(cycling.final),
+                tuple(agreed),
+                self._cycle_asking(),
+            )
         if self.view == View.MENU:
             items = self._menu_items()
             return MenuScreen(items, self.menu_index % len(items))
@@ -803,7 +916,7 @@ class Controller:
                 d = diffs[0]
                 return DisputeScreen(view, Dispute(d.square, d.expected, d.seen))
         if self.view == View.REFILL and game.transitions:
-            refill = refill_view(game.transitions[-1])
+            refill = self._refill(game.transitions[-1])
             if refill is not None:
                 return RefillScreen(view, refill)
         if self.view in (View.HINT, View.AI) and self._advice is not None:
@@ -816,7 +929,21 @@ class Controller:
             if legal:
                 i = self.cursor % len(legal)
                 return MoveScreen(view, move_preview(game.preview(legal[i])))
+        if self.view == View.BOARD and self.referee.mode == Mode.MANUAL and game.transitions:
+            # Without a camera the engine refilled already: the players still have to,
+            # so the board says how until the next move.
+            refill = self._refill(game.transitions[-1])
+            if refill is not None:
+                return RefillScreen(view, refill)
         return BoardScreen(view)
+
+    def _refill(self, transition: Transition) -> RefillView | None:
+        """The refill the move left to make by hand (after its turn ended), with its lenders."""
+        refills = refills_after(transition)
+        if not refills:
+            return None
+        r = refills[-1]
+        return refill_of(r.player, r.borrowed, r.lenders, self.referee.rules.players)
 
     def _tally_screen(self) -> Screen | None:
         t = self.tally
@@ -858,7 +985,7 @@ class Controller:
     def _countdown(self) -> int | None:
         """Seconds before the automatic reset, once it is close enough to warn."""
         k = self.kiosk
-        if k is None or not k.reset_after_s or self.referee.position.ply == 0:
+        if k is None or not k.reset_after_s or not self._in_progress():
             return None
         left = k.reset_after_s - (self.now - self.last_activity)
         return int(left + 0.999) if 0 < left <= k.countdown_s else None
@@ -873,23 +1000,26 @@ def replay_steps(transition: Transition) -> tuple[ReplayStep, ...]:
     """
     before = transition.before
     mover = int(before.to_move)
+    seats = len(before.board) // 6
     board = [int(n) for n in before.board]
     big = [int(b) for b in before.big]
     store = [int(n) for n in before.store]
     bigs = [int(n) for n in before.bigs]
     debt = [int(n) for n in before.debt]
+    lent = [int(n) for n in before.lent]
     hand = 0
     picked = False
 
     def view() -> BoardView:
         return BoardView(
             tuple(board),
-            (big[0], big[1]),
-            (store[0], store[1]),
-            (bigs[0], bigs[1]),
-            (debt[0], debt[1]),
+            tuple(big),
+            tuple(store),
+            tuple(bigs),
+            tuple(debt),
             mover,
             int(before.ply),
+            tuple(lent),
         )
 
     steps = [ReplayStep("start", view(), player=mover)]
@@ -927,10 +1057,14 @@ def replay_steps(transition: Transition) -> tuple[ReplayStep, ...]:
             steps.append(ReplayStep("end", view(), player=mover))
         elif isinstance(event, Refill):
             p = event.player
-            for sq in range(6 * p + 1, 6 * p + 6):
+            for sq in row_of(p, seats):
                 board[sq] += 1
             store[p] -= event.own
-            store[1 - p] -= event.borrowed
+            loans = refill_of(p, event.borrowed, event.lenders, seats).lenders
+            for lender, n in loans:
+                store[lender] -= n
+                if lent:
+                    lent[lender] += n
             debt[p] += event.borrowed
             steps.append(ReplayStep("refill", view(), None, 5, 0, player=p))
         elif isinstance(event, GameEnd):

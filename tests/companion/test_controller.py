@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from companion.referee import Referee
 from companion.referee.reconcile import Evidence
-from companion.ui.controller import Advice, Controller, KioskTimers
+from companion.ui.controller import Advice, Controller, KioskTimers, View
 from companion.ui.input import Held, LongPress, ShortPress
 from companion.ui.screens import (
     AttractScreen,
@@ -112,21 +112,56 @@ def test_dispute_screen_names_a_square_and_ok_overrules() -> None:
     assert [str(m) for m in ref.game.moves] == ["2+"]
 
 
-def test_kiosk_attracts_when_idle_counts_down_and_resets() -> None:
+def test_kiosk_counts_down_a_game_in_progress_then_resets_to_the_attract_loop() -> None:
+    """Issue 19: "Still playing?" never shows over the attract loop's "Press to play".
+
+    A game in progress stays on the board when idle, then counts down, then
+    is reset; only then does the attract loop invite new visitors.
+    """
     ref = Referee(mode="manual")
     games: list[int] = []
     c = Controller(ref, kiosk=KioskTimers(60, 300, 30), on_new_game=lambda: games.append(1))
     c.tick(0.0)
-    ref.play_manual("2+")
-    press(c, "right", t=1.0)
-    press(c, "back", t=2.0)
+    press(c, "right", "ok", t=1.0)  # a move: a game in progress
     c.tick(100.0)
-    assert isinstance(c.screen(), AttractScreen)
-    press(c, "left", t=280.0)  # wakes the screen, activity at 280
-    c.tick(560.0)
-    assert isinstance(c.screen(), IdleScreen)
-    c.tick(581.0)
+    assert isinstance(c.screen(), BoardScreen)  # no "Press to play" over a game in progress
+    c.tick(281.0)
+    screen = c.screen()
+    assert isinstance(screen, IdleScreen) and screen.seconds == 20
+    c.tick(301.0)
     assert games == [1] and isinstance(c.screen(), AttractScreen)
+    for t in (320.0, 600.0, 900.0):  # a fresh game: the attract loop runs, no countdown
+        c.tick(t)
+        assert isinstance(c.screen(), AttractScreen)
+    press(c, "left", t=901.0)  # wakes the screen
+    assert isinstance(c.screen(), BoardScreen)
+
+
+def test_kiosk_attract_loop_after_a_finished_game_has_no_countdown() -> None:
+    ref = Referee(mode="manual")
+    c = Controller(ref, kiosk=KioskTimers(60, 300, 30))
+    c.tick(0.0)
+    ref.game.stop_and_count()
+    c.view = View.OVER
+    c.tick(61.0)
+    assert isinstance(c.screen(), AttractScreen)
+    for t in (275.0, 290.0, 299.0):
+        c.tick(t)
+        assert isinstance(c.screen(), AttractScreen), t
+
+
+def test_a_move_the_camera_accepts_is_activity_for_the_kiosk() -> None:
+    """Players who sow without touching a button must not be reset mid-game."""
+    ref = Referee()
+    c = Controller(ref, kiosk=KioskTimers(60, 300, 30))
+    start = Position.initial()
+    c.tick(0.0)
+    c.on_report(ref.observe(exact(start), still=True))
+    c.tick(250.0)
+    c.on_report(ref.observe(exact(play(start, "2+").position), still=True))
+    assert ref.position.ply == 1
+    c.tick(400.0)  # 150 s after the camera's move, 400 s after the last button
+    assert ref.position.ply == 1 and isinstance(c.screen(), BoardScreen)
 
 
 def test_operator_hold_opens_the_menu() -> None:

@@ -68,6 +68,9 @@ def test_vietnamese_is_not_english() -> None:
         "attract.title",
         "attract.vi",
         "attract.en",
+        "over.place",
+        "cycle.final",
+        "replay.step",
     }
 
 

@@ -19,6 +19,7 @@ from companion.ui.screens import (
 )
 from companion.ui.screens.model import BoardView
 from companion.ui.screens.samples import SAMPLES
+from engine import Rules
 from engine.game import Game
 from engine.position import Position
 
@@ -32,6 +33,8 @@ def _position(view: BoardView) -> Position:
         debt=view.debt,
         to_move=view.to_move,
         ply=view.ply,
+        big_taker=(None,) * view.players,
+        lent=view.lent,
     )
 
 
@@ -48,7 +51,7 @@ def test_sample_previews_are_engine_dry_runs(name: str) -> None:
     screen = SAMPLES[name]
     assert isinstance(screen, MoveScreen)
     p = screen.preview
-    game = Game(start=_position(screen.board))
+    game = Game(Rules(players=screen.board.players), start=_position(screen.board))
     transition = game.preview(f"{p.square}{'+' if p.direction > 0 else '-'}")
     assert move_preview(transition) == p
     assert board_view(game.position) == screen.board

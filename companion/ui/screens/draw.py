@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 
 from companion.ui.screens import fonts
 from companion.ui.screens.fonts import FontName
-from companion.ui.screens.model import BoardView
+from companion.ui.screens.model import BoardView, left_quan, row_of
 
 WIDTH: Final = 128
 HEIGHT: Final = 64
@@ -27,6 +27,50 @@ GRID_X: Final = 19  # left edge of the grid = width of a quan square
 GRID_W: Final = 5 * CELL
 BOARD_H: Final = 2 * CELL  # rows share the middle line: y 0..34
 BELOW_BOARD: Final = BOARD_H + 2  # first free pixel row for text
+
+#: Three or four seats: one row per seat (as the terminal draws them), each a seat
+#: label, its left quan and its five squares, and the points in its heap at the right.
+RING_ROW: Final = 12
+RING_LABEL_W: Final = 13
+RING_QUAN_W: Final = 20
+RING_CELL_W: Final = 15
+RING_X: Final = RING_LABEL_W  # left edge of the quan cells
+RING_END: Final = RING_X + RING_QUAN_W + 5 * RING_CELL_W  # right edge of the last cell
+
+#: 3x5 digits for square numbers: bits of each row, most significant on the left.
+TINY: Final[dict[str, tuple[int, ...]]] = {
+    "0": (7, 5, 5, 5, 7),
+    "1": (2, 6, 2, 2, 7),
+    "2": (7, 1, 7, 4, 7),
+    "3": (7, 1, 3, 1, 7),
+    "4": (5, 5, 7, 1, 1),
+    "5": (7, 4, 7, 1, 7),
+    "6": (7, 4, 7, 5, 7),
+    "7": (7, 1, 1, 2, 2),
+    "8": (7, 5, 7, 5, 7),
+    "9": (7, 5, 7, 1, 7),
+}
+
+
+def tiny(draw: ImageDraw.ImageDraw, xy: tuple[int, int], digits: str, fill: int = 1) -> int:
+    """Square numbers in 3x5 digits one pixel apart; returns the width drawn."""
+    x, y = xy
+    for i, ch in enumerate(digits):
+        for row, bits in enumerate(TINY[ch]):
+            for col in range(3):
+                if bits & (4 >> col):
+                    draw.point((x + 4 * i + col, y + row), fill=fill)
+    return 4 * len(digits) - 1
+
+
+def text_top(view: BoardView) -> int:
+    """First pixel row under the board drawn for ``view``."""
+    return BELOW_BOARD if view.players < 4 else 4 * RING_ROW + 2
+
+
+def text_rows(view: BoardView) -> int:
+    """How many 13 px text lines fit under that board: two, or one under four seats."""
+    return 2 if view.players < 4 else 1
 
 
 def scaled(s: str, font: FontName = "text", scale: int = 2) -> Image.Image:
@@ -114,7 +158,8 @@ class Marks:
     ``path``: squares that receive a pebble in the previewed move (a bar under the count);
     ``captured``: squares taken (dotted inner frame);
     ``labels``: text drawn instead of the count (e.g. "+1" for a refill);
-    ``arrow``: (square, screen direction -1/+1) of a small arrow under the count.
+    ``arrow``: (square, screen direction -1/+1) of a small arrow by the count;
+    ``notes``: (seat, text) drawn instead of a seat's points (3-4 seats, e.g. "-2" lent).
     """
 
     inverted: frozenset[int] = frozenset()
@@ -122,6 +167,7 @@ class Marks:
     captured: frozenset[int] = frozenset()
     labels: tuple[tuple[int, str], ...] = ()
     arrow: tuple[int, int] | None = None
+    notes: tuple[tuple[int, str], ...] = ()
 
 
 def count_label(count: int) -> str:
@@ -160,18 +206,20 @@ def _arrow(draw: ImageDraw.ImageDraw, cx: int, y: int, way: int, fill: int) -> N
 
 
 def _cell(draw: ImageDraw.ImageDraw, square: int, count: int, marks: Marks) -> None:
+    """A citizen square: its number small at the top left, a mark at the top right
+    (the move's arrow, or a dot for a pebble sown there), the count large below."""
     x0, y0, x1, y1 = cell_box(square)
     fg = 1
     if square in marks.inverted:
         draw.rectangle((x0 + 1, y0 + 1, x1 - 1, y1 - 1), fill=1)
         fg = 0
+    tiny(draw, (x0 + 2, y0 + 2), str(square), fill=fg)
     label = dict(marks.labels).get(square, count_label(count))
-    centred(draw, y0 + 2, label, x0=x0 + 2, x1=x1, fill=fg)
-    cx = (x0 + x1) // 2
+    centred(draw, y0 + 5, label, x0=x0 + 2, x1=x1, fill=fg)
     if marks.arrow is not None and marks.arrow[0] == square:
-        _arrow(draw, cx, y0 + 14, marks.arrow[1], fg)
+        _arrow(draw, x0 + 13, y0 + 2, marks.arrow[1], fg)
     elif square in marks.path:
-        draw.line((cx - 2, y1 - 2, cx + 2, y1 - 2), fill=fg)
+        draw.rectangle((x0 + 13, y0 + 2, x0 + 15, y0 + 4), fill=fg)
     if square in marks.captured:
         _dotted_rect(draw, (x0 + 1, y0 + 1, x1 - 1, y1 - 1), fg)
 
@@ -196,11 +244,15 @@ def _quan(draw: ImageDraw.ImageDraw, square: int, count: int, big: int, marks: M
     label = dict(marks.labels).get(square, count_label(count))
     centred(draw, 16, label, x0=cx - 5, x1=cx + 7, fill=fg)
     if square in marks.path:
-        draw.line((cx - 2, 30, cx + 2, 30), fill=fg)
+        draw.rectangle((cx - 1, 29, cx + 1, 31), fill=fg)
+    tiny(draw, (15 if square == 0 else WIDTH - 17, 29), str(square), fill=fg)
 
 
 def board(draw: ImageDraw.ImageDraw, view: BoardView, marks: Marks = Marks()) -> None:
-    """The ring as the players see it from player A's side (A's row at the bottom)."""
+    """The board for two seats (seen from P0's side, P0's row at the bottom) or a ring."""
+    if view.players != 2:
+        ring_rows(draw, view, marks)
+        return
     draw.line((GRID_X, 0, GRID_X + GRID_W, 0), fill=1)
     draw.line((GRID_X, BOARD_H, GRID_X + GRID_W, BOARD_H), fill=1)
     for square in (*range(1, 6), *range(7, 12)):
@@ -211,5 +263,61 @@ def board(draw: ImageDraw.ImageDraw, view: BoardView, marks: Marks = Marks()) ->
     _quan(draw, 6, view.board[6], view.big[1], marks)
 
 
-def squares_of(player: int) -> Iterable[int]:
-    return range(6 * player + 1, 6 * player + 6)
+def squares_of(player: int, players: int = 2) -> Iterable[int]:
+    """The five squares of a seat's row."""
+    return row_of(player, players)
+
+
+def ring_box(square: int, players: int) -> tuple[int, int, int, int]:
+    """Outline of a square in the one-row-per-seat drawing (borders shared)."""
+    side, k = divmod(square, 6)
+    seat = (-side) % players
+    y0 = RING_ROW * seat
+    if k == 0:
+        return RING_X, y0, RING_X + RING_QUAN_W, y0 + RING_ROW
+    x0 = RING_X + RING_QUAN_W + (k - 1) * RING_CELL_W
+    return x0, y0, x0 + RING_CELL_W, y0 + RING_ROW
+
+
+def ring_rows(draw: ImageDraw.ImageDraw, view: BoardView, marks: Marks = Marks()) -> None:
+    """Three or four seats, one row each in turn order (as ``oanquan play`` prints them).
+
+    A row is the seat's name (lit for the seat to move), its left quan, its
+    five squares from its owner's left to right, and at the right the points
+    in its heap. Sowing ``+`` runs rightwards along a row and on into the quan
+    of the row above (the top row continues into the bottom row).
+    """
+    n = view.players
+    notes = dict(marks.notes)
+    for seat in range(n):
+        y0 = RING_ROW * seat
+        if seat == view.to_move:
+            draw.rectangle((0, y0 + 1, RING_LABEL_W - 2, y0 + RING_ROW - 1), fill=1)
+            text(draw, (0, y0 - 1), f"P{seat}", fill=0)
+        else:
+            text(draw, (0, y0 - 1), f"P{seat}")
+        right(draw, WIDTH, y0 - 1, notes.get(seat, str(view.held(seat))))
+        quan = left_quan(seat, n)
+        for square in (quan, *row_of(seat, n)):
+            _ring_cell(draw, view, square, marks)
+
+
+def _ring_cell(draw: ImageDraw.ImageDraw, view: BoardView, square: int, marks: Marks) -> None:
+    x0, y0, x1, y1 = ring_box(square, view.players)
+    draw.rectangle((x0, y0, x1, y1), outline=1)
+    fg = 1
+    if square in marks.inverted:
+        draw.rectangle((x0 + 1, y0 + 1, x1 - 1, y1 - 1), fill=1)
+        fg = 0
+    label = dict(marks.labels).get(square, count_label(view.board[square]))
+    left = x0 + 1
+    if square % 6 == 0:
+        if view.big[square // 6]:
+            draw.ellipse((x0 + 2, y0 + 3, x0 + 6, y0 + 7), fill=fg)
+        left = x0 + 7
+    centred(draw, y0 - 1, label, x0=left, x1=x1 + 1, fill=fg)
+    if square in marks.path:
+        cx = (left + x1) // 2
+        draw.line((cx - 2, y0 + 10, cx + 2, y0 + 10), fill=fg)
+    if square in marks.captured:
+        _dotted_rect(draw, (x0 + 1, y0 + 1, x1 - 1, y1 - 1), fg)

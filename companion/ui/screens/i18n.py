@@ -21,8 +21,9 @@ from companion.ui.screens.fonts import FontName
 Lang = Literal["vi", "en"]
 LANGS: Final[tuple[Lang, ...]] = ("vi", "en")
 
-#: Player letters, the same in both languages: A sits at the bottom row (squares 1..5).
-SIDES: Final = ("A", "B")
+#: Seat names, the same in both languages and on every surface (terminal, JSON, journal):
+#: P0 owns squares 1..5 (the bottom row of the two-player board) and moves first.
+SIDES: Final = ("P0", "P1", "P2", "P3")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,24 +41,33 @@ _E = Entry
 
 CATALOGUE: Final[dict[str, Entry]] = {
     # board / turn
-    "turn": _E("Lượt bên {p}", "Player {p} to move"),
-    "score_line": _E("Điểm: A {a} · B {b}", "Score: A {a} · B {b}"),
-    # squares, as used inside a sentence
+    "turn": _E("Lượt {p}", "{p}'s turn", width=54),
+    # points in each heap now (captured pebbles + quan); debts are shown beside, never netted
+    "score_line": _E("Điểm: {p} {a} · {q} {b}", "Score: {p} {a} · {q} {b}"),
+    # what a seat still has to repay at the count (net of what it is owed)
+    "debt": _E("{p} nợ {o}", "{p} owes {o}", width=66),
+    "debts": _E("Nợ: {who}", "Owe: {who}"),
+    # squares, as used inside a sentence: by their number, as the terminal and journal say
     "square": _E("ô {sq}", "square {sq}"),
-    "quan_left": _E("ô quan trái", "left quan"),
-    "quan_right": _E("ô quan phải", "right quan"),
+    "quan": _E("ô quan {sq}", "quan {sq}"),
     # move cursor and preview
-    "move.take": _E("{sq} {arrow} ăn {n}", "{sq} {arrow} takes {n}", width=124),
+    "move.take": _E("{mv} {arrow} ăn {n}", "{mv} {arrow} takes {n}", width=126),
     "move.take_quan": _E(
-        "{sq} {arrow} ăn {n} (có quan)", "{sq} {arrow} takes {n} (quan)", width=124
+        "{mv} {arrow} ăn {n} (có quan)", "{mv} {arrow} takes {n} (quan)", width=126
     ),
-    "move.nothing": _E("{sq} {arrow} không ăn", "{sq} {arrow} no capture", width=124),
+    "move.nothing": _E("{mv} {arrow} không ăn", "{mv} {arrow} no capture", width=126),
     "move.keys": _E("◀ ▶ đổi nước  OK chọn", "◀ ▶ change  OK choose"),
     # scores table
     "scores.title": _E("Điểm", "Score", width=60),
     "scores.store": _E("Dân ăn", "Pebbles", width=60),
     "scores.bigs": _E("Quan", "Quan", width=60),
     "scores.side": _E("{p}", "{p}", width=30),
+    # scores of three or four seats (one column each)
+    "scores.held": _E("Điểm có", "Heap", width=48),
+    "scores.borrowed": _E("Vay", "Owes", width=48),
+    "scores.lent": _E("Cho vay", "Lent", width=48),
+    "scores.settled": _E("Tạm tính", "So far", width=48),
+    "scores.place": _E("Hạng", "Place", width=48),
     "scores.debt": _E("Nợ", "Owes", width=60),
     "scores.total": _E("Tạm tính", "So far", width=60),
     # refill (R11)
@@ -65,6 +75,8 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "refill.own": _E("lấy {n} viên đã ăn", "{n} from own store"),
     "refill.borrow": _E("vay bên {q} {n} viên", "borrow {n} from {q}"),
     "refill.own_borrow": _E("của mình {m}, vay {q} {n}", "own {m}, borrow {n} ({q})"),
+    # three or four seats: the lenders' columns show what each gives
+    "refill.ring": _E("của mình {m}, vay {n}", "own {m}, borrowed {n}"),
     # disputed square
     "dispute.check": _E("Kiểm tra {where}", "Check {where}"),
     "dispute.counts": _E("Cần {e}, thấy {s}", "Expected {e}, seen {s}"),
@@ -121,14 +133,23 @@ CATALOGUE: Final[dict[str, Entry]] = {
         "Bỏ tay ra khỏi bàn,\nrồi bấm OK.", "Keep hands off the\nboard, then press OK.", lines=2
     ),
     # game over
-    "over.win": _E("Bên {p} thắng!", "Player {p} wins!", font="head"),
+    "over.win": _E("{p} thắng!", "{p} wins!", font="head"),
+    "over.place": _E("{i}. {p} {n}", "{i}. {p} {n}", width=60),
     "over.draw": _E("Hòa!", "Draw!", font="head"),
     "over.reason.mandarins_taken": _E("Hết quan, tàn dân", "Both quan taken"),
     "over.reason.no_refill": _E("Không đủ dân rải lại", "No pebbles to refill"),
     "over.reason.repetition": _E("Lặp lại thế cờ", "Position repeated"),
     "over.reason.ply_limit": _E("Quá số nước", "Move limit reached"),
+    "over.reason.agreed": _E("Dừng và đếm điểm", "Stopped, counted"),
     "over.reason.other": _E("Hết ván", "Game over"),
-    "over.sweep": _E("Thu dân: A {a}, B {b}", "Sweep: A {a}, B {b}"),
+    "over.sweep": _E("Thu dân: {p} {a}, {q} {b}", "Sweep: {p} {a}, {q} {b}"),
+    # a game that keeps cycling: end it by the count if every seat agrees
+    "cycle.title": _E("Đếm điểm luôn?", "End by the count?"),
+    "cycle.repetition": _E("Ván cứ lặp lại", "The game repeats"),
+    "cycle.debt_spiral": _E("Nợ cứ tăng mãi", "Debts keep growing"),
+    "cycle.final": _E("{p} {n}", "{p} {n}", width=42),
+    "cycle.back": _E("BACK: chơi tiếp", "BACK: play on"),
+    "cycle.ask": _E("{p}: OK là đồng ý", "{p}: OK to agree"),
     # hints and the companion's own moves
     "hint.gain": _E("Lợi {n} điểm", "Gains {n} points"),
     "hint.prevent": _E("Chặn bên {q} ăn {n}", "Stops {q} taking {n}"),
@@ -188,17 +209,16 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "final.owed": _E("Vay", "Borrowed", width=60),
     "final.repaid": _E("Được trả", "Repaid", width=60),
     # replay of the last move, pebble by pebble
-    "quan_left_code": _E("QT", "QL", width=12),
-    "quan_right_code": _E("QP", "QR", width=12),
-    "replay.start": _E("{i}/{k} Nước {sq} {arrow}", "{i}/{k} Move {sq} {arrow}"),
-    "replay.pick": _E("{i}/{k} Bốc {sq}: {c}", "{i}/{k} Pick up {sq}: {c}"),
-    "replay.relay": _E("{i}/{k} Bốc tiếp {sq}: {c}", "{i}/{k} Relay {sq}: {c}"),
-    "replay.drop": _E("{i}/{k} Rải 1 vào {sq}", "{i}/{k} Drop 1 in {sq}"),
-    "replay.capture": _E("{i}/{k} Ăn {sq}: {c}", "{i}/{k} Capture {sq}: {c}"),
-    "replay.refill": _E("{i}/{k} {p} rải lại 5", "{i}/{k} {p} refills 5"),
-    "replay.end": _E("{i}/{k} Hết lượt", "{i}/{k} Turn over"),
-    "replay.hand": _E("Trên tay {h}    ◀ ▶", "In hand {h}     ◀ ▶"),
-    "replay.quan": _E("Ăn cả quan!    ◀ ▶", "With the quan!  ◀ ▶"),
+    "replay.start": _E("Nước {mv} {arrow}", "Move {mv} {arrow}", width=90),
+    "replay.pick": _E("Bốc ô {sq}: {c}", "Pick up {sq}: {c}"),
+    "replay.relay": _E("Bốc tiếp ô {sq}: {c}", "Relay from {sq}: {c}"),
+    "replay.drop": _E("Rải 1 vào ô {sq}", "Drop 1 in {sq}"),
+    "replay.capture": _E("Ăn ô {sq}: {c}", "Capture {sq}: {c}"),
+    "replay.refill": _E("{p} rải lại 5", "{p} refills 5"),
+    "replay.end": _E("Hết lượt", "Turn over"),
+    "replay.step": _E("{i}/{k} ◀ ▶", "{i}/{k} ◀ ▶", width=60),
+    "replay.hand": _E("Trên tay {h}", "In hand {h}", width=66),
+    "replay.quan": _E("Ăn cả quan!", "With quan!", width=66),
     # attract / idle
     "attract.title": _E("Ô ĂN QUAN", "Ô ĂN QUAN", width=60),
     "attract.vi": _E("Nhấn nút để chơi", "Nhấn nút để chơi", width=120),
@@ -211,13 +231,16 @@ CATALOGUE: Final[dict[str, Entry]] = {
 SAMPLES: Final[dict[str, tuple[str, ...]]] = {
     "p": SIDES,
     "q": SIDES,
-    "a": ("70", "-35", "+35"),
-    "b": ("70", "-35", "+35"),
+    "a": ("70", "-9"),
+    "b": ("70", "-9"),
     "n": ("70",),
     "m": ("4",),
     "e": ("70",),
     "s": ("70",),
-    "sq": ("A5", "B5"),
+    "sq": ("5", "11", "23"),
+    "mv": ("5+", "11-", "23-"),
+    "o": ("5", "999"),
+    "who": ("P0 999 · P2 999",),
     "arrow": ("→", "←"),
     "page": ("4",),
     "pages": ("4",),
@@ -236,8 +259,8 @@ SAMPLES: Final[dict[str, tuple[str, ...]]] = {
 def text(key: str, lang: Lang, **fields: object) -> str:
     """The NFC string for ``key`` in ``lang`` with ``fields`` filled in.
 
-    >>> text("turn", "en", p="A")
-    'Player A to move'
+    >>> text("turn", "en", p="P0")
+    "P0's turn"
     """
     if lang not in LANGS:
         raise ValueError(f"language must be one of {LANGS}, got {lang!r}")
@@ -247,45 +270,38 @@ def text(key: str, lang: Lang, **fields: object) -> str:
 
 
 def side(player: int) -> str:
-    """Player letter: 0 -> "A" (bottom row), 1 -> "B" (top row)."""
+    """Seat name: 0 -> "P0" (moves first; the bottom row of the two-player board)."""
     return SIDES[player]
 
 
-def square_code(square: int) -> str:
-    """Short label of a citizen square from its owner's seat: 3 -> "A3", 7 -> "B1"."""
-    if square % 6 == 0:
-        raise ValueError(f"mandarin square {square!r} has no short label")
-    return f"{SIDES[square // 6]}{square % 6}"
+def is_quan(square: int) -> bool:
+    return square % 6 == 0
 
 
 def square_name(square: int, lang: Lang) -> str:
-    """A square as said in a sentence: "ô A3", "ô quan trái" / "square A3", "left quan"."""
-    if square == 0:
-        return text("quan_left", lang)
-    if square == 6:
-        return text("quan_right", lang)
-    return text("square", lang, sq=square_code(square))
+    """A square as said in a sentence, by its number: "ô 3" / "square 3", "ô quan 6" / "quan 6"."""
+    return text("quan" if is_quan(square) else "square", lang, sq=square)
 
 
-def short_square(square: int, lang: Lang) -> str:
-    """Two-letter label of any square: "A3", "B1", and "QT"/"QP" ("QL"/"QR") for the quan."""
-    if square == 0:
-        return text("quan_left_code", lang)
-    if square == 6:
-        return text("quan_right_code", lang)
-    return square_code(square)
+def move_code(square: int, direction: int) -> str:
+    """The move as the terminal and the journal write it: "3+", "9-"."""
+    return f"{square}{'+' if direction > 0 else '-'}"
 
 
-def arrow(square: int, direction: int) -> str:
-    """The sowing direction as seen on the screen (player A at the bottom).
+def arrow(square: int, direction: int, players: int = 2) -> str:
+    """The sowing direction as seen on the screen.
 
-    Direction +1 runs left to right along the bottom row but right to left
-    along the top row, so the same ``+`` draws as opposite arrows.
+    Two seats (P0's row at the bottom): direction +1 runs left to right along
+    the bottom row but right to left along the top row, so the same ``+``
+    draws as opposite arrows. Three or four seats are drawn one row per seat,
+    each from its owner's left to right, so ``+`` is always "→".
     """
+    if players != 2:
+        return "→" if direction > 0 else "←"
     top_row = square > 6
     return "→" if (direction > 0) != top_row else "←"
 
 
 def sample_fields(lang: Lang) -> dict[str, tuple[str, ...]]:
     """:data:`SAMPLES` plus the language-dependent ones (square names)."""
-    return {**SAMPLES, "where": tuple(square_name(sq, lang) for sq in range(12))}
+    return {**SAMPLES, "where": tuple(square_name(sq, lang) for sq in (0, 6, 11, 18, 23))}

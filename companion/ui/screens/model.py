@@ -5,8 +5,12 @@ which tests build directly. :func:`board_view` and :func:`game_over_view`
 read the engine's ``Position`` by duck typing (:class:`PositionLike`), so a
 change inside the engine cannot break a screen unless these attributes change.
 
-Ring indices follow rules.md R1: 0 = left quan, 1..5 bottom row (player A)
-left to right, 6 = right quan, 7..11 top row (player B) right to left.
+Squares and seats are named as on every other surface (terminal, JSON,
+journal, docs/rules.md): seats P0..P3 and squares by their ring index. Two
+seats: 0 = the quan on P0's left, 1..5 P0's row (drawn at the bottom) left to
+right, 6 = the other quan, 7..11 P1's row (top) right to left. Three or four
+seats (engine.ring): seat p's row is 6s+1..6s+5 after its left quan 6s, with
+s = (-p) mod N.
 """
 
 from __future__ import annotations
@@ -17,48 +21,93 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 NUM_SQUARES = 12
+#: the largest ring (four seats); a square index is checked against it where the seats are unknown
+MAX_SQUARES = 24
+MAX_SEATS = 4
 
 
 def _check_player(player: int | None, *, allow_none: bool = False) -> None:
     if player is None and allow_none:
         return
-    if player not in (0, 1):
-        raise ValueError(f"player must be 0 or 1, got {player!r}")
+    if player not in range(MAX_SEATS):
+        raise ValueError(f"player must be 0..{MAX_SEATS - 1}, got {player!r}")
 
 
 def _check_square(square: int) -> None:
-    if not 0 <= square < NUM_SQUARES:
-        raise ValueError(f"square must be 0..11, got {square!r}")
+    if not 0 <= square < MAX_SQUARES:
+        raise ValueError(f"square must be 0..{MAX_SQUARES - 1}, got {square!r}")
+
+
+def seat_side(seat: int, players: int) -> int:
+    """The side of the ring (squares 6s..6s+5) where ``seat`` sits (engine.ring's reading)."""
+    return (-seat) % players
+
+
+def row_of(seat: int, players: int) -> tuple[int, ...]:
+    """The five citizen squares of ``seat``, from its owner's left to right."""
+    left = 6 * seat_side(seat, players)
+    return tuple(range(left + 1, left + 6))
+
+
+def left_quan(seat: int, players: int) -> int:
+    """The mandarin square on ``seat``'s left."""
+    return 6 * seat_side(seat, players)
 
 
 @dataclass(frozen=True, slots=True)
 class BoardView:
-    """What is on the board and in the players' hands.
+    """What is on the board and in the players' hands, for 2, 3 or 4 seats.
 
     ``board`` counts small pebbles (dân) per square, mandarin squares
-    included; ``big`` is 1 while the big stone is still on square 0 / 6;
-    ``store``, ``bigs`` and ``debt`` are per player (A, B).
+    included (12, 18 or 24 squares); ``big[k]`` is 1 while the big stone is
+    still on mandarin square 6k; ``store``, ``bigs`` and ``debt`` (pebbles
+    borrowed) are per seat; ``lent`` (3-4 seats) what each seat lent.
     """
 
     board: tuple[int, ...]
-    big: tuple[int, int] = (1, 1)
-    store: tuple[int, int] = (0, 0)
-    bigs: tuple[int, int] = (0, 0)
-    debt: tuple[int, int] = (0, 0)
+    big: tuple[int, ...] = (1, 1)
+    store: tuple[int, ...] = (0, 0)
+    bigs: tuple[int, ...] = (0, 0)
+    debt: tuple[int, ...] = (0, 0)
     to_move: int = 0
     ply: int = 0
+    lent: tuple[int, ...] = ()
+    mandarin_value: int = 10
 
     def __post_init__(self) -> None:
-        if len(self.board) != NUM_SQUARES:
-            raise ValueError(f"board needs 12 counts, got {len(self.board)}")
+        if len(self.board) not in (12, 18, 24):
+            raise ValueError(f"board needs 12, 18 or 24 counts, got {len(self.board)}")
         if any(n < 0 for n in self.board):
             raise ValueError(f"negative count in board {self.board!r}")
-        _check_player(self.to_move)
+        n = self.players
+        for name in ("big", "store", "bigs", "debt"):
+            if len(getattr(self, name)) != n:
+                raise ValueError(
+                    f"{name} needs one entry per seat ({n}), got {getattr(self, name)!r}"
+                )
+        if self.lent and len(self.lent) != n:
+            raise ValueError(f"lent needs one entry per seat ({n}), got {self.lent!r}")
+        if self.to_move not in range(n):
+            raise ValueError(f"to_move must be a seat 0..{n - 1}, got {self.to_move!r}")
+
+    @property
+    def players(self) -> int:
+        return len(self.board) // 6
+
+    def held(self, player: int) -> int:
+        """Points in the player's heap now: captured pebbles + the value of each big stone."""
+        return self.store[player] + self.mandarin_value * self.bigs[player]
+
+    def owed(self, player: int) -> int:
+        """Pebbles the player still has to repay at the count (net; < 0: is owed)."""
+        if self.players == 2:
+            return self.debt[player] - self.debt[1 - player]
+        lent = self.lent[player] if self.lent else 0
+        return self.debt[player] - lent
 
     def points(self, player: int) -> int:
-        """Score so far without the final sweep: store + 10 per big stone, debts settled."""
-        other = 1 - player
-        return self.store[player] + 10 * self.bigs[player] - self.debt[player] + self.debt[other]
+        """Score if counted now without the final sweep: the heap, debts settled."""
+        return self.held(player) - self.owed(player)
 
 
 #: The opening position (R2), handy for tests and the gallery.
@@ -90,15 +139,22 @@ class MovePreview:
 
 @dataclass(frozen=True, slots=True)
 class RefillView:
-    """R11: ``player`` puts one pebble on each of their 5 squares, ``borrowed`` of them lent."""
+    """R11: ``player`` puts one pebble on each of their 5 squares, ``borrowed`` of them lent.
+
+    ``lenders`` lists (seat, pebbles) in the order they lent (3-4 seats; with
+    two the other seat is the one lender).
+    """
 
     player: int
     borrowed: int = 0
+    lenders: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
         _check_player(self.player)
         if not 0 <= self.borrowed <= 5:
             raise ValueError(f"borrowed must be 0..5, got {self.borrowed!r}")
+        if self.lenders and sum(n for _, n in self.lenders) != self.borrowed:
+            raise ValueError(f"lenders {self.lenders!r} do not add up to {self.borrowed}")
 
     @property
     def own(self) -> int:
@@ -119,15 +175,24 @@ class Dispute:
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """A finished game: final scores, winner (None = draw), sweep per player, end reason."""
+    """A finished game: final scores, winner (None = draw), sweep per player, end reason.
 
-    final: tuple[int, int]
+    ``places`` (1 = first, ties share) defaults to the ranking by score.
+    """
+
+    final: tuple[int, ...]
     winner: int | None
-    sweep: tuple[int, int] | None = None
+    sweep: tuple[int, ...] | None = None
     reason: str = "mandarins_taken"
+    places: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         _check_player(self.winner, allow_none=True)
+        if not self.places:
+            ranked = tuple(1 + sum(o > mine for o in self.final) for mine in self.final)
+            object.__setattr__(self, "places", ranked)
+        if len(self.places) != len(self.final):
+            raise ValueError(f"places {self.places!r} do not match the scores {self.final!r}")
 
 
 # --- screens: one value per thing the OLED can show --------------------------------
@@ -447,6 +512,28 @@ class NewGameScreen:
             raise ValueError(f"selected must be 0 or 1, got {self.selected!r}")
 
 
+CycleKind = Literal["repetition", "debt_spiral"]
+
+
+@dataclass(frozen=True, slots=True)
+class CycleScreen:
+    """The game keeps cycling: end it by the count? Every seat agrees in turn.
+
+    ``final`` is the count if it ended now (rows swept, debts repaid);
+    ``agreed`` the seats that pressed OK; ``asking`` the seat asked now.
+    """
+
+    kind: CycleKind
+    final: tuple[int, ...]
+    agreed: tuple[int, ...] = ()
+    asking: int = 0
+
+    def __post_init__(self) -> None:
+        if len(self.final) not in (2, 3, 4):
+            raise ValueError(f"a count has 2..4 seats, got {self.final!r}")
+        _check_player(self.asking)
+
+
 Screen = (
     BoardScreen
     | MoveScreen
@@ -468,6 +555,7 @@ Screen = (
     | TallyFinalScreen
     | ReplayScreen
     | NewGameScreen
+    | CycleScreen
 )
 
 #: The operator's menu (kiosk), behind the long two-button hold.
@@ -508,6 +596,7 @@ class OutcomeLike(Protocol):
     def winner(self) -> int | None: ...
     @property
     def sweep(self) -> object: ...
+    def places(self) -> Sequence[int]: ...
 
 
 class PositionLike(Protocol):
@@ -524,6 +613,8 @@ class PositionLike(Protocol):
     @property
     def debt(self) -> Sequence[int]: ...
     @property
+    def lent(self) -> Sequence[int]: ...
+    @property
     def to_move(self) -> int: ...
     @property
     def ply(self) -> int: ...
@@ -533,21 +624,22 @@ class PositionLike(Protocol):
     def outcome(self) -> OutcomeLike | None: ...
 
 
-def _pair(values: Sequence[int]) -> tuple[int, int]:
-    a, b = values
-    return int(a), int(b)
+def _ints(values: Sequence[int]) -> tuple[int, ...]:
+    return tuple(int(v) for v in values)
 
 
-def board_view(position: PositionLike) -> BoardView:
-    """Copy the plain numbers out of an engine position."""
+def board_view(position: PositionLike, mandarin_value: int = 10) -> BoardView:
+    """Copy the plain numbers out of an engine position (any number of seats)."""
     return BoardView(
-        board=tuple(int(n) for n in position.board),
-        big=_pair(position.big),
-        store=_pair(position.store),
-        bigs=_pair(position.bigs),
-        debt=_pair(position.debt),
+        board=_ints(position.board),
+        big=_ints(position.big),
+        store=_ints(position.store),
+        bigs=_ints(position.bigs),
+        debt=_ints(position.debt),
         to_move=int(position.to_move),
         ply=int(position.ply),
+        lent=_ints(getattr(position, "lent", ())),
+        mandarin_value=mandarin_value,
     )
 
 
@@ -560,16 +652,19 @@ def game_over_view(position: PositionLike) -> Result | None:
     outcome = position.outcome
     if not position.over or outcome is None:
         return None
+    final = _ints(outcome.final)
     sweep = outcome.sweep
-    pair: tuple[int, int] | None = None
-    if isinstance(sweep, Sequence) and len(sweep) == 2:
-        pair = _pair(sweep)
+    counts: tuple[int, ...] | None = None
+    if isinstance(sweep, Sequence) and len(sweep) == len(final):
+        counts = _ints(sweep)
     winner = outcome.winner
+    places = getattr(outcome, "places", None)
     return Result(
-        final=_pair(outcome.final),
+        final=final,
         winner=None if winner is None else int(winner),
-        sweep=pair,
+        sweep=counts,
         reason=str(outcome.reason),
+        places=_ints(places()) if callable(places) else (),
     )
 
 
@@ -628,6 +723,16 @@ def refill_view(transition: TransitionLike) -> RefillView | None:
     return RefillView(player=int(player), borrowed=int(borrowed))
 
 
+def refill_of(
+    player: int, borrowed: int, lenders: Sequence[tuple[int, int]], seats: int
+) -> RefillView:
+    """A refill as the engine's event states it; two seats name their one lender here."""
+    loans = tuple((int(p), int(n)) for p, n in lenders)
+    if not loans and borrowed and seats == 2:
+        loans = ((1 - player, borrowed),)
+    return RefillView(player=int(player), borrowed=int(borrowed), lenders=loans)
+
+
 __all__ = [
     "MAIN_MENU",
     "OPERATOR_MENU",
@@ -637,6 +742,8 @@ __all__ = [
     "BoardView",
     "CapturedLike",
     "ConfirmScreen",
+    "CycleKind",
+    "CycleScreen",
     "Dispute",
     "DisputeScreen",
     "ErrorKind",
@@ -673,6 +780,10 @@ __all__ = [
     "TransitionLike",
     "board_view",
     "game_over_view",
+    "left_quan",
     "move_preview",
+    "refill_of",
     "refill_view",
+    "row_of",
+    "seat_side",
 ]

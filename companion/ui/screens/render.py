@@ -17,9 +17,8 @@ from companion.ui.screens.i18n import (
     CATALOGUE,
     Lang,
     arrow,
-    short_square,
+    move_code,
     side,
-    square_code,
     square_name,
     text,
 )
@@ -28,6 +27,7 @@ from companion.ui.screens.model import (
     BoardScreen,
     BoardView,
     ConfirmScreen,
+    CycleScreen,
     DisputeScreen,
     ErrorScreen,
     GameOverScreen,
@@ -39,6 +39,7 @@ from companion.ui.screens.model import (
     NewGameScreen,
     OperatorScreen,
     RefillScreen,
+    RefillView,
     ReplayScreen,
     RulesScreen,
     ScoresScreen,
@@ -67,68 +68,114 @@ def _canvas() -> tuple[Image.Image, ImageDraw.ImageDraw]:
 # --- game screens -------------------------------------------------------------------
 
 
+def _under_board(draw: ImageDraw.ImageDraw, view: BoardView, *lines: str) -> None:
+    """Text lines under the board, as many as fit (four seats leave room for one)."""
+    y = d.text_top(view)
+    for line in lines[: d.text_rows(view)]:
+        if line:
+            d.text(draw, (0, y), line)
+        y += 13
+
+
+def _debtor(view: BoardView) -> int | None:
+    """Who is named as owing beside the turn: two seats, whoever owes the other (net);
+    four seats (one text line), the seat to move if it owes."""
+    if view.players == 2:
+        owing = [p for p in (0, 1) if view.owed(p) > 0]
+        return owing[0] if owing else None
+    if view.players == 3:
+        return None  # the second line names every seat that owes
+    return view.to_move if view.owed(view.to_move) > 0 else None
+
+
+def board_text(view: BoardView, lang: Lang) -> tuple[str, str, str]:
+    """What the board screen says: the turn, the second line, and the debt named beside
+    the turn ("" when none). Two seats: the second line is the points in each heap
+    (captured pebbles + quan) and a debt is named, never netted into a negative score;
+    three seats: every seat that owes."""
+    turn = text("turn", lang, p=side(view.to_move))
+    debtor = _debtor(view)
+    debt = "" if debtor is None else text("debt", lang, p=side(debtor), o=view.owed(debtor))
+    second = _score_line(view, lang) if view.players == 2 else _debts_line(view, lang)
+    return turn, second, debt
+
+
 def render_board(screen: BoardScreen, lang: Lang) -> Image.Image:
-    """Board, whose turn, running score: the screen players see most."""
+    """Board, whose turn, the points in each heap and any debt: the screen players see most."""
     image, draw = _canvas()
     view = screen.board
     d.board(draw, view)
-    d.text(draw, (0, LINE1), text("turn", lang, p=side(view.to_move)))
-    d.text(draw, (0, LINE2), _score_line(view, lang))
+    turn, second, debt = board_text(view, lang)
+    if debt:
+        d.right(draw, d.WIDTH, d.text_top(view), debt)
+    _under_board(draw, view, turn, second)
     return image
 
 
 def _score_line(view: BoardView, lang: Lang) -> str:
-    return text("score_line", lang, a=view.points(0), b=view.points(1))
+    return text("score_line", lang, p=side(0), a=view.held(0), q=side(1), b=view.held(1))
 
 
-def describe_move(preview: MovePreview, lang: Lang) -> str:
-    """One line: square, screen arrow and what the move takes, e.g. "A3 → ăn 7"."""
-    fields = {"sq": square_code(preview.square), "arrow": arrow(preview.square, preview.direction)}
+def _debts_line(view: BoardView, lang: Lang) -> str:
+    """Three seats: every seat that owes, with how much ("Nợ: P0 5 · P2 3"); blank if none."""
+    owing = [(p, view.owed(p)) for p in range(view.players) if view.owed(p) > 0]
+    if not owing:
+        return ""
+    return text("debts", lang, who=" · ".join(f"{side(p)} {n}" for p, n in owing))
+
+
+def describe_move(preview: MovePreview, lang: Lang, players: int = 2) -> str:
+    """One line: the move as the journal writes it, its arrow on screen, what it takes:
+    "3+ → ăn 7"."""
+    fields = {
+        "mv": move_code(preview.square, preview.direction),
+        "arrow": arrow(preview.square, preview.direction, players),
+    }
     if not preview.captures:
         return text("move.nothing", lang, **fields)
     key = "move.take_quan" if preview.takes_quan else "move.take"
     return text(key, lang, n=preview.gain, **fields)
 
 
-def _screen_way(square: int, direction: int) -> int:
-    return 1 if arrow(square, direction) == "→" else -1
+def _screen_way(square: int, direction: int, players: int) -> int:
+    return 1 if arrow(square, direction, players) == "→" else -1
 
 
-def _move_on_board(
-    view: BoardView, p: MovePreview, lang: Lang
-) -> tuple[Image.Image, ImageDraw.ImageDraw]:
-    """The board with a move lit: its square and arrow, the path underlined, captures framed."""
-    image, draw = _canvas()
-    marks = d.Marks(
+def _move_marks(view: BoardView, p: MovePreview) -> d.Marks:
+    """A move lit on the board: its square and arrow, the squares sown, captures framed."""
+    return d.Marks(
         inverted=frozenset({p.square}),
         path=frozenset(p.path) - {p.square},
         captured=frozenset(p.captures),
-        arrow=(p.square, _screen_way(p.square, p.direction)),
+        arrow=(p.square, _screen_way(p.square, p.direction, view.players)),
     )
-    d.board(draw, view, marks)
-    d.text(draw, (0, LINE1), describe_move(p, lang))
-    return image, draw
 
 
 def render_move(screen: MoveScreen, lang: Lang) -> Image.Image:
     """Cursor on a legal move, with the keys to browse and choose."""
-    image, draw = _move_on_board(screen.board, screen.preview, lang)
-    d.text(draw, (0, LINE2), text("move.keys", lang))
+    image, draw = _canvas()
+    view = screen.board
+    d.board(draw, view, _move_marks(view, screen.preview))
+    line = describe_move(screen.preview, lang, view.players)
+    _under_board(draw, view, line, text("move.keys", lang))
     return image
 
 
 def render_hint(screen: HintScreen, lang: Lang) -> Image.Image:
     """A suggested move drawn like the cursor, with why it is good (or the companion's own move)."""
-    image, draw = _move_on_board(screen.board, screen.preview, lang)
+    image, draw = _canvas()
+    view = screen.board
+    d.board(draw, view, _move_marks(view, screen.preview))
     if screen.own:
-        line = text("ai.own", lang)
+        why = text("ai.own", lang)
     elif screen.reason == "prevent":
-        line = text("hint.prevent", lang, q=side(1 - screen.board.to_move), n=screen.amount)
+        nxt = (view.to_move + 1) % view.players
+        why = text("hint.prevent", lang, q=side(nxt), n=screen.amount)
     elif screen.reason == "gain":
-        line = text("hint.gain", lang, n=screen.amount)
+        why = text("hint.gain", lang, n=screen.amount)
     else:
-        line = text("hint.quiet", lang)
-    d.text(draw, (0, LINE2), line)
+        why = text("hint.quiet", lang)
+    _under_board(draw, view, describe_move(screen.preview, lang, view.players), why)
     return image
 
 
@@ -144,6 +191,8 @@ def render_operator(screen: OperatorScreen, lang: Lang) -> Image.Image:
 
 def render_scores(screen: ScoresScreen, lang: Lang) -> Image.Image:
     """A table: captured pebbles, big stones, debts and the score so far, per player."""
+    if screen.board.players != 2:
+        return _ring_scores(screen.board, lang)
     image, draw = _canvas()
     view = screen.board
     col_a, col_b = 84, 120  # centres of the two player columns
@@ -165,10 +214,61 @@ def render_scores(screen: ScoresScreen, lang: Lang) -> Image.Image:
     return image
 
 
+def _ring_scores(view: BoardView, lang: Lang) -> Image.Image:
+    """Three or four seats: a column each: heap, borrowed, lent, the count now and the place."""
+    image, draw = _canvas()
+    n = view.players
+    width = (d.WIDTH - 48) // n
+    cols = [48 + width * p + width // 2 for p in range(n)]
+    settled = [view.points(p) for p in range(n)]
+    places = [1 + sum(o > mine for o in settled) for mine in settled]
+    d.text(draw, (0, -1), text("scores.title", lang))
+    for col, seat in zip(cols, range(n), strict=True):
+        d.centred(draw, -1, side(seat), x0=col - 10, x1=col + 10)
+    draw.line((0, 11, d.WIDTH - 1, 11), fill=1)
+    rows = (
+        ("scores.held", [view.held(p) for p in range(n)]),
+        ("scores.borrowed", list(view.debt)),
+        ("scores.lent", list(view.lent) if view.lent else [0] * n),
+        ("scores.settled", settled),
+        ("scores.place", places),
+    )
+    for i, (key, values) in enumerate(rows):
+        y = 11 + 10 * i
+        d.text(draw, (0, y), text(key, lang))
+        for col, value in zip(cols, values, strict=True):
+            d.centred(draw, y, str(value), x0=col - 10, x1=col + 10)
+    return image
+
+
+def _refill_notes(r: RefillView) -> tuple[tuple[int, str], ...]:
+    """What each heap gives for the refill: the refiller's own pebbles and each lender's."""
+    notes = [(r.player, f"-{r.own}")] if r.own else []
+    return (*notes, *((seat, f"-{n}") for seat, n in r.lenders if n))
+
+
 def render_refill(screen: RefillScreen, lang: Lang) -> Image.Image:
-    """R11: the empty row shows "+1" on each square; the text says what to take from whom."""
+    """R11: the empty row shows "+1" on each square; the text says what to take from whom.
+
+    Three or four seats: each heap that gives pebbles shows "-n" in its
+    column (the refiller's own and every lender's), the text the totals.
+    """
     image, draw = _canvas()
     r = screen.refill
+    view = screen.board
+    if view.players != 2:
+        row = tuple(d.squares_of(r.player, view.players))
+        marks = d.Marks(
+            inverted=frozenset(row),
+            labels=tuple((sq, "+1") for sq in row),
+            notes=_refill_notes(r),
+        )
+        d.board(draw, view, marks)
+        how = text("refill.ring", lang, m=r.own, n=r.borrowed) if r.borrowed else ""
+        if not how:
+            how = text("refill.own", lang, n=5)
+        _under_board(draw, view, text("refill.put", lang, p=side(r.player)), how)
+        return image
     row = tuple(d.squares_of(r.player))
     marks = d.Marks(inverted=frozenset(row), labels=tuple((sq, "+1") for sq in row))
     d.board(draw, screen.board, marks)
@@ -189,8 +289,12 @@ def render_dispute(screen: DisputeScreen, lang: Lang) -> Image.Image:
     image, draw = _canvas()
     dispute = screen.dispute
     d.board(draw, screen.board, d.Marks(inverted=frozenset({dispute.square})))
-    d.text(draw, (0, LINE1), text("dispute.check", lang, where=square_name(dispute.square, lang)))
-    d.text(draw, (0, LINE2), text("dispute.counts", lang, e=dispute.expected, s=dispute.seen))
+    _under_board(
+        draw,
+        screen.board,
+        text("dispute.check", lang, where=square_name(dispute.square, lang)),
+        text("dispute.counts", lang, e=dispute.expected, s=dispute.seen),
+    )
     return image
 
 
@@ -204,7 +308,7 @@ def render_confirm(screen: ConfirmScreen, lang: Lang) -> Image.Image:
         if i == screen.selected:
             draw.rectangle((0, y, d.WIDTH - 1, y + 12), fill=1)
             fg = 0
-        d.text(draw, (2, y), describe_move(move, lang), fill=fg)
+        d.text(draw, (1, y), describe_move(move, lang), fill=fg)
     if len(screen.candidates) < 3:
         d.text(draw, (0, 51), text("confirm.keys", lang))
     return image
@@ -273,7 +377,10 @@ def render_error(screen: ErrorScreen, lang: Lang) -> Image.Image:
 
 
 def render_game_over(screen: GameOverScreen, lang: Lang) -> Image.Image:
-    """Winner, final score in large digits, how the game ended and the sweep."""
+    """Winner, final score in large digits, how the game ended and the sweep.
+
+    Three or four seats: the ranking instead, two places per line.
+    """
     image, draw = _canvas()
     r = screen.result
     if r.winner is None:
@@ -281,16 +388,49 @@ def render_game_over(screen: GameOverScreen, lang: Lang) -> Image.Image:
     else:
         headline = text("over.win", lang, p=side(r.winner))
     d.centred(draw, 0, headline, "head")
-    score = d.scaled(f"{r.final[0]}:{r.final[1]}", "head")
-    d.stamp(image, score, ((d.WIDTH - score.width) // 2, 12))
-    d.text(draw, (0, 20), "A")
-    d.right(draw, d.WIDTH, 20, "B")
     reason_key = f"over.reason.{r.reason}"
     if reason_key not in CATALOGUE:
         reason_key = "over.reason.other"
+    if len(r.final) != 2:
+        order = sorted(range(len(r.final)), key=lambda p: (r.places[p], p))
+        for i, seat in enumerate(order):
+            line = text("over.place", lang, i=r.places[seat], p=side(seat), n=r.final[seat])
+            d.text(draw, (4 + 66 * (i // 2), 16 + 13 * (i % 2)), line)
+        d.centred(draw, 44, text(reason_key, lang))
+        return image
+    score = d.scaled(f"{r.final[0]}:{r.final[1]}", "head")
+    d.stamp(image, score, ((d.WIDTH - score.width) // 2, 12))
+    d.text(draw, (0, 20), side(0))
+    d.right(draw, d.WIDTH, 20, side(1))
     d.centred(draw, 37, text(reason_key, lang))
     if r.sweep is not None:
-        d.centred(draw, 50, text("over.sweep", lang, a=r.sweep[0], b=r.sweep[1]))
+        sweep = text("over.sweep", lang, p=side(0), a=r.sweep[0], q=side(1), b=r.sweep[1])
+        d.centred(draw, 50, sweep)
+    return image
+
+
+def render_cycle(screen: CycleScreen, lang: Lang) -> Image.Image:
+    """The game keeps cycling: the count if it ended now, and each seat's agreement.
+
+    Seats that agreed are lit; the bottom line asks the next one. BACK plays on.
+    """
+    image, draw = _canvas()
+    d.band(draw, 0, text("cycle.title", lang), height=12)
+    d.text(draw, (0, 13), text(f"cycle.{screen.kind}", lang))
+    n = len(screen.final)
+    per_row = 2 if n == 4 else n
+    width = d.WIDTH // per_row
+    for seat, score in enumerate(screen.final):
+        x0, y = width * (seat % per_row), 26 + 13 * (seat // per_row)
+        fg = 1
+        if seat in screen.agreed:
+            draw.rectangle((x0 + 1, y, x0 + width - 2, y + 12), fill=1)
+            fg = 0
+        line = text("cycle.final", lang, p=side(seat), n=score)
+        d.centred(draw, y, line, x0=x0, x1=x0 + width, fill=fg)
+    if n < 4:
+        d.text(draw, (0, 39), text("cycle.back", lang))
+    d.text(draw, (0, 51), text("cycle.ask", lang, p=side(screen.asking)))
     return image
 
 
@@ -513,20 +653,21 @@ def render_replay(screen: ReplayScreen, lang: Lang) -> Image.Image:
     elif step.kind == "capture":
         marks = d.Marks(captured=lit)
     d.board(draw, step.board, marks)
-    fields: dict[str, object] = {"i": screen.index + 1, "k": screen.steps}
     m = screen.move
+    fields: dict[str, object] = {}
     if step.kind == "start":
-        fields.update(sq=square_code(m.square), arrow=arrow(m.square, m.direction))
+        fields.update(mv=move_code(m.square, m.direction), arrow=arrow(m.square, m.direction))
     elif step.kind == "refill":
         fields.update(p=side(step.player))
     elif step.kind != "end":
         assert step.square is not None
-        fields.update(sq=short_square(step.square, lang), c=step.count)
+        fields.update(sq=step.square, c=step.count)
     d.text(draw, (0, LINE1), text(f"replay.{step.kind}", lang, **fields))
     if step.kind == "capture" and step.big:
         d.text(draw, (0, LINE2), text("replay.quan", lang))
     else:
         d.text(draw, (0, LINE2), text("replay.hand", lang, h=step.hand))
+    d.right(draw, d.WIDTH, LINE2, text("replay.step", lang, i=screen.index + 1, k=screen.steps))
     return image
 
 
@@ -553,6 +694,7 @@ _RENDERERS: Final[dict[type[Any], Callable[[Any, Lang], Image.Image]]] = {
     TallyFinalScreen: render_tally_final,
     ReplayScreen: render_replay,
     NewGameScreen: render_new_game,
+    CycleScreen: render_cycle,
 }
 
 

@@ -18,6 +18,7 @@ from companion.ui.screens.model import (
     BoardScreen,
     BoardView,
     ConfirmScreen,
+    CycleScreen,
     Dispute,
     DisputeScreen,
     ErrorKind,
@@ -82,6 +83,54 @@ CROWDED: Final = BoardView(
 
 #: Not a reachable position: the widest count (70 = every pebble) in every square.
 STRESS: Final = BoardView(board=(70,) * 12, big=(1, 1), store=(70, 70), debt=(70, 70))
+
+#: Three seats, P2 to move (a random game at ply 14): one quan taken by P1, one by P2.
+THREE: Final = BoardView(
+    board=(4, 0, 3, 0, 2, 0, 13, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 2),
+    big=(0, 1, 0),
+    store=(8, 10, 28),
+    bigs=(0, 1, 1),
+    debt=(0, 0, 0),
+    to_move=2,
+    ply=14,
+    lent=(0, 0, 0),
+)
+
+#: Three seats late (ply 63): P0's row was empty, P0 put 4 of its own and borrowed 1 of P2.
+THREE_REFILLED: Final = BoardView(
+    board=(2, 1, 1, 1, 1, 1, 3, 0, 1, 1, 1, 1, 7, 1, 0, 0, 1, 0),
+    big=(0, 0, 0),
+    store=(0, 24, 28),
+    bigs=(0, 1, 2),
+    debt=(1, 0, 0),
+    to_move=0,
+    ply=63,
+    lent=(0, 0, 1),
+)
+
+#: Four seats, P2 to move (ply 18).
+FOUR: Final = BoardView(
+    board=(6, 0, 14, 1, 0, 0, 7, 0, 0, 3, 0, 2, 9, 5, 0, 3, 0, 0, 0, 0, 4, 0, 1, 0),
+    big=(1, 1, 1, 0),
+    store=(11, 13, 18, 3),
+    bigs=(0, 1, 0, 0),
+    debt=(0, 0, 0, 0),
+    to_move=2,
+    ply=18,
+    lent=(0, 0, 0, 0),
+)
+
+#: Four seats late (ply 106): P2 refilled 4 of its own and 1 lent by P0; P3 owes 5 to P1.
+FOUR_REFILLED: Final = BoardView(
+    board=(0, 1, 0, 0, 1, 0, 7, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0),
+    big=(0, 0, 0, 0),
+    store=(40, 40, 0, 4),
+    bigs=(1, 3, 0, 0),
+    debt=(0, 0, 1, 5),
+    to_move=2,
+    ply=106,
+    lent=(1, 5, 0, 0),
+)
 
 SAMPLES: Final[dict[str, Screen]] = {
     "board_start": BoardScreen(START),
@@ -216,4 +265,27 @@ SAMPLES: Final[dict[str, Screen]] = {
     "hint_prevent": HintScreen(MIDGAME, MovePreview(7, 1, path=(8,)), "prevent", 12),
     "ai_own_move": HintScreen(MIDGAME, MovePreview(10, 1, path=(11, 0)), own=True),
     "operator": OperatorScreen(OPERATOR_MENU, 1, games=1234, disputes=56),
+    # a game that keeps cycling: the count if it ended now, each seat agrees in turn
+    "cycle_spiral": CycleScreen("debt_spiral", (52, 18), asking=0),
+    "cycle_agreed": CycleScreen("debt_spiral", (52, 18), agreed=(0,), asking=1),
+    "cycle_four": CycleScreen("repetition", (30, 41, 41, 28), agreed=(2, 3), asking=0),
+    # three and four seats: one row per seat, the heap's points at the right
+    "board_three": BoardScreen(THREE),
+    "board_three_debt": BoardScreen(THREE_REFILLED),
+    "board_four": BoardScreen(FOUR),
+    # 7-: one pebble to 6, 5 empty, takes 4, then 2 and the empty quan's... (engine dry run)
+    "move_three": MoveScreen(THREE, MovePreview(7, -1, path=(6,), captures=(4, 2, 0), gain=9)),
+    # 13+: five pebbles to 18, then takes 20, 22, the quan 0 (6 + big stone) and 2.
+    "move_four": MoveScreen(
+        FOUR,
+        MovePreview(
+            13, 1, path=(14, 15, 16, 17, 18), captures=(20, 22, 0, 2), gain=35, takes_quan=True
+        ),
+    ),
+    "refill_three": RefillScreen(THREE_REFILLED, RefillView(0, 1, ((2, 1),))),
+    "refill_four": RefillScreen(FOUR_REFILLED, RefillView(2, 1, ((0, 1),))),
+    "scores_three": ScoresScreen(THREE_REFILLED),
+    "scores_four": ScoresScreen(FOUR_REFILLED),
+    "over_three": GameOverScreen(Result(final=(41, 40, 24), winner=0, sweep=(0, 1, 1))),
+    "over_four": GameOverScreen(Result(final=(30, 41, 41, 28), winner=None, sweep=(0, 2, 1, 0))),
 }

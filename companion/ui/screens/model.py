@@ -427,7 +427,7 @@ class TallyEntryScreen:
 
 @dataclass(frozen=True, slots=True)
 class FinalView:
-    """The final count of a tally (rules.md R14), per player A, B.
+    """The final count of a tally (rules.md R14), per seat P0, P1.
 
     ``pieces`` include the swept row; ``sweep`` is that share when known;
     ``debt[p]`` is what p borrowed and now pays back; ``sure`` says the

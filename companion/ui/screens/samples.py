@@ -1,8 +1,11 @@
 """Named example screens: the gallery's pages and the golden tests' inputs.
 
 One list feeds both, so the README gallery always shows exactly what the
-tests pin down. The positions are plausible mid-game states (70 points in
-total), not engine output, so the screens can be reviewed without the engine.
+tests pin down. The two-seat positions are plausible mid-game states (70
+points in total), not engine output, so the screens can be reviewed without
+the engine; the three- and four-seat ones were taken from random engine
+games (their move previews, like all previews, are checked against the
+engine's dry runs in tests/screens/test_screens_engine.py).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from companion.ui.screens.model import (
     TallyView,
 )
 
-#: Mid-game, B to move: a quan already taken by A, big counts on the board.
+#: Mid-game, P1 to move: a quan already taken by P0, big counts on the board.
 MIDGAME: Final = BoardView(
     board=(12, 0, 3, 14, 1, 0, 0, 2, 0, 7, 1, 0),
     big=(1, 0),
@@ -59,7 +62,7 @@ MIDGAME: Final = BoardView(
     ply=17,
 )
 
-#: Late game: A's row is empty and A had only 3 pebbles, so A borrows 2 from B.
+#: Late game: P0's row is empty and P0 had only 3 pebbles, so P0 borrows 2 from P1.
 REFILL_DUE: Final = BoardView(
     board=(0, 0, 0, 0, 0, 0, 8, 4, 0, 9, 2, 0),
     big=(0, 1),
@@ -70,7 +73,7 @@ REFILL_DUE: Final = BoardView(
     ply=30,
 )
 
-#: Crowded board, A to move, two-digit counts in both quan squares and several cells.
+#: Crowded board, P0 to move (owing 2), two-digit counts in both quan squares and several cells.
 CROWDED: Final = BoardView(
     board=(13, 11, 0, 12, 1, 0, 10, 0, 1, 0, 0, 2),
     big=(1, 1),
@@ -199,7 +202,7 @@ SAMPLES: Final[dict[str, Screen]] = {
     "new_game_confirm": NewGameScreen(selected=0, ply=17),
     "tally_guide": TallyGuideScreen(player=0),
     "tally_counting": TallyGuideScreen(player=1, counting=True),
-    # A's heap spread: 41 small pieces and one quan; squares A2 and B3 may hide a pebble.
+    # P0's heap spread: 41 small pieces and one quan; squares 2 and 9 may hide a pebble.
     "tally_count": TallyCountScreen(
         0, TallyView((0, 4, 6, 5, 4, 3, 0, 4, 3, 5, 4, 3), (1, 0), 41, 40, 43, unsure=(2, 9))
     ),
@@ -214,7 +217,7 @@ SAMPLES: Final[dict[str, Screen]] = {
     "tally_final_detail": TallyFinalScreen(
         FinalView((41, 19), (1, 0), 10, (0, 5), (56, 14), 0, sweep=(4, 6)), page=1
     ),
-    # V40's heaps with 3 of A's pebbles missed: 47 where the game leaves 50.
+    # V40's heaps with 3 of P0's pebbles missed: 47 where the game leaves 50.
     "tally_final_short": TallyFinalScreen(
         FinalView((34, 13), (1, 1), 10, (0, 5), (49, 18), 0, sweep=(0, 0), off_by=3)
     ),
@@ -273,7 +276,7 @@ SAMPLES: Final[dict[str, Screen]] = {
     "board_three": BoardScreen(THREE),
     "board_three_debt": BoardScreen(THREE_REFILLED),
     "board_four": BoardScreen(FOUR),
-    # 7-: one pebble to 6, 5 empty, takes 4, then 2 and the empty quan's... (engine dry run)
+    # 7-: one pebble into quan 6, then 5 empty takes 4, 3 empty takes 2, 1 empty takes quan 0.
     "move_three": MoveScreen(THREE, MovePreview(7, -1, path=(6,), captures=(4, 2, 0), gain=9)),
     # 13+: five pebbles to 18, then takes 20, 22, the quan 0 (6 + big stone) and 2.
     "move_four": MoveScreen(

@@ -11,7 +11,7 @@ import math
 from collections.abc import Collection, Sequence
 
 from companion.referee.reconcile import Board, Evidence, SquareEvidence
-from engine.board import MANDARINS, is_mandarin
+from engine.ring import SIDE
 
 
 def pin_unchanged(
@@ -44,7 +44,7 @@ def pin_unchanged(
             0, n + 1 - len(evidence.probs)
         )
         probs[n] += sure
-        stone = big[MANDARINS.index(sq)] if is_mandarin(sq) else 0
+        stone = big[sq // SIDE] if sq % SIDE == 0 else 0
         big_prob = (
             sure + (1 - sure) * evidence.big_prob if stone else (1 - sure) * evidence.big_prob
         )

@@ -38,6 +38,7 @@ from engine import (
     legal_moves,
     play,
 )
+from engine.ring import SIDE, ring
 
 Board = tuple[tuple[int, ...], tuple[int, ...]]  # (square counts, big stones per mandarin)
 
@@ -83,7 +84,11 @@ class Evidence:
 
 @dataclass(frozen=True, slots=True)
 class ReconcileConfig:
-    """Decision thresholds; log-likelihoods are natural logs summed over 12 squares."""
+    """Decision thresholds; log-likelihoods are natural logs summed over 12 squares.
+
+    A ring of 18 or 24 squares (three or four seats) scales ``max_deficit`` by
+    squares / 12; everything else holds per square or per candidate.
+    """
 
     floor: float = 1e-4  # smallest probability a reading gives any count
     accept: float = 0.995  # posterior needed to accept a move without asking
@@ -207,7 +212,7 @@ def map_board(reading: Sequence[SquareEvidence]) -> Board:
     counts = tuple(
         max(range(len(e.probs)), key=lambda n: e.probs[n]) if e.probs else 0 for e in reading
     )
-    big = (int(reading[0].big_prob >= 0.5), int(reading[6].big_prob >= 0.5))
+    big = tuple(int(reading[m].big_prob >= 0.5) for m in range(0, len(reading), SIDE))
     return counts, big
 
 
@@ -221,8 +226,9 @@ class _Scorer:
         outlier: float,
         kept: Sequence[SquareEvidence] | None = None,
     ) -> None:
-        if len(reading) != 12 or (kept is not None and len(kept) != 12):
-            raise ValueError(f"a reading needs 12 squares, got {len(reading)}")
+        n = len(reading)
+        if n not in (12, 18, 24) or (kept is not None and len(kept) != n):
+            raise ValueError(f"a reading needs 12, 18 or 24 squares, got {len(reading)}")
         self.outlier = math.log(outlier)
         self.floor = math.log(floor)
         self.tables = [tuple(math.log(max(p, floor)) for p in e.probs) for e in reading]
@@ -234,7 +240,7 @@ class _Scorer:
         )
         self.big = [
             (math.log(max(1.0 - e.big_prob, floor)), math.log(max(e.big_prob, floor)))
-            for e in (reading[0], reading[6])
+            for e in (reading[m] for m in range(0, len(reading), SIDE))
         ]
         #: the log-likelihood of the reading's own most likely board
         self.ceiling = sum(
@@ -244,10 +250,13 @@ class _Scorer:
     def __call__(self, board: Board, cleared: frozenset[int] = frozenset()) -> tuple[float, int]:
         """(total log-likelihood, number of outlier squares)."""
         counts, big = board
-        a, b = self.big[0][big[0]], self.big[1][big[1]]
-        total = a + b
         limit = self.outlier
-        outliers = (a < limit) + (b < limit)
+        total = 0.0
+        outliers = 0
+        for table, stone in zip(self.big, big, strict=True):
+            v = table[stone]
+            total += v
+            outliers += v < limit
         floor = self.floor
         for sq, n in enumerate(counts):
             table = self.tables[sq] if sq in cleared else self.kept[sq]
@@ -267,11 +276,12 @@ def _walk(transition: Transition) -> list[tuple[Board, bool]]:
     """Board after every step of a move, flagged when the hand is about to relay."""
     counts = list(transition.before.board)
     big = list(transition.before.big)
+    rows = ring(transition.before.players).rows
     states: list[tuple[Board, bool]] = []
     picks = 0
     for event in transition.events:
         if isinstance(event, Refill) and picks == 0:
-            for sq in range(6 * event.player + 1, 6 * event.player + 6):
+            for sq in rows[event.player]:
                 counts[sq] += 1
         elif isinstance(event, PickUp):
             if picks and states:
@@ -280,12 +290,12 @@ def _walk(transition: Transition) -> list[tuple[Board, bool]]:
             counts[event.square] -= event.count
         elif isinstance(event, Drop):
             counts[event.square] += 1
-            states.append(((tuple(counts), (big[0], big[1])), False))
+            states.append(((tuple(counts), tuple(big)), False))
         elif isinstance(event, Capture):
             counts[event.square] = 0
             if event.big:
                 big[event.square // 6] = 0
-            states.append(((tuple(counts), (big[0], big[1])), False))
+            states.append(((tuple(counts), tuple(big)), False))
         elif isinstance(event, TurnEnd):
             break
     return states
@@ -320,7 +330,7 @@ def touched_squares(transition: Transition) -> set[int]:
         if isinstance(event, PickUp | Drop | Capture):
             out.add(event.square)
         elif isinstance(event, Refill):
-            out.update(range(6 * event.player + 1, 6 * event.player + 6))
+            out.update(ring(transition.before.players).rows[event.player])
     return out
 
 
@@ -355,7 +365,7 @@ def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
     for sq in sorted(set(transition.sown)):
         if counts[sq] == 0:
             continue
-        for nb in ((sq + 1) % 12, (sq - 1) % 12):
+        for nb in ((sq + 1) % len(counts), (sq - 1) % len(counts)):
             shifted = list(counts)
             shifted[sq] -= 1
             shifted[nb] += 1
@@ -369,9 +379,7 @@ def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
             left[sq] += n
             if stone:
                 left_big[sq // 6] = 1
-        out.append(
-            ("captured pebbles left on the board", (tuple(left), (left_big[0], left_big[1])))
-        )
+        out.append(("captured pebbles left on the board", (tuple(left), tuple(left_big))))
     # A quan non captured although the rules forbid it.
     if transition.stop == "quan_non" and transition.move is not None:
         loose = replace(rules, quan_non_min=0)
@@ -533,8 +541,11 @@ def reconcile(
     _, best, best_t = max(groups[best_key], key=lambda item: item[0])
     confidence = weights[best_key] / total
 
+    # the deficit allowed grows with the squares summed (12 on the two-player board)
+    deficit = cfg.max_deficit * len(reading) / 12 if len(reading) != 12 else cfg.max_deficit
+
     def fits(c: Candidate) -> bool:
-        return score.ceiling - c.loglik <= cfg.max_deficit and c.outliers <= cfg.max_outliers
+        return score.ceiling - c.loglik <= deficit and c.outliers <= cfg.max_outliers
 
     fit_ok = fits(best)
     if best.kind == "move" and not best.follows and confidence < cfg.accept:
@@ -550,7 +561,7 @@ def reconcile(
 
     def diffs_against(board: Board) -> tuple[SquareDiff, ...]:
         out = []
-        for sq in range(12):
+        for sq in range(len(board[0])):
             eb = board[1][sq // 6] if sq % 6 == 0 else 0
             sb = seen[1][sq // 6] if sq % 6 == 0 else 0
             if board[0][sq] != seen[0][sq] or eb != sb:

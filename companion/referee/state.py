@@ -60,6 +60,7 @@ from companion.referee.reconcile import (
 )
 from companion.referee.records import DisputeData
 from engine import Game, IllegalMoveError, Move, Position, Rules, Transition, illegal_reason
+from engine.ring import ring
 
 
 class RefereeState(enum.StrEnum):
@@ -159,11 +160,18 @@ class Report:
 
 def _refill_text(transition: Transition) -> str:
     parts = []
+    rows = ring(transition.before.players).rows
     for refill in refills_after(transition):
         p = refill.player
-        text = f"P{p} puts 1 pebble on each of squares {6 * p + 1}-{6 * p + 5}"
+        text = f"P{p} puts 1 pebble on each of squares {rows[p][0]}-{rows[p][-1]}"
         if refill.borrowed:
-            text += f" ({refill.own} own, {refill.borrowed} borrowed from P{1 - p})"
+            lent = refill.lenders or ((1 - p, refill.borrowed),)
+            whom = ", ".join(f"{n} from P{q}" for q, n in lent)
+            if len(lent) == 1:
+                whom = f"{refill.borrowed} borrowed from P{lent[0][0]}"
+            else:
+                whom = f"{refill.borrowed} borrowed: {whom}"
+            text += f" ({refill.own} own, {whom})"
         parts.append(text)
     return "; ".join(parts)
 
@@ -209,7 +217,7 @@ class Referee:
         #: per SHARPNESS, how well it explains the boards trusted so far (sharpness_scores)
         self._sharp_scores = [0.0] * len(SHARPNESS)
         #: how far the counter read each pile of the last trusted board (pile_offsets)
-        self._offsets: tuple[float, ...] = (0.0,) * 12
+        self._offsets: tuple[float, ...] = (0.0,) * len(self.game.position.board)
         #: the last reading judged and its hidden squares (learnt from when it is trusted)
         self._last_reading: tuple[tuple[SquareEvidence, ...], tuple[bool, ...] | None] | None = None
         #: change flags against decisions: flagged & same, same, flagged & changed, changed
@@ -249,7 +257,7 @@ class Referee:
             scores = sharpness_scores(reading, counts, hidden)
             self._sharp_scores = [a + b for a, b in zip(self._sharp_scores, scores, strict=True)]
         else:
-            self._offsets = (0.0,) * 12
+            self._offsets = (0.0,) * len(self.position.board)
         for sq in self._stale_after_trust:
             self._offsets = (*self._offsets[:sq], 0.0, *self._offsets[sq + 1 :])
         self._last_reading = None
@@ -283,7 +291,7 @@ class Referee:
             self.state = RefereeState.SETTLED
             return Report(
                 RefereeState.SETTLED,
-                f"{accepted.move} ends the game: {o.final[0]}-{o.final[1]}, {who}",
+                f"{accepted.move} ends the game: {'-'.join(map(str, o.final))}, {who}",
                 (accepted,),
                 verdict,
             )
@@ -517,7 +525,7 @@ class Referee:
                 # move changed there still show the board before it
                 moved = set(self._ref_touched)
                 for t in (verdict.transition, *verdict.follows):
-                    moved |= touched_squares(t) if t is not None else set(range(12))
+                    moved |= touched_squares(t) if t is not None else set(range(len(hidden)))
                 self._stale_after_trust = frozenset(sq for sq in moved if hidden[sq])
             accepted = self._apply(verdict.move, "camera", verdict.confidence, frame)
             if verdict.follows:
@@ -602,14 +610,14 @@ class Referee:
             return self._after_move_report(accepted, verdict.refilled, verdict)
         wrong = [
             f"{sq}:{verdict.seen[0][sq] if verdict.seen else '?'}"
-            for sq in range(12)
+            for sq in range(len(self.position.board))
             if verdict.seen and verdict.seen[0][sq] != self.position.board[sq]
         ]
         state = RefereeState.DISPUTE if settled else RefereeState.MOVING
         seen = verdict.seen
         diffs = tuple(
             SquareDiff(sq, self.position.board[sq], seen[0][sq])
-            for sq in range(12)
+            for sq in range(len(self.position.board))
             if seen is not None and seen[0][sq] != self.position.board[sq]
         )
         pending = Verdict(VerdictKind.DISPUTE, mistake="setup", diffs=diffs, seen=seen)

@@ -117,3 +117,30 @@ def test_the_menu_leaves_out_two_seat_layouts() -> None:
     assert "menu.tally" not in keys and "menu.replay" not in keys
     assert "menu.new_game" in keys
     assert c.view == View.MENU
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_replay_steps_of_ring_moves_end_on_the_real_position(players: int) -> None:
+    """The pebble-by-pebble replay round a ring: refills take from the right lenders."""
+    from companion.ui.controller import replay_steps
+    from engine import Game
+
+    borrowed = 0
+    for seed in range(50):
+        rng = random.Random(seed)
+        game = Game(Rules(players=players))
+        while not game.is_over:
+            t = game.play(rng.choice(game.legal_moves()))
+            borrowed += any(isinstance(e, Refill) and e.borrowed for e in t.events)
+            last = replay_steps(t)[-1].board
+            if t.position.over:
+                break
+            assert last.board == t.position.board
+            assert (last.store, last.debt, last.lent) == (
+                t.position.store,
+                t.position.debt,
+                t.position.lent,
+            )
+        if borrowed:
+            return  # the games did exercise a borrowed refill
+    raise AssertionError("no borrowed refill in 50 random games")

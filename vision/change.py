@@ -127,3 +127,63 @@ def confirmed_reference(
         if covered:
             cv2.fillPoly(keep, [np.rint(poly).astype(np.int32)], 1)
     return np.where(keep > 0, reference, grey).astype(np.uint8)
+
+
+def intrusion_cover(
+    reference_bgr: NDArray[np.uint8] | None,
+    image_bgr: NDArray[np.uint8],
+    regions: Sequence[FloatArray],
+    px_per_square: float,
+    cfg: ChangeConfig | None = None,
+    *,
+    width: int = 320,
+    margin: float = 0.25,
+) -> tuple[float, ...] | None:
+    """Share of each region under something that reached onto the board from beyond it.
+
+    A move changes squares only; an arm (or a player's shadow) is one changed
+    blob that crosses the board's edge and extends ``intrusion_reach``
+    squares beyond it. Pebbles carried to a heap beside the board change
+    places off the board too, but never as one blob joined to a square.
+    Colour images are compared (an arm can match the floor's grey level but
+    rarely its colour), each channel's median matched first so a cloud is no
+    arm; the blob is grown by ``margin`` squares (fingers, the arm's shadow).
+    None without a comparable reference.
+    """
+    cfg = cfg or _DEFAULT
+    if reference_bgr is None or reference_bgr.shape != image_bgr.shape or not regions:
+        return None
+    h, w = image_bgr.shape[:2]
+    s = width / float(w)
+    size = (width, max(2, round(h * s)))
+    ref = cv2.resize(reference_bgr, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+    now = cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+    ref -= np.median(ref.reshape(-1, ref.shape[-1]), axis=0).astype(np.int16)
+    now -= np.median(now.reshape(-1, now.shape[-1]), axis=0).astype(np.int16)
+    diff = np.abs(now - ref).max(axis=2)
+    changed = (diff > cfg.intrusion_step).astype(np.uint8)
+    changed = np.asarray(cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
+    changed = np.asarray(cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)))
+    board = np.zeros(changed.shape, np.uint8)
+    polys = [np.rint(np.asarray(p) * s).astype(np.int32) for p in regions]
+    cv2.fillPoly(board, polys, 1)
+    unit = max(1.0, px_per_square * s)
+    k = max(3, int(2 * cfg.intrusion_reach * unit) | 1)
+    near = np.asarray(cv2.dilate(board, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))))
+    n, comp = cv2.connectedComponents(changed, connectivity=8)
+    arm = np.zeros(changed.shape, np.uint8)
+    for i in range(1, n):
+        blob = comp == i
+        if (blob & (board > 0)).any() and (blob & (near == 0)).any():
+            arm[blob] = 1
+    if not arm.any():
+        return tuple(0.0 for _ in regions)
+    g = max(3, int(2 * margin * unit) | 1)
+    arm = np.asarray(cv2.dilate(arm, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (g, g))))
+    out = []
+    for poly in polys:
+        mask = np.zeros(arm.shape, np.uint8)
+        cv2.fillPoly(mask, [poly], 1)
+        area = float(mask.sum())
+        out.append(float((arm & mask).sum()) / area if area else 0.0)
+    return tuple(out)

@@ -115,6 +115,11 @@ class ChangeConfig:
     changed_pebbles: float = 0.25  # a square changed when this share of a pebble's area differs
     pixel_step: int = 12  # grey levels a pixel must differ by (each square's brightness matched)
     pebble_share: float = 0.15  # pebble diameter / square side (the synthetic and rendered boards)
+    # An arm or a person's shadow: a changed blob that reaches onto the board from
+    # beyond it. Colour-free, so it works on terracotta and wood, where skin tests fail.
+    intrusion_step: int = 10  # grey levels (brightness matched) a pixel must differ by
+    intrusion_reach: float = 0.5  # squares beyond the board the blob must extend to
+    intrusion_min: float = 0.02  # share of a region under the (grown) blob to call it hidden
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ it objects to anything.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,7 @@ from engine.board import MANDARINS, SQUARES, is_mandarin
 from vision import (
     Calibration,
     Locator,
+    SquareReading,
     VisionConfig,
     calibrate,
     changed_since,
@@ -38,6 +40,7 @@ from vision import (
     square_grey,
     thumbnail,
 )
+from vision.change import intrusion_cover
 
 
 class VisionObserver:
@@ -58,6 +61,10 @@ class VisionObserver:
         self._grey: NDArray[np.uint8] | None = None
         self._hidden: tuple[bool, ...] = ()
         self._regions: tuple[NDArray[np.float64], ...] = ()
+        #: the last confirmed frame that showed no hand: what the surroundings look like
+        self._clear: NDArray[np.uint8] | None = None
+        self._hand_seen = False
+        self._image: NDArray[np.uint8] | None = None
         #: the last frame of a live stream, for the motion gate (None for stills)
         self._last_image: NDArray[np.uint8] | None = None
         self.last_timings: dict[str, float] = {}
@@ -85,7 +92,7 @@ class VisionObserver:
             # A bumped camera: the old reference frame no longer lines up with
             # the squares, so no square may be called unchanged against it. The
             # calibration (pebble size and look, in board units) still holds.
-            self._reference = None
+            self._reference = self._clear = None
             self.moves_noticed += 1
         # A still with a hand held over part of the board is all there is of
         # that position; a live stream just waits for the hand to go.
@@ -104,7 +111,27 @@ class VisionObserver:
         if (reading.reason is not None and not partial) or not reading.squares:
             return Observation(None, fit=False, reason=reading.reason or "frame not usable")
         self._grey = square_grey(image)
-        self._hidden = tuple(sq.hidden for sq in reading.squares)
+        self._image = image
+        squares = reading.squares
+        # An arm the skin test missed (a terracotta or wooden floor is skin-coloured):
+        # something changed that reaches onto the board from beyond it.
+        cover = intrusion_cover(
+            self._clear, image, outline.regions, outline.px_per_unit(), self.config.change
+        )
+        self._hand_seen = partial or (
+            cover is not None and max(cover) > self.config.change.intrusion_min
+        )
+        if cover is not None and max(cover) > self.config.change.intrusion_min:
+            if not self.stills:
+                return Observation(None, fit=False, reason="hand over the board")
+            limit = self.config.change.intrusion_min
+            squares = tuple(
+                _hidden(sq) if c > limit and not sq.hidden else sq
+                for sq, c in zip(squares, cover, strict=True)
+            )
+            partial = True
+            reading = replace(reading, reason=reading.reason or "hand over the board")
+        self._hidden = tuple(sq.hidden for sq in squares)
         self._regions = outline.regions
         changed = changed_since(
             self._reference,
@@ -115,7 +142,7 @@ class VisionObserver:
             self.config.change,
         )
         return Observation(
-            reading.squares,
+            squares,
             fit=True,
             reason=reading.reason,
             still=self.stills or new_scene,
@@ -134,6 +161,8 @@ class VisionObserver:
         self._reference = confirmed_reference(
             self._reference, self._grey, self._regions, self._hidden
         )
+        if self._image is not None and (not self._hand_seen or self._clear is None):
+            self._clear = self._image
 
     def looks_like_opening(self, observation: Observation) -> bool:
         """Roughly 5 in every citizen square and both big stones: worth calibrating on.
@@ -160,6 +189,12 @@ class VisionObserver:
             self.calibration = calibrate(
                 np.ascontiguousarray(frame.image), self.config, outline, skip
             )
+
+
+def _hidden(square: SquareReading) -> SquareReading:
+    """A square under the arm says nothing: a flat distribution, as vision gives for a hand."""
+    n = len(square.probs)
+    return replace(square, count=0, probs=(1.0 / n,) * n, big=0, big_prob=0.5, hidden=True)
 
 
 def make_observer(settings: Mapping[str, Any] | None = None) -> VisionObserver:

@@ -103,3 +103,13 @@ def test_a_bad_frames_out_path_is_one_clear_line(
     err = captured.err.strip()
     assert err.startswith("oanquan demo: --frames-out: ") and str(blocker) in err
     assert "\n" not in err and captured.out == ""
+
+
+def test_the_hand_frame_waits_and_the_move_is_taken_when_the_hand_is_gone(demo: tuple) -> None:
+    """As documented: a hand over the board means wait, never a question or a dispute."""
+    text, _, _ = demo
+    lines = text.splitlines()
+    hand = next(i for i, line in enumerate(lines) if "a hand is still over the board" in line)
+    assert "camera -> moving: hand over the board" in lines[hand + 1]
+    gone = next(i for i, line in enumerate(lines) if "the hand is gone" in line)
+    assert "camera -> settled: 9- accepted" in lines[gone + 1]

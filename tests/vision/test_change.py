@@ -12,6 +12,7 @@ from vision.change import (
     changed_since,
     changed_squares,
     confirmed_reference,
+    intrusion_cover,
     is_new_scene,
     scene_change,
     square_grey,
@@ -106,3 +107,36 @@ def test_new_scene_against_the_frame_before() -> None:
     assert scene_change(thumb, thumbnail(other)) == pytest.approx(
         float(np.abs(thumbnail(other) - thumb).mean())
     )
+
+
+def _arm(
+    image: np.ndarray, regions: tuple[np.ndarray, ...], colour: tuple[int, int, int]
+) -> np.ndarray:
+    """A flat arm from the bottom edge of the frame onto the middle of the board."""
+    import cv2
+
+    out = image.copy()
+    x, y = (int(v) for v in regions[3].mean(axis=0))
+    h = out.shape[0]
+    cv2.line(out, (x, h), (x, y), colour, 30)
+    cv2.circle(out, (x, y), 22, colour, -1)
+    return out
+
+
+def test_an_arm_reaching_in_from_beyond_the_board_is_an_intrusion() -> None:
+    """Colour-free: the same arm on a skin-coloured floor is found by what changed."""
+    before, regions, unit = _frame(tuple(BEFORE))
+    floor = tuple(int(v) for v in np.median(before.reshape(-1, 3), axis=0))
+    arm = _arm(before, regions, (floor[0] - 40, floor[1] - 30, floor[2] - 25))
+    cover = intrusion_cover(before, arm, regions, unit)
+    assert cover is not None and cover[3] > 0.2
+    assert cover[0] == cover[6] == 0.0  # the mandarin squares are far from the arm
+
+
+def test_a_move_and_a_brightness_change_are_no_intrusion() -> None:
+    before, regions, unit = _frame(tuple(BEFORE))
+    after, _, _ = _frame(tuple(AFTER))
+    assert intrusion_cover(before, after, regions, unit) == (0.0,) * 12
+    darker = (before.astype(np.int16) * 0.9).astype(np.uint8)
+    assert not any(intrusion_cover(before, darker, regions, unit) or (1,))
+    assert intrusion_cover(None, before, regions, unit) is None

@@ -1,0 +1,147 @@
+"""The camera observer for a three- or four-seat ring board (corners given once).
+
+Kept next to :mod:`companion.appliance.observe`'s two-player
+``VisionObserver``, with the same frame policy and the same interface
+(:class:`~companion.appliance.pipeline.Observer`), so ``FramePipeline`` and the
+referee work unchanged; the app picks it when ``Rules.players > 2``
+(:func:`make_observer_for`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.appliance.observe import VisionObserver, make_observer
+from companion.referee import Observation
+from device.ports import Frame
+from engine import Rules
+from engine.ring import ring
+from vision import (
+    Calibration,
+    VisionConfig,
+    changed_since,
+    config_from_dict,
+    confirmed_reference,
+    is_new_scene,
+    square_grey,
+    thumbnail,
+)
+from vision.errors import ConfigError
+from vision.ring import RingOutline, calibrate_ring, read_ring, ring_outline
+
+
+class RingObserver:
+    """The observer for a three- or four-seat ring board whose corners were given once.
+
+    The same frame policy as :class:`VisionObserver` (new scene or live
+    stream, change flags against the last confirmed frame, calibration on the
+    opening) over the ring's 6N squares; the board is not searched for, and a
+    hand over the board is not looked for yet (a live stream's motion gate
+    still holds a frame with a moving arm back).
+    """
+
+    def __init__(
+        self, outline: RingOutline, config: VisionConfig | None = None, *, stills: bool = False
+    ) -> None:
+        self.outline = outline
+        self.config = config or VisionConfig()
+        self.stills = stills
+        self.calibration: Calibration | None = None
+        self._previous: NDArray[np.float32] | None = None
+        self._reference: NDArray[np.uint8] | None = None
+        self._grey: NDArray[np.uint8] | None = None
+        self._last_image: NDArray[np.uint8] | None = None
+        self.last_timings: dict[str, float] = {}
+
+    @property
+    def calibrated(self) -> bool:
+        return self.calibration is not None
+
+    def __call__(self, frame: Frame) -> Observation:
+        image = np.ascontiguousarray(frame.image)
+        thumb = thumbnail(image, self.config.change)
+        new_scene = is_new_scene(self._previous, thumb, self.config.change)
+        self._previous = thumb
+        previous = None if self.stills else self._last_image
+        self._last_image = None if self.stills else image
+        reading = read_ring(
+            image, self.outline, self.config, calibration=self.calibration, previous=previous
+        )
+        self.last_timings = reading.timings_ms
+        if not reading.squares:
+            return Observation(None, fit=False, reason=reading.reason or "frame not usable")
+        self._grey = square_grey(image)
+        changed = changed_since(
+            self._reference,
+            self._grey,
+            self.outline.regions,
+            self.outline.px_per_unit(),
+            (),
+            self.config.change,
+        )
+        return Observation(
+            reading.squares, fit=True, still=self.stills or new_scene, changed=changed
+        )
+
+    def confirmed(self) -> None:
+        """The referee trusts the board in the last frame: compare later frames with it."""
+        if self._grey is not None:
+            self._reference = confirmed_reference(self._reference, self._grey, self.outline.regions)
+
+    def looks_like_opening(self, observation: Observation) -> bool:
+        """Roughly 5 in every citizen square: worth calibrating on."""
+        if observation.reading is None:
+            return False
+        squares = list(observation.reading)
+        counts = [
+            max(range(len(squares[sq].probs)), key=squares[sq].probs.__getitem__)
+            for sq in ring(self.outline.players).citizens
+        ]
+        return all(3 <= n <= 8 for n in counts)
+
+    def learn_opening(self, frame: Frame) -> None:
+        """The referee confirmed the opening: learn this scene's count bias from it."""
+        self.calibration = calibrate_ring(
+            np.ascontiguousarray(frame.image), self.outline, self.config
+        )
+
+
+def ring_observer(
+    corners: Any,
+    rules: Rules,
+    settings: Mapping[str, Any] | None = None,
+    *,
+    inner: float | None = None,
+    stills: bool = False,
+) -> RingObserver:
+    """The observer for ``rules.players`` seats (3 or 4) from the board's corners in the image.
+
+    ``corners``: N ``[x, y]`` pairs, corner ``s`` holding mandarin square ``6 s``
+    (see :mod:`vision.ring`); bad corners raise ``vision.ConfigError`` naming why.
+    """
+    outline = ring_outline(corners, rules.players, inner)
+    return RingObserver(outline, config_from_dict(dict(settings or {})), stills=stills)
+
+
+def make_observer_for(
+    rules: Rules,
+    settings: Mapping[str, Any] | None = None,
+    ring_corners: Sequence[Sequence[float]] | None = None,
+) -> VisionObserver | RingObserver:
+    """The app's observer for these rules: two seats the usual one, more the ring's.
+
+    A ring board is not searched for, so three or four seats need the corners
+    (``ring_corners``); without them this raises ``vision.ConfigError``.
+    """
+    if rules.players == 2:
+        return make_observer(settings)
+    if ring_corners is None:
+        raise ConfigError(
+            f"vision: {rules.players} seats need the ring board's {rules.players} corners "
+            "(the ring is not located automatically)"
+        )
+    return ring_observer(ring_corners, rules, settings)

@@ -445,7 +445,13 @@ def folder_loader(folders: list[Path]) -> tuple[list[Item], Any]:
 
 
 def train_on_folders(
-    folders: list[Path], steps: int, seed: int, out: Path, work: Path, extra: list[Item]
+    folders: list[Path],
+    steps: int,
+    seed: int,
+    out: Path,
+    work: Path,
+    extra: list[Item],
+    init: Path | None = None,
 ) -> int:
     """Train the shipped-interface counter on scenes that are not render-public's (and the
     ``extra`` classic ``vision.synth`` scenes the unit tests draw).
@@ -461,7 +467,7 @@ def train_on_folders(
         print("no scenes in " + ", ".join(map(str, folders)), file=sys.stderr)
         return 2
     print(f"{len(items)} scenes from {len(folders)} folders", flush=True)
-    net = train(items, steps, seed + 200, "wide", refresh=more)
+    net = train(items, steps, seed + 200, "wide", init, refresh=more)
     export(net, out)
     torch.save(net.state_dict(), work / "wide.pt")
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB) after {steps} steps")
@@ -489,14 +495,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--synth", type=int, default=0, help="add N classic vision.synth scenes to the training"
     )
-    ap.add_argument("--init", type=Path, help="warm-start the final run from these weights")
+    ap.add_argument("--init", type=Path, help="warm-start the (final or --data) run from these")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     args.work.mkdir(parents=True, exist_ok=True)
     if args.data:
         extra = synth_items(args.synth, args.seed + 7) if args.synth else []
-        return train_on_folders(args.data, args.steps, args.seed, args.out, args.work, extra)
+        return train_on_folders(
+            args.data, args.steps, args.seed, args.out, args.work, extra, args.init
+        )
     if args.dataset is None:
         ap.error("give DATASET_DIR or --data DIR")
     runs = (

@@ -91,32 +91,37 @@ def ring_outline(
     """
     if players not in (3, 4):
         raise ConfigError(f"ring: players must be 3 or 4, got {players!r}")
-    c = np.asarray(corners, dtype=np.float64)
+    c: FloatArray = np.asarray(corners, dtype=np.float64)
     if c.shape != (players, 2) or not np.all(np.isfinite(c)):
         raise ConfigError(
             f"ring: {players} seats need {players} corners as [x, y] pairs, "
             f"got shape {tuple(c.shape)}"
         )
-    # the shoelace area, positive for corners running counter-clockwise on screen
-    # when the image y axis points down, which is clockwise seen from above
+    if players == 4 and not bool(cv2.isContourConvex(c.astype(np.float32).reshape(-1, 1, 2))):
+        raise ConfigError("ring: the four corners cross over (give them in order round the board)")
+    # the shoelace area in image coordinates (y down): negative for corners that run
+    # counter-clockwise seen from above, as the squares do; a camera cannot mirror
     x, y = c[:, 0], c[:, 1]
     area = 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
     side = float(np.linalg.norm(c[1] - c[0]))
     if abs(area) < 0.05 * side * side:
         raise ConfigError("ring: the corners do not span a board (too thin or repeated)")
-    if players == 4 and not bool(cv2.isContourConvex(c.astype(np.float32).reshape(-1, 1, 2))):
-        raise ConfigError("ring: the four corners cross over (give them in order round the board)")
+    if area > 0:
+        raise ConfigError(
+            "ring: the corners run clockwise on the screen; give them counter-clockwise "
+            "from the corner of square 0 (P0's left), as the squares are numbered"
+        )
     inner = INNER[players] if inner is None else float(inner)
     if not 0.2 <= inner <= 0.9:
         raise ConfigError(f"ring: inner must be 0.2..0.9, got {inner!r}")
     r = ring(players)
     src = np.array(r.corners(), dtype=np.float64)
     if players == 4:
-        h = cv2.getPerspectiveTransform(src.astype(np.float32), c.astype(np.float32))
+        raw = cv2.getPerspectiveTransform(src.astype(np.float32), c.astype(np.float32))
     else:
         a = cv2.getAffineTransform(src.astype(np.float32), c.astype(np.float32))
-        h = np.vstack([a, [0.0, 0.0, 1.0]])
-    h = np.asarray(h, dtype=np.float64)
+        raw = np.vstack([a, [0.0, 0.0, 1.0]])
+    h: FloatArray = np.asarray(raw, dtype=np.float64)
     regions = tuple(project(h, np.array(p, dtype=np.float64)) for p in r.polygons(inner))
     return RingOutline(players, h, c, regions, inner)
 

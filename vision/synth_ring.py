@@ -76,22 +76,19 @@ def _chalk(
         n = np.stack([-d[:, 1], d[:, 0]], 1)
         n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
         u = np.linspace(0, 1, len(stroke))
-        wob = (
-            sum(
-                rng.uniform(-1, 1) * np.sin(2 * np.pi * (k + 1) * u + rng.uniform(0, 6.3))
-                for k in range(3)
-            )
-            * cond.wobble
-        )
+        wob = np.zeros(len(stroke))
+        for k in range(3):
+            wob += rng.uniform(-1, 1) * np.sin(2 * np.pi * (k + 1) * u + rng.uniform(0, 6.3))
+        wob *= cond.wobble
         pp = (stroke + n * wob[:, None]) @ a[:2, :2].T + a[:2, 2]
         for i in range(len(pp) - 1):
             wpx = max(1, round(cond.line_width * _PPU * rng.uniform(0.8, 1.2)))
             p0 = (round(pp[i, 0]), round(pp[i, 1]))
             p1 = (round(pp[i + 1, 0]), round(pp[i + 1, 1]))
             cv2.line(alpha, p0, p1, float(rng.uniform(0.75, 1.0)), wpx, cv2.LINE_AA)
-    alpha = cv2.GaussianBlur(alpha, (0, 0), 1.2)
+    soft = np.asarray(cv2.GaussianBlur(alpha, (0, 0), 1.2), dtype=np.float32)
     grain = 1.0 - 0.35 * rng.random(shape).astype(np.float32)
-    return np.clip(alpha * grain * cond.chalk_opacity, 0, 1)
+    return np.asarray(np.clip(soft * grain * cond.chalk_opacity, 0, 1), dtype=np.float32)
 
 
 def _inset_map(poly: FloatArray) -> tuple[FloatArray, NDArray[np.float32], float]:
@@ -242,10 +239,10 @@ def render_ring(
     grad = _smooth_noise(irng, (h, w), max(w, h) / 2) * cond.light_gradient
     out *= (1.0 + 0.5 * grad)[..., None]
     if cond.blur > 0:
-        out = cv2.GaussianBlur(out, (0, 0), cond.blur)
+        out = np.asarray(cv2.GaussianBlur(out, (0, 0), cond.blur), dtype=np.float32)
     # the sensor noise differs from frame to frame, as on a real camera
     nrng = np.random.default_rng([scene_seed, 5, seed, *map(int, counts)])
-    out += nrng.normal(0, cond.noise, out.shape).astype(np.float32)
+    out += np.asarray(nrng.normal(0, cond.noise, out.shape), dtype=np.float32)
     image = np.clip(out, 0, 255).astype(np.uint8)
     truth: dict[str, Any] = {
         "players": players,

@@ -253,8 +253,8 @@ class _Scorer:
         limit = self.outlier
         total = 0.0
         outliers = 0
-        for table, stone in zip(self.big, big, strict=True):
-            v = table[stone]
+        for stones, stone in zip(self.big, big, strict=True):
+            v = stones[stone]
             total += v
             outliers += v < limit
         floor = self.floor

@@ -15,7 +15,7 @@ STDLIB = set(sys.stdlib_module_names)
 #: package -> (our packages it may import, third-party roots it may import; None = any)
 ALLOWED: dict[str, tuple[set[str], set[str] | None]] = {
     "engine": (set(), set()),
-    "vision": ({"engine.board"}, {"numpy", "cv2"}),
+    "vision": ({"engine.board", "engine.ring"}, {"numpy", "cv2"}),  # board geometry only
     "device": (set(), None),
     "companion": (OURS, None),
 }

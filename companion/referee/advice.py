@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from companion.referee.ai import ai_move
-from engine import Move, Position, Rules
+from engine import Move, Position, Rules, multisearch
 from engine.play import play
 from engine.search import hint
 
@@ -37,6 +37,13 @@ class Advice:
 
 def advise(position: Position, rules: Rules, time_ms: int = 300, seed: int = 0) -> Advice:
     """Best move, and why: the points it takes now, or the capture it stops."""
+    if rules.players > 2:
+        # Round a ring the hint is the search's move and what it takes now.
+        move = multisearch.choose_move(
+            position, rules, time_ms=time_ms, rng=random.Random(seed)
+        ).move
+        points = play(position, move, rules).captured.points
+        return Advice(move, AdviceReason.GAIN, points) if points else Advice(move)
     h = hint(position, rules, time_ms, rng=random.Random(seed))
     if h.captured.points:
         return Advice(h.move, AdviceReason.GAIN, h.captured.points)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
+from engine import legal_moves, multisearch
 from engine.move import Move
 from engine.position import Position
 from engine.rules import Rules
@@ -41,4 +42,20 @@ def ai_move(
     """
     if isinstance(level, str) and level not in LEVELS:
         raise ValueError(f"unknown AI level {level!r}; choose one of {', '.join(LEVELS)}")
+    if rules.players > 2:
+        return ring_move(position, rules, level, rng=rng)
     return level_move(position, rules, level, rng=rng, history=history)
+
+
+def ring_move(
+    position: Position, rules: Rules, level: str | Level, *, rng: random.Random | None = None
+) -> Move:
+    """Three or four seats: the same level's depth cap, time and blunder rate, searched by
+    :mod:`engine.multisearch` (paranoid alpha-beta round the ring)."""
+    lv = LEVELS[level] if isinstance(level, str) else level
+    rng = rng if rng is not None else random.Random()
+    if lv.random_move and rng.random() < lv.random_move:
+        return rng.choice(legal_moves(position, rules))
+    return multisearch.choose_move(
+        position, rules, time_ms=lv.time_ms, depth=lv.depth, rng=rng
+    ).move

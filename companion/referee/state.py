@@ -743,6 +743,25 @@ class Referee:
         self._trust()
         return replace(report, confirmed=True)
 
+    def end_by_count(self) -> Report:
+        """Every player agreed to stop a game that keeps cycling: count it as it stands.
+
+        Journaled like any end, so a power cut after the players agreed does
+        not bring the endless game back.
+        """
+        if self.position.over:
+            return Report(RefereeState.SETTLED, "game over")
+        transition = self.game.stop_and_count()
+        outcome = transition.position.outcome
+        assert outcome is not None
+        if self.journal is not None:
+            self.journal.end(outcome.final, outcome.reason, outcome.winner)
+        self.owed = None
+        self.pending = None
+        self.state = RefereeState.SETTLED
+        scores = "-".join(str(n) for n in outcome.final)
+        return Report(RefereeState.SETTLED, f"stopped by the players and counted: {scores}")
+
     def restore(self, game: Game, pending: Verdict | None = None) -> None:
         """Resume from the journal: the game so far, and an open dispute if any."""
         self.game = game

@@ -207,9 +207,6 @@ class Controller:
     on_counters_reset: Callable[[], None] | None = None
     #: a tally's final count, as ``RecordWriter.tally`` keywords (the app passes journal.tally)
     on_tally: Callable[..., Any] | None = None
-    #: every seat agreed to end a cycling game by the count; called with the final
-    #: transition after ``referee.game.stop_and_count()`` (the app journals it)
-    on_end_by_count: Callable[[Transition], None] | None = None
     spread_model: SpreadModel = field(default_factory=SpreadModel)
     operator_index: int = 0
     view: View = View.BOARD
@@ -822,13 +819,11 @@ class Controller:
     def end_by_count(self) -> None:
         """Every seat agreed: the game ends by the count (rows swept, debts repaid).
 
-        The referee has no journaled call for it yet, so the game is stopped
-        directly and ``on_end_by_count`` gets the final transition to record.
+        The referee journals the end, so a power cut cannot bring the endless
+        game back.
         """
-        transition = self.referee.game.stop_and_count()
+        self.message = self.referee.end_by_count().detail
         self._cycle, self._ended_by_count = None, True
-        if self.on_end_by_count is not None:
-            self.on_end_by_count(transition)
         self.view = View.OVER
 
     def _in_progress(self) -> bool:

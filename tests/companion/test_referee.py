@@ -307,3 +307,14 @@ def test_a_square_under_a_hand_is_no_evidence_that_it_changed() -> None:
     shown = hide(reading(after.board, after.big), {10, 11})
     report = ref.observe(shown, still=True, changed=flags, partial=True, hidden=hidden)
     assert not report.accepted, report.detail
+
+
+def test_a_game_the_players_stop_is_counted_and_journaled() -> None:
+    journal = ListJournal()
+    ref = Referee(journal=journal, mode="manual")
+    ref.play_manual("2+")
+    report = ref.end_by_count()
+    assert ref.position.over and report.state == "settled"
+    kind, data = journal.records[-1]
+    assert kind == "end" and data["final"] == list(ref.position.outcome.final)  # type: ignore[union-attr]
+    assert ref.end_by_count().detail == "game over"  # a second press changes nothing

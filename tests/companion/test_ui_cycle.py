@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from companion.referee import Referee
+from companion.referee.records import RecordWriter
 from companion.ui.controller import CYCLE_REOFFER, Advice, Controller, View
 from companion.ui.input import ShortPress
 from companion.ui.screens import CycleScreen, GameOverScreen, render_screen
-from engine import Position, Rules, Transition
+from engine import Position, Rules
 from engine.endgame import projected_final
 
 # P1 has lost (both big stones with P0, square 6 holds pebbles nobody can take): it sows
@@ -30,10 +33,20 @@ def spiral_until_offered(c: Controller, limit: int = 80) -> int:
     raise AssertionError(f"no offer in {limit} plies")
 
 
+class _Journal(RecordWriter):
+    """The records the referee writes, kept in a list."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[str, dict[str, object]]] = []
+
+    def append(self, kind: str, data: Mapping[str, object]) -> None:
+        self.records.append((kind, dict(data)))
+
+
 def test_a_debt_spiral_is_offered_to_end_by_the_count_and_both_seats_agree() -> None:
-    ref = Referee(Rules(), start=Position.from_text(SPIRAL_START), mode="manual")
-    ended: list[Transition] = []
-    c = Controller(ref, on_end_by_count=ended.append)
+    journal = _Journal()
+    ref = Referee(Rules(), start=Position.from_text(SPIRAL_START), journal=journal, mode="manual")
+    c = Controller(ref)
     spiral_until_offered(c)
     screen = c.screen()
     assert isinstance(screen, CycleScreen)
@@ -52,7 +65,8 @@ def test_a_debt_spiral_is_offered_to_end_by_the_count_and_both_seats_agree() -> 
     press(c, "ok")
     assert ref.position.over and ref.position.outcome is not None
     assert ref.position.outcome.final == expected
-    assert len(ended) == 1 and ended[0].position == ref.position
+    ends = [data for kind, data in journal.records if kind == "end"]
+    assert len(ends) == 1 and ends[0]["final"] == list(ref.position.outcome.final)
     over = c.screen()
     assert isinstance(over, GameOverScreen) and over.result.reason == "agreed"
     render_screen(over, "vi")

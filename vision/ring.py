@@ -83,20 +83,49 @@ def ring_outline(
 ) -> RingOutline:
     """The outline of a ``players``-seat ring from its corners in the image.
 
-    ``inner``: where the inner outline lies, as a share of the outer one
-    (default :data:`INNER` for the seat count).
+    ``corners``: the board's N outer corners, or those followed by the N
+    corners of the inner outline (for a triangle under a tilted camera, where
+    three points fix only an affine map: about 0.01 square sides of error per
+    degree of tilt). ``inner``: where the inner outline lies, as a share of the
+    outer one (default :data:`INNER` for the seat count); inner corners given
+    are taken to lie there.
 
     Raises :class:`~vision.errors.ConfigError` naming what is wrong with the
-    corners (count, shape, a degenerate or self-crossing polygon).
+    corners (count, shape, order, a degenerate or self-crossing polygon).
     """
     if players not in (3, 4):
         raise ConfigError(f"ring: players must be 3 or 4, got {players!r}")
-    c: FloatArray = np.asarray(corners, dtype=np.float64)
-    if c.shape != (players, 2) or not np.all(np.isfinite(c)):
+    given: FloatArray = np.asarray(corners, dtype=np.float64)
+    if given.shape not in ((players, 2), (2 * players, 2)) or not np.all(np.isfinite(given)):
         raise ConfigError(
-            f"ring: {players} seats need {players} corners as [x, y] pairs, "
-            f"got shape {tuple(c.shape)}"
+            f"ring: {players} seats need {players} corners (or {2 * players} with the inner "
+            f"ones) as [x, y] pairs, got shape {tuple(given.shape)}"
         )
+    c = given[:players]
+    for ring_pts in (c, given[players:]) if len(given) > players else (c,):
+        _check_polygon(ring_pts, players)
+    inner = INNER[players] if inner is None else float(inner)
+    if not 0.2 <= inner <= 0.9:
+        raise ConfigError(f"ring: inner must be 0.2..0.9, got {inner!r}")
+    r = ring(players)
+    src = np.array(r.corners(), dtype=np.float64)
+    if len(given) > players:
+        both = np.concatenate([src, inner * src]).astype(np.float32)
+        raw, _ = cv2.findHomography(both, given.astype(np.float32), 0)
+        if raw is None:
+            raise ConfigError("ring: the outer and inner corners do not fit one board")
+    elif players == 4:
+        raw = cv2.getPerspectiveTransform(src.astype(np.float32), c.astype(np.float32))
+    else:
+        a = cv2.getAffineTransform(src.astype(np.float32), c.astype(np.float32))
+        raw = np.vstack([a, [0.0, 0.0, 1.0]])
+    h: FloatArray = np.asarray(raw, dtype=np.float64)
+    regions = tuple(project(h, np.array(p, dtype=np.float64)) for p in r.polygons(inner))
+    return RingOutline(players, h, c, regions, inner)
+
+
+def _check_polygon(c: FloatArray, players: int) -> None:
+    """Refuse corners that cannot be a board seen from above, with the reason."""
     if players == 4 and not bool(cv2.isContourConvex(c.astype(np.float32).reshape(-1, 1, 2))):
         raise ConfigError("ring: the four corners cross over (give them in order round the board)")
     # the shoelace area in image coordinates (y down): negative for corners that run
@@ -111,19 +140,6 @@ def ring_outline(
             "ring: the corners run clockwise on the screen; give them counter-clockwise "
             "from the corner of square 0 (P0's left), as the squares are numbered"
         )
-    inner = INNER[players] if inner is None else float(inner)
-    if not 0.2 <= inner <= 0.9:
-        raise ConfigError(f"ring: inner must be 0.2..0.9, got {inner!r}")
-    r = ring(players)
-    src = np.array(r.corners(), dtype=np.float64)
-    if players == 4:
-        raw = cv2.getPerspectiveTransform(src.astype(np.float32), c.astype(np.float32))
-    else:
-        a = cv2.getAffineTransform(src.astype(np.float32), c.astype(np.float32))
-        raw = np.vstack([a, [0.0, 0.0, 1.0]])
-    h: FloatArray = np.asarray(raw, dtype=np.float64)
-    regions = tuple(project(h, np.array(p, dtype=np.float64)) for p in r.polygons(inner))
-    return RingOutline(players, h, c, regions, inner)
 
 
 def canvas(players: int, px: int) -> tuple[int, int, FloatArray]:

@@ -186,7 +186,8 @@ def render_ring(
     chalk and light; ``inner``: the ring's inner outline share (default
     :data:`vision.ring.INNER`); ``conditions``: SceneConditions overrides.
     The truth's ``corners`` are the board's N corners in the image, in the
-    order :func:`vision.ring.ring_outline` takes them.
+    order :func:`vision.ring.ring_outline` takes them; ``inner_corners`` those
+    of the inner outline.
     """
     players, rest = divmod(len(counts), SIDE)
     if rest or players not in (3, 4) or any(c < 0 for c in counts):
@@ -249,6 +250,7 @@ def render_ring(
         "width": w,
         "height": h,
         "corners": project(cam, corners_sq).round(2).tolist(),
+        "inner_corners": project(cam, inner * corners_sq).round(2).tolist(),
         "inner": inner,
         "counts": [int(c) for c in counts],
         "big": [int(b) for b in big],

@@ -39,6 +39,23 @@ def test_four_corners_under_perspective_map_the_square_board_exactly() -> None:
         assert np.allclose(outline.regions[6 * s][1], corners[s], atol=1e-4)
 
 
+def test_a_tilted_triangle_is_mapped_exactly_with_its_inner_corners_too() -> None:
+    counts = [0, 5, 5, 5, 5, 5] * 3
+    _, truth = render_ring(counts, [1, 1, 1], 4, size=(640, 480), tilt_deg=20.0)
+    truth_regions = [np.array(p) for p in truth["regions"]]
+
+    def worst(outline_regions: tuple[np.ndarray, ...]) -> float:
+        return max(
+            float(np.abs(a - b).max()) for a, b in zip(outline_regions, truth_regions, strict=True)
+        )
+
+    affine = ring_outline(truth["corners"], 3)
+    full = ring_outline(truth["corners"] + truth["inner_corners"], 3)
+    unit = affine.px_per_unit()
+    assert worst(affine.regions) > 0.1 * unit  # three points cannot see the tilt
+    assert worst(full.regions) < 0.02 * unit
+
+
 @pytest.mark.parametrize(
     ("corners", "players", "why"),
     [

@@ -40,9 +40,12 @@ from vision.synth_ring import render_ring
 
 
 def photograph_game(
-    players: int, index: int, seed: int, plies: int, folder: Path
+    players: int, index: int, seed: int, plies: int, folder: Path, inner_corners: bool = False
 ) -> tuple[list[Path], list[Move], list[list[float]]]:
-    """Play a random game and photograph every position: (frames, moves, corners)."""
+    """Play a random game and photograph every position: (frames, moves, corners).
+
+    ``inner_corners``: the corners given include the inner outline's (2N points).
+    """
     rng = random.Random(f"ring game {seed} {players} {index}")
     light = random.Random(f"ring light {seed} {players} {index}")
     game = Game(Rules(players=players))
@@ -54,7 +57,7 @@ def photograph_game(
     for ply in range(plies + 1):
         pos = game.position
         image, truth = render_ring(list(pos.board), list(pos.big), scene * 7, scene_seed=scene)
-        corners = truth["corners"]
+        corners = truth["corners"] + (truth["inner_corners"] if inner_corners else [])
         drift = 1.0 + light.uniform(-0.04, 0.04)
         image = np.clip(image.astype(np.float32) * drift, 0, 255).astype(np.uint8)
         path = folder / f"frame_{ply:03d}.jpg"
@@ -102,6 +105,9 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=2, help="games per seat count")
     parser.add_argument("--plies", type=int, default=16, help="moves per game at most")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--inner-corners", action="store_true", help="give the inner outline's corners too"
+    )
     parser.add_argument("--workdir", type=Path, default=Path.home() / ".cache/oanquan/track_ring")
     args = parser.parse_args()
     if args.games < 1 or args.plies < 1:
@@ -113,7 +119,9 @@ def main() -> int:
         started = time.perf_counter()
         for g in range(args.games):
             folder = args.workdir / f"seed{args.seed}_p{n}_g{g}"
-            frames, moves, corners = photograph_game(n, g, args.seed, args.plies, folder)
+            frames, moves, corners = photograph_game(
+                n, g, args.seed, args.plies, folder, args.inner_corners
+            )
             result = referee_game(n, frames, moves, corners)
             for key in total:
                 total[key] += result[key]
@@ -123,6 +131,7 @@ def main() -> int:
         summary = {
             "players": n,
             "games": args.games,
+            "corners_given": 2 * n if args.inner_corners else n,
             **total,
             "missed": total["moves"] - decided,
             "games_recorded_right": same,

@@ -131,17 +131,25 @@ def make_observer_for(
     rules: Rules,
     settings: Mapping[str, Any] | None = None,
     ring_corners: Sequence[Sequence[float]] | None = None,
+    *,
+    ring_inner: float | None = None,
+    stills: bool = False,
 ) -> VisionObserver | RingObserver:
     """The app's observer for these rules: two seats the usual one, more the ring's.
 
     A ring board is not searched for, so three or four seats need the corners
-    (``ring_corners``); without them this raises ``vision.ConfigError``.
+    (``ring_corners``: N points, or 2N with the inner outline's; see
+    :func:`vision.ring.ring_outline`); without them this raises
+    ``vision.ConfigError``. ``settings`` is the ``[vision]`` table without any
+    ring keys (``config_from_dict`` refuses keys it does not know).
     """
     if rules.players == 2:
+        if stills:
+            return VisionObserver(config_from_dict(dict(settings or {})), stills=True)
         return make_observer(settings)
     if ring_corners is None:
         raise ConfigError(
             f"vision: {rules.players} seats need the ring board's {rules.players} corners "
             "(the ring is not located automatically)"
         )
-    return ring_observer(ring_corners, rules, settings)
+    return ring_observer(ring_corners, rules, settings, inner=ring_inner, stills=stills)

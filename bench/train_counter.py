@@ -279,8 +279,11 @@ def train(
     log: str = "",
     init: Path | None = None,
     refresh: Any = None,
+    favour: tuple[str, float] | None = None,
 ) -> CounterNet:
-    """``refresh``: called every 250 steps, returns scenes written since (a growing cache)."""
+    """``refresh``: called every 250 steps, returns scenes written since (a growing cache).
+    ``favour`` (SUBSTR, P): a P share of samples comes from scenes whose name holds SUBSTR
+    (the few Blender renders among thousands of generated scenes)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = CounterNet()
@@ -301,8 +304,10 @@ def train(
             if new:
                 print(f"  {log} step {step}: {len(items)} scenes", flush=True)
         xs, ys = [], []
+        fav = [it for it in items if favour is not None and favour[0] in it.name]
         for _ in range(batch):
-            _, x, y = sample(items[int(rng.integers(len(items)))], rng, True)
+            src = fav if fav and favour is not None and rng.random() < favour[1] else items
+            _, x, y = sample(src[int(rng.integers(len(src)))], rng, True)
             xs.append(x[0])
             ys.append(y)
         x = torch.from_numpy(np.stack(xs))
@@ -452,6 +457,7 @@ def train_on_folders(
     work: Path,
     extra: list[Item],
     init: Path | None = None,
+    favour: tuple[str, float] | None = None,
 ) -> int:
     """Train the shipped-interface counter on scenes that are not render-public's (and the
     ``extra`` classic ``vision.synth`` scenes the unit tests draw).
@@ -467,7 +473,7 @@ def train_on_folders(
         print("no scenes in " + ", ".join(map(str, folders)), file=sys.stderr)
         return 2
     print(f"{len(items)} scenes from {len(folders)} folders", flush=True)
-    net = train(items, steps, seed + 200, "wide", init, refresh=more)
+    net = train(items, steps, seed + 200, "wide", init, refresh=more, favour=favour)
     export(net, out)
     torch.save(net.state_dict(), work / "wide.pt")
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB) after {steps} steps")
@@ -495,6 +501,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--synth", type=int, default=0, help="add N classic vision.synth scenes to the training"
     )
+    ap.add_argument(
+        "--favour", help="SUBSTR=P: a P share of samples from scenes whose path holds SUBSTR"
+    )
     ap.add_argument("--init", type=Path, help="warm-start the (final or --data) run from these")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
@@ -502,8 +511,12 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     if args.data:
         extra = synth_items(args.synth, args.seed + 7) if args.synth else []
+        favour = None
+        if args.favour:
+            key, _, share = args.favour.rpartition("=")
+            favour = (key, float(share))
         return train_on_folders(
-            args.data, args.steps, args.seed, args.out, args.work, extra, args.init
+            args.data, args.steps, args.seed, args.out, args.work, extra, args.init, favour
         )
     if args.dataset is None:
         ap.error("give DATASET_DIR or --data DIR")

@@ -308,12 +308,15 @@ class Stats:
     restarts: int = 0
     confirmed: list[tuple[int, int, str]] = field(default_factory=list)
     answered: int = 0
+    resyncs: int = 0
     games: int = 0
     pings: int = 0
     longest_gap: float = 0.0
     rss_start: int = 0
     rss_end: int = 0
     tracebacks: list[str] = field(default_factory=list)
+    final: dict[str, Any] = field(default_factory=dict)
+    recent_moves: int = 0
 
 
 def build(
@@ -386,6 +389,7 @@ def soak(frames: int, fault_every: int, seed: int, folder: Path, progress: int =
                     report_seen = report
                     for accepted in report.accepted:
                         stats.confirmed.append((game_seq(app), accepted.ply, str(accepted.move)))
+                        stats.recent_moves += frame >= frames - 10_000
                 # the players act through the same process: SIGTERM may land in their writes
                 drive_players(app, table, stats, rng)
             except ShutdownRequested:
@@ -413,6 +417,20 @@ def soak(frames: int, fault_every: int, seed: int, folder: Path, progress: int =
     finally:
         handler.restore()
     stats.longest_gap = max(stats.longest_gap, clock() - last_ping)
+    stats.final = {
+        "referee": str(app.referee.state),
+        "referee_ply": app.referee.position.ply,
+        "table_ply": table.game.position.ply,
+        "table_over": table.game.is_over,
+        "table_moving": table.moving,
+        "table_queue": len(table.queue),
+        "table_waited": table.waited,
+        "owed": app.referee.owed is not None,
+        "view": str(app.controller.view),
+        "message": app.controller.message,
+        "journal_broken": app.journal.broken,
+        "fault_counts": dict(app.faults.counts),
+    }
     stats.rss_end = rss_kib()
     app.hardware.close()
     app.journal.close()
@@ -426,22 +444,20 @@ def drive_players(app: App, table: Table, stats: Stats, rng: random.Random) -> N
     if table.moving:
         return
     behind = len(table.game.moves) - len(referee.game.moves)
+    if behind > 0 and list(table.game.moves[: len(referee.game.moves)]) != list(referee.game.moves):
+        behind = -1  # another game (a restart began a new one): the players follow the screen
     if referee.position != table.game.position:
         asking = referee.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE)
-        if behind > 0 and ((asking and table.waited > 5) or table.waited > 600):
+        if behind < 0:
+            resync(table, referee, stats)
+        elif behind > 0 and ((asking and table.waited > 5) or table.waited > 600):
             # players answer with the buttons (after a minute, even unasked: they correct it)
             truth = str(table.game.moves[len(referee.game.moves)])
             if app._attempt("players answer", lambda: _answer(app, truth, stats)):
                 stats.answered += 1
                 table.waited = 0
         elif behind <= 0 and table.waited > 600:
-            stats.faults["resync"] += 1  # the referee went its own way: follow it
-            table.game = Game(referee.rules, referee.game.start)
-            for move in referee.game.moves:
-                table.game.play(move)
-            table.board = (tuple(table.game.position.board), tuple(table.game.position.big))  # type: ignore[assignment]
-            table.queue, table.waited = [], 0
-            table.scene += 1
+            resync(table, referee, stats)  # the referee went its own way: follow it
         return
     if table.queue:
         if table.waited > 3:
@@ -458,6 +474,17 @@ def drive_players(app: App, table: Table, stats: Stats, rng: random.Random) -> N
         return
     if table.waited > 3:
         table.play()
+
+
+def resync(table: Table, referee: Any, stats: Stats) -> None:
+    """The players set the board to the game on the screen."""
+    stats.resyncs += 1
+    table.game = Game(referee.rules, referee.game.start)
+    for move in referee.game.moves:
+        table.game.play(move)
+    table.board = (tuple(table.game.position.board), tuple(table.game.position.big))  # type: ignore[assignment]
+    table.queue, table.waited, table.moving = [], 0, 0
+    table.scene += 1
 
 
 def _answer(app: App, move: str, stats: Stats) -> None:
@@ -552,6 +579,8 @@ def main(argv: list[str] | None = None) -> int:
         "games_finished": stats.games,
         "moves_confirmed": len(stats.confirmed),
         "answered_by_players": stats.answered,
+        "players_followed_the_screen": stats.resyncs,
+        "moves_in_last_10k_frames": stats.recent_moves,
         "confirmed_moves_lost": len(lost),
         "rss_kib_start": stats.rss_start,
         "rss_kib_end": stats.rss_end,

@@ -19,7 +19,8 @@ from typing import IO, Any
 import cv2
 
 from companion.appliance.observe import VisionObserver
-from companion.appliance.pipeline import FramePipeline
+from companion.appliance.pipeline import FramePipeline, Observer
+from companion.appliance.ring_observe import make_observer_for
 from companion.referee import Referee, RefereeState, Report
 from device.ports import Frame
 from engine import EngineError, IllegalMoveError, Move, Position, Rules
@@ -35,6 +36,19 @@ def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
         for part in re.split(r"(\d+)", name)
         if part
     )
+
+
+def parse_corners(text: str | None) -> list[list[float]] | None:
+    """``"x,y x,y ..."`` as pairs; None when not given (the ring's observer then says why)."""
+    if not text:
+        return None
+    try:
+        pairs = [[float(v) for v in point.split(",")] for point in text.split()]
+    except ValueError:
+        raise ValueError(f"--ring-corners: expected 'x,y x,y ...', got {text!r}") from None
+    if any(len(p) != 2 for p in pairs):
+        raise ValueError(f"--ring-corners: every point needs x,y, got {text!r}")
+    return pairs
 
 
 def frame_files(folder: Path) -> list[Path]:
@@ -203,6 +217,12 @@ def main(argv: list[str]) -> int:
         "--answers",
         help="moves file (one per line): answers the referee's questions and disputes",
     )
+    parser.add_argument(
+        "--ring-corners",
+        metavar="X,Y ...",
+        help="3-4 seats: the ring board's corners in pixels, counter-clockwise on screen from "
+        "the corner holding square 0 (N points, or 2N with the inner outline's)",
+    )
     args = parser.parse_args(argv)
     folder = Path(args.frames_dir)
     try:
@@ -218,12 +238,15 @@ def main(argv: list[str]) -> int:
             raise ValueError(f"start position: {start.describe_status(rules)}")
         config = load_config(args.vision) if args.vision else config_from_dict({})
         answers = load_answers(args.answers) if args.answers else None
+        observer: Observer = VisionObserver(config, stills=True)
+        if rules.players > 2 or args.ring_corners:
+            corners = parse_corners(args.ring_corners)
+            observer = make_observer_for(rules, None, corners, stills=True)
     except (ValueError, EngineError, VisionError) as exc:
         print(f"oanquan track: {exc}", file=sys.stderr)
         return 2
     referee = Referee(rules, start=start)
     referee.setup_checked = True  # the caller says where the game starts
-    observer = VisionObserver(config, stills=True)
     pipeline = FramePipeline(observer, referee, start_shown=True)
     try:
         unreadable = track(frames, pipeline, sys.stdout, answers=answers)

@@ -163,3 +163,44 @@ def test_frames_are_taken_in_natural_order_and_webp_counts(tmp_path: Path) -> No
         (tmp_path / name).write_bytes(b"")
     (tmp_path / "f0.jpg").mkdir()  # a folder with an image's name is not a frame
     assert [p.name for p in frame_files(tmp_path)] == ["f1.webp", "f2.png", "F3.JPG", "f10.jpg"]
+
+
+def test_track_referees_a_three_seat_ring_from_given_corners(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import cv2
+
+    from engine import Game, Rules
+    from vision.synth_ring import render_ring
+
+    rules = Rules(players=3)
+    game = Game(rules)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    corners: list[list[float]] = []
+    for i in range(3):
+        pos = game.position
+        image, truth = render_ring(list(pos.board), list(pos.big), 77, scene_seed=21)
+        cv2.imwrite(str(frames / f"f{i}.png"), image)
+        corners = truth["corners"]
+        game.play(game.legal_moves()[i])
+    rules_file = tmp_path / "rules.json"
+    rules_file.write_text('{"players": 3}')
+    spec = " ".join(f"{x},{y}" for x, y in corners)
+    rc = track.main([str(frames), "--rules", str(rules_file), "--ring-corners", spec])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rc == 0
+    summary = lines[-1]["summary"]
+    assert summary["moves"] == [str(m) for m in game.moves[:2]]
+    assert not any("answered" in line for line in lines)
+
+
+def test_three_seats_without_corners_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "f0.png").write_bytes(b"x")
+    rules_file = tmp_path / "rules.json"
+    rules_file.write_text('{"players": 3}')
+    assert track.main([str(tmp_path), "--rules", str(rules_file)]) == 2
+    err = capsys.readouterr().err
+    assert "corners" in err and err.count("\n") == 1

@@ -161,7 +161,8 @@ class VisionObserver:
         self._reference = confirmed_reference(
             self._reference, self._grey, self._regions, self._hidden
         )
-        if self._image is not None and (not self._hand_seen or self._clear is None):
+        if self._image is not None and not self._hand_seen:
+            # Never from a frame with an arm in it: its going would look like one.
             self._clear = self._image
 
     def looks_like_opening(self, observation: Observation) -> bool:

@@ -102,6 +102,10 @@ class Display(Protocol):
         """Switch the panel off (True) or back on (False) without losing the frame."""
         ...
 
+    def maintain(self) -> None:
+        """Called every loop turn: retry a panel missing at start, re-send the init now and then."""
+        ...
+
     def close(self) -> None: ...
 
 

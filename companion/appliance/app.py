@@ -23,8 +23,11 @@ from __future__ import annotations
 import functools
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
+import numpy as np
+from numpy.typing import NDArray
 from PIL import Image
 
 from companion.appliance.config import Config
@@ -70,6 +73,22 @@ def frame_problem(image: object) -> str | None:
     if h > MAX_TALL * w:
         return f"odd frame: {w}x{h} is more than {MAX_TALL}x taller than wide"
     return None
+
+
+class SpreadLike(Protocol):
+    """What a tally reader returns (``companion.commands.tally.SpreadReading``)."""
+
+    @property
+    def found(self) -> bool: ...
+
+    @property
+    def squares(self) -> Sequence[Any]: ...
+
+    @property
+    def reason(self) -> str | None: ...
+
+    @property
+    def outside(self) -> float: ...
 
 
 class FaultLog:
@@ -130,9 +149,12 @@ class App:
         kiosk: bool = False,
         advisor: Callable[[Position, Rules], Advice] | None = None,
         opponent: Callable[..., Advice] | None = None,
+        spread_reader: Callable[[Observer, NDArray[np.uint8]], SpreadLike] | None = None,
     ) -> None:
         """``advisor`` gives hints; ``opponent(position, rules, level, history=)``
-        the companion's own moves (``config.play`` says at which level and side)."""
+        the companion's own moves (``config.play`` says at which level and side);
+        ``spread_reader(observer, image)`` counts a tally's spread from a frame
+        (``companion.commands.tally.read_frame_spread``)."""
         self.config = config
         self.hardware = hardware
         self.journal = journal
@@ -146,6 +168,7 @@ class App:
         self.pipeline = FramePipeline(observer, self.referee) if observer is not None else None
         self._advisor = advisor
         self._opponent = opponent
+        self._spread_reader = spread_reader
         timers = None
         if kiosk:
             k = config.kiosk
@@ -163,6 +186,7 @@ class App:
             ai_side=config.play.companion_side,
             on_new_game=self.new_game,
             on_counters_reset=self.journal.counters_reset,
+            on_tally=self.journal.tally,
             counters=Counters(*self.journal.totals()),
         )
         self.controller.last_activity = clock()
@@ -270,9 +294,7 @@ class App:
             self.controller.message = str(exc)
 
     def _display_turn(self) -> None:
-        maintain = getattr(self.hardware.display, "maintain", None)
-        if maintain is not None:
-            maintain()
+        self.hardware.display.maintain()
         self.draw()
 
     def _journal_turn(self) -> None:
@@ -316,6 +338,14 @@ class App:
         odd = frame_problem(frame.image)
         if odd is not None:
             self._frame_failed("frame", ValueError(odd))
+            return True
+        if self.controller.tally_active:
+            # Spread-out pieces are no game position: they go to the tally, never the referee.
+            if self.controller.tally_wants_frame and self._spread_reader is not None:
+                assert self.observer is not None
+                spread = self._spread_reader(self.observer, frame.image)
+                squares = spread.squares if spread.found else None
+                self.controller.on_tally_reading(squares, spread.reason, outside=spread.outside)
             return True
         try:
             result = self.pipeline(frame)

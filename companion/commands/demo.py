@@ -372,6 +372,12 @@ def run_demo(
                 press(button)
         panel.flush()
         played = game = app.referee
+        if not kiosk:
+            # The dispute that ends many games: each side's heap spread out and counted.
+            from companion.commands.tally import demo_tally
+
+            demo_tally(app.controller, press, show)
+            panel.flush()
         if kiosk:
             last_view, alone_since = app.controller.view, clock.t
             for _ in range(40):  # ten minutes with nobody at the exhibit, in 15 s steps

@@ -143,6 +143,7 @@ def _loop(
     hardware: Hardware,
     notifier: Notifier,
 ) -> int:
+    from companion.commands.tally import read_frame_spread
     from companion.referee.advice import advise, opponent_advice
     from companion.referee.records import Mode
 
@@ -163,6 +164,7 @@ def _loop(
             kiosk=args.kiosk or config.kiosk.enabled,
             advisor=advise,
             opponent=opponent_advice,
+            spread_reader=read_frame_spread,
         )
     except JournalError as exc:  # the new game could not be recorded (a full disk at boot)
         print(f"oanquan run: {exc}", file=sys.stderr)

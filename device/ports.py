@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -128,6 +128,13 @@ class Camera(Protocol):
         ...
 
     def stop(self) -> None: ...
+
+    def relock(self) -> dict[str, Any]:
+        """Measure exposure and white balance again and hold them (daylight drifts).
+
+        Called between games only, never mid-game; recorded sources return ``{}``.
+        """
+        ...
 
     def __iter__(self) -> Iterator[Frame]:
         """Frames until the source ends cleanly."""

@@ -225,6 +225,9 @@ class App:
             fresh.adopt_camera_knowledge(self.referee)
         self.referee = fresh
         self.controller.referee = fresh
+        if self.mode == Mode.CAMERA:
+            # Between games the light may have moved on since exposure was locked.
+            self._attempt("camera relock", self.hardware.camera.relock)
 
     def _suggest(self) -> Advice:
         assert self._advisor is not None

@@ -18,16 +18,34 @@ from typing import IO
 from companion.commands._cli import guarded
 from engine import EngineError, Game, Move, Position, Rules, Transition
 from engine.record import write_record
+from engine.rules import _CHOICES, _RANGES
 
 HELP = "type a move like 3+ or 9-, '?' to preview every move, 'undo', 'save FILE', or 'quit'"
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     """One flag per variant switch (``--quan-non-min 0``) plus ``--rules JSON``."""
-    group = parser.add_argument_group("rules (defaults: rules.md)")
+    group = parser.add_argument_group("rules (each switch is explained in docs/rules.md)")
     group.add_argument("--rules", default=None, help="variant switches as a JSON object")
     for f in fields(Rules):
-        group.add_argument(f"--{f.name.replace('_', '-')}", dest=f"rule_{f.name}", default=None)
+        group.add_argument(
+            f"--{f.name.replace('_', '-')}",
+            dest=f"rule_{f.name}",
+            default=None,
+            metavar="VALUE",
+            help=_switch_help(f.name),
+        )
+
+
+def _switch_help(name: str) -> str:
+    """What a rule flag accepts, default first (docs/rules.md explains each)."""
+    default = getattr(Rules(), name)
+    if name in _CHOICES:
+        return "one of " + ", ".join(_CHOICES[name]) + f" (default {default})"
+    if name in _RANGES:
+        low, high = _RANGES[name]
+        return f"a whole number {low}-{high} (default {default})"
+    return f"true or false (default {str(default).lower()})"
 
 
 def rules_from_args(args: argparse.Namespace) -> Rules:
@@ -73,7 +91,7 @@ def show(game: Game, out: IO[str]) -> None:
     position = game.position
     points = position.points(game.rules)
     out.write("\n" + str(position) + "\n")
-    out.write(f"points now: P0 {points[0]}  P1 {points[1]}\n")
+    out.write("points now: " + "  ".join(f"P{p} {n}" for p, n in enumerate(points)) + "\n")
     if not position.over:
         moves = " ".join(str(m) for m in game.legal_moves())
         out.write(f"P{position.to_move} to move; legal: {moves}\n")

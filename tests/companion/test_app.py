@@ -146,3 +146,18 @@ def test_operator_totals_survive_a_restart(tmp_path: Path) -> None:
     app, hardware = build(tmp_path, clock)
     assert _operator_totals(app) == (0, 0)
     hardware.close()  # type: ignore[attr-defined]
+
+
+def test_a_new_game_relocks_the_camera_exposure(tmp_path: Path) -> None:
+    """Daylight drifts over a day at the kiosk: exposure is measured again between games."""
+    clock = Clock()
+    config = parse_config('[camera]\nkind = "generated"\n')
+    hardware = make_hardware(config.hardware, "fake", clock=clock)
+    journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
+    relocks: list[float] = []
+    hardware.camera.relock = lambda: relocks.append(clock.t) or {}  # type: ignore[method-assign]
+    app = App(config, hardware, journal, clock=clock, observer=lambda frame: None)  # type: ignore[arg-type]
+    assert relocks == []  # never at start or mid-game
+    app.controller.new_game()
+    assert relocks == [clock.t]
+    hardware.close()

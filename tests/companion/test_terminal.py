@@ -42,3 +42,23 @@ def test_the_computer_answers_every_move_of_its_side() -> None:
 
     terminal.run(Game(), io.StringIO("2+\nquit\n"), out, computer=first_legal, computer_side=1)
     assert played and f"computer plays {played[0]}" in out.getvalue()
+
+
+def test_three_seats_show_every_seat_and_its_points() -> None:
+    from engine import Rules
+
+    out = io.StringIO()
+    terminal.run(Game(Rules(players=3)), io.StringIO("2+\nquit\n"), out)
+    text = out.getvalue()
+    assert "points now: P0 6  P1 0  P2 0" in text
+    assert "P1 to move; legal: 13+" in text
+
+
+def test_every_rule_flag_says_what_it_accepts(capsys: object) -> None:
+    import pytest
+
+    with pytest.raises(SystemExit):
+        terminal.main(["--help"])
+    help_text = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "one of occupied, always, take_one (default occupied)" in " ".join(help_text.split())
+    assert "a whole number 2-4 (default 2)" in " ".join(help_text.split())

@@ -56,12 +56,13 @@ class BoardReading:
 
 
 def _find_outline(image: NDArray[np.uint8], cfg: VisionConfig) -> tuple[Outline | None, str | None]:
+    """Manual corners first (a person's cure for a wrong board), else the search."""
+    if cfg.locate.manual_corners is not None:
+        corners = np.array(cfg.locate.manual_corners, dtype=np.float64)
+        return outline_from_corners(corners, cfg.locate.arc_depth, 0.0, manual=True), None
     try:
         return locate_board(image, cfg.locate, np.random.default_rng(cfg.locate.seed)), None
     except BoardNotFoundError as exc:
-        if cfg.locate.manual_corners is not None:
-            corners = np.array(cfg.locate.manual_corners, dtype=np.float64)
-            return outline_from_corners(corners, cfg.locate.arc_depth, 0.0, manual=True), None
         return None, exc.reason
 
 

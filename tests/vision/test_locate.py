@@ -101,3 +101,20 @@ def test_locator_falls_back_on_manual_corners() -> None:
     assert got.fix is Fix.MANUAL and got.outline is not None and got.outline.manual
     assert np.allclose(got.outline.corners, corners)
     assert Locator().locate(img).fix is Fix.LOST
+
+
+def test_manual_corners_win_over_a_board_the_search_finds() -> None:
+    """The cure docs/vision_failures.md gives for a wrong board must work in run and analyze."""
+    from vision.api import read_board
+
+    image, _ = scene(100, **CASES[0])
+    corners = [[100, 400], [540, 400], [540, 220], [100, 220]]
+    cfg = config_from_dict({"locate": {"manual_corners": corners}})
+    loc = Locator(cfg)
+    for _ in range(2):  # and stays so frame after frame
+        got = loc.locate(np.array(image))
+        assert got.fix is Fix.MANUAL and got.outline is not None and got.outline.manual
+        assert np.allclose(got.outline.corners, corners)
+    reading = read_board(np.array(image), cfg)
+    assert reading.outline is not None and reading.outline.manual
+    assert Locator().locate(np.array(image)).fix is Fix.FOUND  # the search alone finds one

@@ -100,6 +100,15 @@ class Locator:
 
     def _locate(self, image_bgr: NDArray[np.uint8]) -> Located:
         cfg = self.config.locate
+        if cfg.manual_corners is not None:
+            # Corners a person gave are the cure for a board the search gets wrong
+            # (tile joints, mats): they win over whatever the search would find.
+            if self.outline is None or not self.outline.manual:
+                corners = np.array(cfg.manual_corners, dtype=np.float64)
+                self.outline = outline_from_corners(corners, cfg.arc_depth, 0.0, manual=True)
+                self.reference_quality = support(image_bgr, self.outline, cfg)
+            self.last_support = support(image_bgr, self.outline, cfg)
+            return Located(self.outline, Fix.MANUAL, self.last_support)
         if self.outline is not None:
             self.last_support = support(image_bgr, self.outline, cfg)
             if self.last_support >= cfg.verify_drop * self.reference_quality:
@@ -107,13 +116,6 @@ class Locator:
         try:
             new = locate_board(image_bgr, cfg, self.rng)
         except BoardNotFoundError:
-            if self.outline is None and cfg.manual_corners is not None:
-                corners = np.array(cfg.manual_corners, dtype=np.float64)
-                self.outline = outline_from_corners(corners, cfg.arc_depth, 0.0, manual=True)
-                self.reference_quality = support(image_bgr, self.outline, cfg)
-                self.last_support = self.reference_quality
-            if self.outline is not None and self.outline.manual:
-                return Located(self.outline, Fix.MANUAL, self.last_support)
             return Located(None, Fix.LOST, self.last_support)
         fix = Fix.FOUND
         if self.outline is not None:

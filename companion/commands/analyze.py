@@ -188,6 +188,26 @@ def clashing_stems(paths: list[str]) -> str | None:
     return f"{same[0]} and {same[1]} would both write {twice[0]}"
 
 
+def prepare_batch(
+    images: list[str], config_path: str | None, outputs: dict[str, str | None], verb: str
+) -> tuple[VisionConfig, dict[str, Path | None]]:
+    """What ``analyze`` and ``tally`` check before reading any image, in this order:
+    the config, output names that would overwrite each other, the output folders.
+
+    ``outputs`` maps an option (``"--json-out"``) to its folder or None; raises
+    ``ConfigError`` or ``ValueError`` with the one line to print (exit 2).
+    """
+    config = vision_config(config_path)
+    clash = clashing_stems(images) if any(outputs.values()) else None
+    if clash:
+        raise ValueError(
+            f"{clash}.json: one result would overwrite the other; "
+            f"rename one or {verb} them into different folders"
+        )
+    dirs = {flag: output_dir(path, flag) if path else None for flag, path in outputs.items()}
+    return config, dirs
+
+
 def analyze_main(argv: list[str]) -> int:
     """Entry point of ``oanquan analyze IMAGE... [--json-out DIR] [--annotate DIR]``."""
     return guarded("oanquan analyze", lambda: _analyze(argv))
@@ -206,25 +226,13 @@ def _analyze(argv: list[str]) -> int:
         help="config file as for oanquan run (its [vision] table; e.g. from calibrate)",
     )
     args = ap.parse_args(argv)
+    outputs = {"--json-out": args.json_out, "--annotate": args.annotate}
     try:
-        config = vision_config(args.config)
-    except ConfigError as exc:
+        config, dirs = prepare_batch(args.images, args.config, outputs, "analyze")
+    except (ConfigError, ValueError) as exc:
         print(f"oanquan analyze: {exc}", file=sys.stderr)
         return 2
-    clash = clashing_stems(args.images) if (args.json_out or args.annotate) else None
-    if clash:
-        print(
-            f"oanquan analyze: {clash}.json: one result would overwrite the other; "
-            "rename one or analyze them into different folders",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        json_dir = output_dir(args.json_out, "--json-out") if args.json_out else None
-        annotate_dir = output_dir(args.annotate, "--annotate") if args.annotate else None
-    except ValueError as exc:
-        print(f"oanquan analyze: {exc}", file=sys.stderr)
-        return 2
+    json_dir, annotate_dir = dirs["--json-out"], dirs["--annotate"]
     status = 0
     for path in args.images:
         result = analyze_image(path, config)

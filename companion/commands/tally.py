@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.commands._cli import guarded, output_dir, why
+from companion.commands._cli import guarded, why
 from companion.referee.tally import SpreadModel, SpreadSquare, Tally, count_spread
 
 log = logging.getLogger("oanquan")
@@ -264,7 +264,7 @@ def main(argv: list[str]) -> int:
 
 def _tally(argv: list[str]) -> int:
     from companion.appliance.config import ConfigError
-    from companion.commands.analyze import clashing_stems, vision_config
+    from companion.commands.analyze import prepare_batch
 
     ap = argparse.ArgumentParser(
         prog="oanquan tally",
@@ -279,23 +279,13 @@ def _tally(argv: list[str]) -> int:
     )
     args = ap.parse_args(argv)
     try:
-        config = vision_config(args.config)
-    except ConfigError as exc:
-        print(f"oanquan tally: {exc}", file=sys.stderr)
-        return 2
-    clash = clashing_stems(args.images) if args.json_out else None
-    if clash:
-        print(
-            f"oanquan tally: {clash}.json: one result would overwrite the other; "
-            "rename one or count them into different folders",
-            file=sys.stderr,
+        config, dirs = prepare_batch(
+            args.images, args.config, {"--json-out": args.json_out}, "count"
         )
-        return 2
-    try:
-        json_dir = output_dir(args.json_out, "--json-out") if args.json_out else None
-    except ValueError as exc:
+    except (ConfigError, ValueError) as exc:
         print(f"oanquan tally: {exc}", file=sys.stderr)
         return 2
+    json_dir = dirs["--json-out"]
     status = 0
     for path in args.images:
         result = tally_image(path, config)

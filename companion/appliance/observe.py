@@ -43,6 +43,29 @@ from vision import (
 from vision.change import intrusion_cover
 
 
+class FrameHistory:
+    """What each frame is compared with: the frame before (a new still? motion?).
+
+    A live stream compares each frame with the one before: a frame with motion
+    in it is not counted (the referee waits). Stills have no "before".
+    """
+
+    def __init__(self, config: VisionConfig, stills: bool) -> None:
+        self.config = config
+        self.stills = stills
+        self._thumb: NDArray[np.float32] | None = None
+        self._image: NDArray[np.uint8] | None = None
+
+    def step(self, image: NDArray[np.uint8]) -> tuple[bool, NDArray[np.uint8] | None]:
+        """(is this a new scene, the previous frame for the motion gate or None)."""
+        thumb = thumbnail(image, self.config.change)
+        new_scene = is_new_scene(self._thumb, thumb, self.config.change)
+        self._thumb = thumb
+        previous = None if self.stills else self._image
+        self._image = None if self.stills else image
+        return new_scene, previous
+
+
 class VisionObserver:
     """Locate once, verify every frame, count, and say whether the scene is settled."""
 
@@ -56,7 +79,7 @@ class VisionObserver:
         self.stills = stills
         self.locator = Locator(self.config)
         self.calibration: Calibration | None = None
-        self._previous: NDArray[np.float32] | None = None
+        self._history = FrameHistory(self.config, stills)
         self._reference: NDArray[np.uint8] | None = None
         self._grey: NDArray[np.uint8] | None = None
         self._hidden: tuple[bool, ...] = ()
@@ -65,8 +88,6 @@ class VisionObserver:
         self._clear: NDArray[np.uint8] | None = None
         self._hand_seen = False
         self._image: NDArray[np.uint8] | None = None
-        #: the last frame of a live stream, for the motion gate (None for stills)
-        self._last_image: NDArray[np.uint8] | None = None
         self.last_timings: dict[str, float] = {}
         #: times the camera (or the board under it) moved and the board was found anew
         self.moves_noticed = 0
@@ -77,13 +98,7 @@ class VisionObserver:
 
     def __call__(self, frame: Frame) -> Observation:
         image = np.ascontiguousarray(frame.image)
-        thumb = thumbnail(image, self.config.change)
-        new_scene = is_new_scene(self._previous, thumb, self.config.change)
-        self._previous = thumb
-        # A live stream compares each frame with the one before: a frame with
-        # motion in it is not counted (the referee waits). Stills have no "before".
-        previous = None if self.stills else self._last_image
-        self._last_image = None if self.stills else image
+        new_scene, previous = self._history.step(image)
         located = self.locator.locate(image)
         outline = located.outline
         if outline is None:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.appliance.observe import VisionObserver, make_observer
+from companion.appliance.observe import FrameHistory, VisionObserver, make_observer
 from companion.referee import Observation
 from device.ports import Frame
 from engine import Rules
@@ -26,9 +26,7 @@ from vision import (
     changed_since,
     config_from_dict,
     confirmed_reference,
-    is_new_scene,
     square_grey,
-    thumbnail,
 )
 from vision.errors import ConfigError
 from vision.ring import RingOutline, calibrate_ring, read_ring, ring_outline
@@ -51,10 +49,9 @@ class RingObserver:
         self.config = config or VisionConfig()
         self.stills = stills
         self.calibration: Calibration | None = None
-        self._previous: NDArray[np.float32] | None = None
+        self._history = FrameHistory(self.config, stills)
         self._reference: NDArray[np.uint8] | None = None
         self._grey: NDArray[np.uint8] | None = None
-        self._last_image: NDArray[np.uint8] | None = None
         self.last_timings: dict[str, float] = {}
 
     @property
@@ -63,11 +60,7 @@ class RingObserver:
 
     def __call__(self, frame: Frame) -> Observation:
         image = np.ascontiguousarray(frame.image)
-        thumb = thumbnail(image, self.config.change)
-        new_scene = is_new_scene(self._previous, thumb, self.config.change)
-        self._previous = thumb
-        previous = None if self.stills else self._last_image
-        self._last_image = None if self.stills else image
+        new_scene, previous = self._history.step(image)
         reading = read_ring(
             image, self.outline, self.config, calibration=self.calibration, previous=previous
         )

@@ -510,7 +510,11 @@ def _conflict(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="oanquan demo", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="oanquan demo",
+        description="The whole companion on emulated hardware: a recorded game refereed from "
+        "bundled camera frames, one line per event.",
+    )
     parser.add_argument(
         "--frames", action="store_true", help="print every OLED frame too (64 columns)"
     )

@@ -208,13 +208,25 @@ def track(
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="oanquan track", description=__doc__.split("\n")[0])
-    parser.add_argument("frames_dir", help="folder of frames, read in file-name order")
-    parser.add_argument("--start", help="start position JSON file (default: the opening)")
-    parser.add_argument("--rules", help="rules JSON file (default: the default rules)")
-    parser.add_argument("--vision", help="vision config TOML file")
+    parser = argparse.ArgumentParser(
+        prog="oanquan track",
+        description="Referee a folder of frames from a fixed camera as if they came live; "
+        "prints JSON Lines: a verdict per frame, a line per accepted move, a summary "
+        "(docs/interchange.md).",
+    )
+    parser.add_argument(
+        "frames_dir", metavar="FRAMES_DIR", help="folder of frames, read in file-name order"
+    )
+    parser.add_argument(
+        "--start", metavar="FILE", help="start position JSON file (default: the opening)"
+    )
+    parser.add_argument(
+        "--rules", metavar="FILE", help="rules JSON file (default: the default rules)"
+    )
+    parser.add_argument("--vision", metavar="FILE", help="vision config TOML file")
     parser.add_argument(
         "--answers",
+        metavar="FILE",
         help="moves file (one per line): answers the referee's questions and disputes",
     )
     parser.add_argument(

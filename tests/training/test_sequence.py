@@ -367,3 +367,15 @@ def test_the_demo_scene_is_an_ordinary_referee_setup() -> None:
     assert c["ground"] in ("concrete", "earth") and c["lines"]["colour"] == "white"
     small = demo_scene_at((640, 480)).spec.conditions["camera"]
     assert small == c["camera"]  # the same camera, framing the board alike at any size
+
+
+def test_demo_make_without_the_render_venv_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from companion.commands.demo import main as demo_main
+
+    monkeypatch.setenv("OANQUAN_RENDER_PYTHON", str(tmp_path / "no-python"))
+    assert demo_main(["--make", "--frames-dir", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("oanquan demo: --make needs the render venv") and "\n" not in err
+    assert not (tmp_path / "out").exists()

@@ -379,3 +379,12 @@ def test_demo_make_without_the_render_venv_is_one_line(
     err = capsys.readouterr().err.strip()
     assert err.startswith("oanquan demo: --make needs the render venv") and "\n" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_dataset_options_are_refused_with_demo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--demo", str(tmp_path), "--count", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "render: --count is for --dataset, not --demo"
+    assert not any(tmp_path.iterdir())

@@ -284,16 +284,23 @@ def main_demo(args: argparse.Namespace) -> int:
         script,
     )
 
+    ignored = [f"--{k}" for k in ("count", "plies", "hands", "moves", "out") if getattr(args, k)]
+    if ignored or args.start:
+        print(
+            f"render: {(ignored or ['--start'])[0]} is for --dataset, not --demo", file=sys.stderr
+        )
+        return 2
     size = args.size or DEMO_SIZE
     frames = demo_frames()
     scene = demo_scene_at(size)
     cache = sequences_dir(DEMO_NAME) / f"sequence_{size[0]}x{size[1]}"
-    conflict = _settings_conflict(cache.parent / "dataset.json", {"seed": scene.spec.seed})
+    settings = {"seed": scene.spec.seed, "sequencer": SEQUENCER_VERSION}
+    conflict = _settings_conflict(cache.parent / "dataset.json", settings)
     if conflict:
         print(f"render: {conflict}; remove it to re-render", file=sys.stderr)
         return 2
     cache.mkdir(parents=True, exist_ok=True)
-    (cache.parent / "dataset.json").write_text(json.dumps({"seed": scene.spec.seed}))
+    (cache.parent / "dataset.json").write_text(json.dumps(settings))
     left = sum(not _done(cache, f"frame_{f.index:03d}") for f in frames)
     print(f"render: demo (seed {scene.spec.seed}) -> {cache}: {left} of {len(frames)} to go")
     if left:

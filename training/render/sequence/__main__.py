@@ -26,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from engine import Position
 from training.render.__main__ import _size
 from training.render.datasets import ManifestError
 from training.render.geometry import REGIONS
@@ -122,12 +123,11 @@ def _done(folder: Path, name: str) -> bool:
 def render_game(
     scene: SequenceScene,
     frames: list[FramePlan],
-    start: Any,
+    start: Position,
     folder: Path,
     render: Renderer,
     progress: Progress,
     source: str,
-    names: Callable[[int], str] = lambda i: f"frame_{i:03d}",
     jpeg_quality: int | None = None,
 ) -> None:
     """Render a game's frames into `folder`, skipping the finished ones."""
@@ -147,7 +147,7 @@ def render_game(
             else:
                 change = apply_ops(layout, frame.ops, kinds)
             layout = change.layout
-            name = names(frame.index)
+            name = f"frame_{frame.index:03d}"
             if _done(folder, name):
                 previous = folder / f"{name}.json"
                 continue
@@ -252,8 +252,6 @@ def main_dataset(args: argparse.Namespace) -> int:
             start, game = self_play(frame_rng(seed, 0, "game"), plies)
             source = f"random self-play, sequence seed {seed}"
         else:
-            from engine import Position
-
             start, game, source = Position.initial(), moves, "given moves"
         frames = game_frames(start, game, hands, frame_rng(seed, 0, "hands"))
         games.append((scene, frames, start, out / f"sequence_{i:02d}", source))
@@ -304,8 +302,6 @@ def main_demo(args: argparse.Namespace) -> int:
     left = sum(not _done(cache, f"frame_{f.index:03d}") for f in frames)
     print(f"render: demo (seed {scene.spec.seed}) -> {cache}: {left} of {len(frames)} to go")
     if left:
-        from engine import Position
-
         render_game(
             scene, frames, Position.initial(), cache, _blender(), Progress(left),
             "the rules' worked game V40", jpeg_quality=DEMO_JPEG_QUALITY,

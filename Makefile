@@ -58,6 +58,21 @@ $(RENDER_VENV)/.installed: pyproject.toml
 render: render-venv
 	nice -n 19 $(RENDER_VENV)/bin/python -m training.render $(RENDER_ARGS)
 
+# Whole games as frame sequences (training/README.md, "Sequences"): the held-out ground and
+# piece kinds, for measuring the referee with bench/track.py; into the cache, never into git.
+SEQUENCE_SETS ?= seq-heldout-ground-v4 seq-heldout-piece-v4
+SEQUENCE_ARGS ?=
+
+.PHONY: render-sequences demo-frames
+render-sequences: render-venv
+	for d in $(SEQUENCE_SETS); do \
+	  nice -n 10 $(RENDER_VENV)/bin/python -m training.render.sequence --dataset $$d $(SEQUENCE_ARGS) \
+	  || exit 1; done
+
+# The bundled demo game (companion/commands/demo_frames), rendered by the same generator.
+demo-frames: render-venv
+	nice -n 10 $(RENDER_VENV)/bin/python -m training.render.sequence --demo companion/commands/demo_frames
+
 # Offline training of the counter and big-stone networks (training/README.md, "Counter"): torch
 # in its own venv outside the work tree; the scenes go to the cache, never into git; never needed
 # by `make test`. TRAIN_TORCH pins the CPU wheel (a bare `torch` may pull a CUDA build).

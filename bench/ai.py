@@ -138,8 +138,10 @@ class SearchAgent(Agent):
         weights: EvalWeights = DEFAULT_WEIGHTS,
         name: str = "ai",
         options: dict[str, Any] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
+        self.clock = clock
         self.time_ms = time_ms
         self.budget_ms = time_ms
         self.depth = depth
@@ -161,6 +163,7 @@ class SearchAgent(Agent):
             rng=rng,
             history=history,
             weights=self.weights,
+            clock=self.clock,
             **self.options,
         )
         return Reply(result.move, result.depth, result.nodes)
@@ -169,13 +172,17 @@ class SearchAgent(Agent):
 class LevelAgent(Agent):
     timed = True
 
-    def __init__(self, level: str) -> None:
+    def __init__(self, level: str, clock: Callable[[], float] = time.monotonic) -> None:
         self.name = level
         self.budget_ms = LEVELS[level].time_ms
+        self.clock = clock
 
     def reply(self, game: Game, rng: random.Random) -> Reply:
         history = [t.before for t in game.transitions]
-        return Reply(level_move(game.position, game.rules, self.name, rng=rng, history=history))
+        move = level_move(
+            game.position, game.rules, self.name, rng=rng, history=history, clock=self.clock
+        )
+        return Reply(move)
 
 
 class CommandAgent(Agent):
@@ -316,14 +323,16 @@ def make_agent(
     depth: int | None,
     history: bool = False,
     options: dict[str, Any] | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Agent:
     """The player a name on the command line stands for; ValueError names a bad one.
 
     ``options``: choose_move keyword arguments for ``ai``; ``weights`` may be a
-    dict of :class:`EvalWeights` fields.
+    dict of :class:`EvalWeights` fields. ``clock``: what the in-process
+    searches read for their deadline.
     """
     if spec.startswith("ai{"):
-        return make_agent("ai", time_ms, depth, history, json.loads(spec[2:]))
+        return make_agent("ai", time_ms, depth, history, json.loads(spec[2:]), clock)
     if spec == "ai":
         opts = dict(options or {})
         weights = EvalWeights(**{**DEFAULT_WEIGHTS.as_dict(), **opts.pop("weights", {})})
@@ -331,10 +340,10 @@ def make_agent(
         time_ms = opts.pop("time_ms", time_ms)
         name = "ai" if not options else "ai" + json.dumps(options, separators=(",", ":"))
         return SearchAgent(
-            time_ms, depth, history=history, weights=weights, options=opts, name=name
+            time_ms, depth, history=history, weights=weights, options=opts, name=name, clock=clock
         )
     if spec in LEVELS:
-        return LevelAgent(spec)
+        return LevelAgent(spec, clock)
     if spec.startswith("cmd:"):
         return CommandAgent(spec[4:], time_ms or 500)
     if spec in OPPONENTS:
@@ -520,6 +529,23 @@ def _pct(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
+def score_ci95(games: list[GameRecord]) -> tuple[float, float]:
+    """A 95% interval for the score rate, from the colour-swapped pairs.
+
+    The two games of a pair share an opening, so their results are not
+    independent: the unit is the pair's mean score (normal approximation).
+    """
+    points = [1.0 if g.result == "win" else 0.5 if g.result == "draw" else 0.0 for g in games]
+    pairs = [sum(points[i : i + 2]) / len(points[i : i + 2]) for i in range(0, len(points), 2)]
+    n = len(pairs)
+    if n < 2:
+        return (0.0, 1.0)
+    mean = sum(pairs) / n
+    var = sum((x - mean) ** 2 for x in pairs) / (n - 1)
+    half = 1.96 * (var / n) ** 0.5
+    return (round(max(0.0, mean - half), 3), round(min(1.0, mean + half), 3))
+
+
 def summarise(tally: Tally, time_ms: float | None) -> dict[str, Any]:
     games = tally.games
     n = max(len(games), 1)
@@ -532,6 +558,7 @@ def summarise(tally: Tally, time_ms: float | None) -> dict[str, Any]:
         "games": len(games),
         "time_ms": time_ms,
         **{k: v for k, v in _wdl(games).items()},
+        "score_ci95": list(score_ci95(games)),
         "as_p0": _wdl([g for g in games if g.ai_side == 0]),
         "as_p1": _wdl([g for g in games if g.ai_side == 1]),
         "cut_games": len(cut),
@@ -674,6 +701,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ai-args", default="{}", help='choose_move options for ai, e.g. {"quiescence": 2}'
     )
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="what the in-process AI's deadline reads: wall time (as ai serve), or this "
+        "process's CPU time (the nodes an idle machine gives, on a loaded one)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON line per opponent")
     parser.add_argument("--verbose", action="store_true", help="log every game's result")
@@ -681,8 +715,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     specs = split_specs(args.opponents) + [f"cmd:{c}" for c in args.opponent_cmd]
     try:
-        ai = make_agent(args.ai, args.time_ms, args.depth, args.history, json.loads(args.ai_args))
-        opponents = [make_agent(s, args.time_ms, None) for s in specs]
+        clock = time.process_time if args.clock == "cpu" else time.monotonic
+        ai = make_agent(
+            args.ai, args.time_ms, args.depth, args.history, json.loads(args.ai_args), clock
+        )
+        opponents = [make_agent(s, args.time_ms, None, clock=clock) for s in specs]
     except ValueError as exc:
         print(f"bench/ai.py: {exc}", file=sys.stderr)
         return 2
@@ -713,7 +750,8 @@ def main(argv: list[str] | None = None) -> int:
                 s = summary
                 print(
                     f"{s['ai']} vs {s['opponent']}: {s['games']} games W{s['w']} D{s['d']} "
-                    f"L{s['l']} score {s['score']} (as P0 {s['as_p0']['score']}, "
+                    f"L{s['l']} score {s['score']} (95% CI {s['score_ci95'][0]}-"
+                    f"{s['score_ci95'][1]}; as P0 {s['as_p0']['score']}, "
                     f"as P1 {s['as_p1']['score']}); cut at {args.ply_cap}: {s['cut_games']} "
                     f"{s['cut_results']}; over {LONG_GAME} plies: {s['over_100_plies']}; "
                     f"margin mean {s['mean_margin']:+}, median {s['median_margin']:+}; "

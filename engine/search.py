@@ -82,13 +82,21 @@ TIME_SAFETY = 0.8
 #: Seconds kept back from every budget on top of that: a loaded machine can
 #: pause the process for a scheduler slice (a few ms) at any point.
 TIME_RESERVE = 0.004
-#: Do not start a new iteration after this fraction of the search budget.
-_NEW_ITERATION = 0.55
+#: Do not start a new iteration after this fraction of the search budget. An
+#: iteration cut by the deadline still counts (its first move is the last best
+#: one, and any move it fully searched that beats it is trusted), so a late start
+#: costs nothing: 0.85 gives about 30% more nodes per move than 0.55 did.
+_NEW_ITERATION = 0.85
 #: Default contempt: points a draw or a repetition costs the searching side, so it
 #: plays on for a win where it can. Measured at 500 ms, 100 games each: 0 drew
 #: 0-7% against the greedy player (91-98% wins); 3 cut that to 2-3% but lost
 #: 10-14% against depth-4 alpha-beta (80-81% wins); 1.5 won 99% and 85%.
 CONTEMPT = 1.5
+#: Points of deficit over which an unfinished game turns from "behind" into "lost"
+#: for the searching side, and where it is as bad as a finished loss (see
+#: :func:`_hopeless`).
+HOPELESS_FROM = 15.0
+HOPELESS_AT = 35.0
 MAX_DEPTH = 64
 #: Plies of capture-only search at the leaves (see Searcher._quiesce).
 QUIESCENCE = 0
@@ -153,13 +161,52 @@ class SearchResult:
     elapsed: float = 0.0
 
 
-def _reported(value: float) -> float:
-    """Strip the win bonus so the score reads as a margin in points."""
+def _reported(value: float, finished: bool = True) -> float:
+    """The root's value as a margin in points: the win bonus stripped, and an
+    unfinished deficit (``finished`` false: the principal variation does not
+    end the game) freed of what :func:`_hopeless` added."""
     if value >= WIN / 2:
         value -= WIN
+    elif value < 0 and not finished:
+        value = _unfinished_value(value)
     elif value <= -WIN / 2:
         value += WIN
     return round(value, 2)
+
+
+def _hopeless(deficit: float) -> float:
+    """What an unfinished deficit (points behind) costs the searching side beyond itself.
+
+    A finished loss is worth ``-WIN`` plus its margin, so without this the side
+    that is behind prefers any unfinished position to ending the game: it keeps
+    a lost game going, and under the default rules that is a debt spiral whose
+    loss grows by about a pebble a ply until a cap judges it by the count. Here
+    a deficit past ``HOPELESS_FROM`` points grows towards a loss, reached at
+    ``HOPELESS_AT``, so a hopeless game is ended when that gives the better
+    count, while a game still close is valued as before and played on for a win.
+    """
+    if deficit <= HOPELESS_FROM:
+        return 0.0
+    if deficit >= HOPELESS_AT:
+        return WIN
+    return WIN * (deficit - HOPELESS_FROM) / (HOPELESS_AT - HOPELESS_FROM)
+
+
+def _to_root(value: float, root_to_move: bool) -> float:
+    """An unfinished position's value (for the side to move) with the root's deficit priced in."""
+    if root_to_move:
+        return value - _hopeless(-value) if value < -HOPELESS_FROM else value
+    return value + _hopeless(value) if value > HOPELESS_FROM else value
+
+
+def _unfinished_value(root_value: float) -> float:
+    """The inverse of :func:`_to_root` for the root: the value as a margin again."""
+    if root_value >= -HOPELESS_FROM:
+        return root_value
+    if root_value <= -HOPELESS_AT - WIN:
+        return root_value + WIN
+    slope = WIN / (HOPELESS_AT - HOPELESS_FROM)
+    return (root_value - slope * HOPELESS_FROM) / (1 + slope)
 
 
 def _terminal_value(st: State, contempt: float, root: int) -> float:
@@ -238,10 +285,21 @@ class Searcher:
 
     def _repetition_value(self, st: State) -> float:
         v = float(settlement_diff(st, self.value))
+        rooted = st.to_move == self.root
         if self.rep_is_end and v:
             v += WIN if v > 0 else -WIN
         # A cycle is draw-ish: the searching side would rather play on.
-        return v - self.contempt if st.to_move == self.root else v + self.contempt
+        v = v - self.contempt if rooted else v + self.contempt
+        if self.rep_is_end:
+            return v
+        # Without a repetition rule a cycle goes on until someone stops and
+        # counts: for the side behind by many points, a loss like any other.
+        return _to_root(v, rooted)
+
+    def _leaf(self, st: State) -> float:
+        """The static value of an unfinished leaf, as the root sees a deficit."""
+        v = evaluate(st, self.weights, self.value, self.ripe_min)
+        return _to_root(v, st.to_move == self.root)
 
     def _quiesce(self, st: State, alpha: float, beta: float, qd: int) -> float:
         """The leaf value once the captures the side to move has are played out.
@@ -250,7 +308,7 @@ class Searcher:
         it than the static value says; here it may take any capture (and the
         opponent reply with one) for ``qd`` plies, or stand on the static value.
         """
-        stand = evaluate(st, self.weights, self.value, self.ripe_min)
+        stand = self._leaf(st)
         if stand >= beta or qd <= 0:
             return stand
         best = stand
@@ -364,7 +422,7 @@ class Searcher:
             self.cuts += 1
             if self.qdepth:
                 return self._quiesce(st, alpha, beta, self.qdepth)
-            return evaluate(st, self.weights, self.value, self.ripe_min)
+            return self._leaf(st)
         cuts_before = self.cuts
         alpha0 = alpha
         p = st.to_move
@@ -495,10 +553,12 @@ class Searcher:
                 # A proven win (its whole subtree is exact): a deeper search could
                 # only find a bigger margin, not a better result.
                 break
-        pv = self._pv(st, best_code, done_depth)
+        pv, finished = self._pv(st, best_code, done_depth)
         return SearchResult(
             Move.from_code(best_code),
-            _reported(best_value) if best_value > -_INF else 0.0,
+            _reported(best_value, finished or exact or self.rep_is_end)
+            if best_value > -_INF
+            else 0.0,
             done_depth,
             self.nodes,
             pv,
@@ -507,8 +567,9 @@ class Searcher:
             self.now - start if budget is not None else self.clock() - start,
         )
 
-    def _pv(self, st: State, first: int, depth: int) -> tuple[Move, ...]:
-        """Follow the table's best moves from the root (stops at a repetition)."""
+    def _pv(self, st: State, first: int, depth: int) -> tuple[tuple[Move, ...], bool]:
+        """Follow the table's best moves from the root (stops at a repetition);
+        also whether they end the game."""
         moves = [Move.from_code(first)]
         cur = st.copy()
         core.play(cur, first, self.cfg)
@@ -528,7 +589,7 @@ class Searcher:
                 break
             moves.append(Move.from_code(code))
             core.play(cur, code, self.cfg)
-        return tuple(moves)
+        return tuple(moves), cur.outcome is not None
 
 
 def _first(item: tuple[float, int, State]) -> float:

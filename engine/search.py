@@ -9,7 +9,7 @@ Negamax alpha-beta with iterative deepening over the fast kernel
   a better one the interrupted iteration already proved). The clock is a
   function the caller injects, read every 16 nodes, so the tests drive it
   with a fake clock instead of sleeping. The search aims at 80% of the
-  budget and starts no new iteration after 55% of that, so set-up, the
+  budget and starts no new iteration after 85% of that, so set-up, the
   answer and a loaded machine fit in the rest.
 * **Transposition table** keyed by the flat tuple of everything the future
   depends on (board, stones, stores, debts, side to move); Python hashes a
@@ -37,13 +37,16 @@ Negamax alpha-beta with iterative deepening over the fast kernel
   scored 29-1-30 at depth 5 against the defaults. A :class:`SearchCache`
   held by a long-lived caller saves about 12% of the nodes per move.
 * **Debt spirals** (a row emptied and refilled with borrowed pebbles again
-  and again, R11) are scored for what they are: debts count against the
-  borrower in every value, so a spiral reads as a loss growing by the
-  pebbles lost each cycle (deep searches of spiral positions value them
-  below the current count). The games of bench/ai.py matches cut at the ply
-  cap were lost within a dozen plies of a random opening (in 9 of 10 the
-  count was already against the AI 12 plies in) and then milked by the
-  opponent: the AI did not walk into them from an even game.
+  and again, R11): debts count against the borrower in every value, so a
+  spiral reads as a loss growing by the pebbles lost each cycle. What kept
+  spirals going was the side *behind*: a finished loss is worth ``-WIN``, so
+  any unfinished position looked better than ending a lost game, and it kept
+  the game alive while the debt grew (bench/ai.py: games cut at 300 plies at
+  -300 points, with a move that ended the game on the board). Now a deficit
+  past ``HOPELESS_FROM`` points is priced towards a loss (:func:`_hopeless`),
+  so a hopeless game is ended at the better count; a close game is valued as
+  before. This is relative to the searching side (like contempt): the
+  opponent is still modelled as maximising its margin.
 * **Randomness** comes only from the injected ``rng`` (root move shuffling
   before a stable sort, i.e. tie-breaking among equally ordered moves, and
   the random moves of the easy level), so a seed reproduces a game.
@@ -100,6 +103,11 @@ HOPELESS_AT = 35.0
 MAX_DEPTH = 64
 #: Plies of capture-only search at the leaves (see Searcher._quiesce).
 QUIESCENCE = 0
+#: Late-move reductions: at this remaining depth or more, quiet moves after the
+#: first REDUCE_AFTER are searched a ply shallower first.
+REDUCTIONS = False
+REDUCE_DEPTH = 3
+REDUCE_AFTER = 3
 _TT_LIMIT = 2_000_000
 #: Entries a SearchCache keeps across moves before it starts afresh (about 80 MB).
 CACHE_LIMIT = 250_000
@@ -254,8 +262,11 @@ class Searcher:
         contempt: float = 0.0,
         quiescence: int = 0,
         table: dict[tuple[int | None, ...], tuple[int, float, int, int, bool]] | None = None,
+        reductions: bool = False,
     ) -> None:
         self.rules = rules
+        #: late-move reductions (see _node)
+        self.reduce = reductions
         #: plies of capture-only search at the leaves (0: the static value)
         self.qdepth = quiescence
         #: points a draw or a repetition costs the side searching (set in search())
@@ -345,8 +356,9 @@ class Searcher:
 
     # -- the recursive search -------------------------------------------------
 
-    def _moves(self, st: State, tt_move: int, ply: int) -> Iterator[tuple[int, State]]:
-        """(code, child) pairs, best first, played lazily.
+    def _moves(self, st: State, tt_move: int, ply: int) -> Iterator[tuple[int, State, bool]]:
+        """(code, child, quiet) triples, best first, played lazily; ``quiet``: a move
+        that captures nothing and is neither the table's move nor a killer.
 
         The table's move is played and yielded alone first: it causes most
         cut-offs, and then the other moves are never played at all. The rest
@@ -358,7 +370,7 @@ class Searcher:
         if tt_move and tt_move in codes:
             child = st.copy()
             core.play(child, tt_move, cfg)
-            yield tt_move, child
+            yield tt_move, child, False
         else:
             tt_move = 0
         value = self.value
@@ -380,8 +392,8 @@ class Searcher:
                 order += 4.5e6
             rest.append((order, code, child))
         rest.sort(key=_first, reverse=True)
-        for _, code, child in rest:
-            yield code, child
+        for order, code, child in rest:
+            yield code, child, order < 4e6
 
     def _node(self, st: State, depth: int, alpha: float, beta: float, ply: int) -> float:
         """Negamax value of ``st`` for its side to move, within (alpha, beta)."""
@@ -431,8 +443,21 @@ class Searcher:
         best = -_INF
         best_move = 0
         first = True
-        for code, child in self._moves(st, tt_move, ply):
+        reduce = self.reduce and depth >= REDUCE_DEPTH
+        tried = 0
+        for code, child, quiet in self._moves(st, tt_move, ply):
             same = child.to_move == p
+            tried += 1
+            if reduce and quiet and tried > REDUCE_AFTER and not same:
+                # Late-move reduction: a quiet move this far down the order is
+                # first searched shallower; only one that beats alpha is searched
+                # again at full depth.
+                v = -self._node(child, depth - 2, -alpha - _EPS, -alpha, ply + 1)
+                if v <= alpha:
+                    if v > best:
+                        best = v
+                        best_move = code
+                    continue
             if first:
                 if same:
                     v = self._node(child, depth - 1, alpha, beta, ply + 1)
@@ -629,6 +654,7 @@ def choose_move(
     contempt: float = CONTEMPT,
     quiescence: int = QUIESCENCE,
     cache: SearchCache | None = None,
+    reductions: bool = REDUCTIONS,
 ) -> SearchResult:
     """The best move found within ``time_ms`` and/or ``depth`` plies.
 
@@ -653,7 +679,7 @@ def choose_move(
             keys.append(state_key(est, with_taker))
     table = None
     if cache is not None:
-        table = cache.table((rules, st.to_move, weights, contempt, quiescence))
+        table = cache.table((rules, st.to_move, weights, contempt, quiescence, reductions))
     searcher = Searcher(
         rules,
         weights=weights,
@@ -663,6 +689,7 @@ def choose_move(
         contempt=contempt,
         quiescence=quiescence,
         table=table,
+        reductions=reductions,
     )
     max_depth = MAX_DEPTH if depth is None else max(1, min(depth, MAX_DEPTH))
     return searcher.search(st, max_depth, rng, start)

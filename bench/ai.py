@@ -596,31 +596,49 @@ def run(
     opening_plies: int = OPENING_PLIES,
     balanced: float | None = None,
     opening_depth: int = 0,
+    opening_range: tuple[float, float] | None = None,
+    seat: int | None = None,
     ply_cap: int = PLY_CAP,
     repeat: int = 0,
     log: Callable[[str], None] | None = None,
     verbose: bool = False,
     games_out: Path | None = None,
 ) -> dict[str, Any]:
-    """``games`` games (in colour-swapped pairs) against one opponent, summarised."""
+    """``games`` games (in colour-swapped pairs) against one opponent, summarised.
+
+    ``seat``: the AI always takes that seat, a new opening every game, drawn
+    from a generator of its own so that runs at other settings (``--time-ms``,
+    ``--ai``) with the same seed play the same openings.
+    ``opening_range``: only openings that a depth-``opening_depth`` search
+    values in [low, high) points for P0.
+    """
     rules = Rules()
     rng = random.Random(f"{seed}:{opponent.name}")
+    openings_rng = rng if seat is None else random.Random(f"{seed}:{opponent.name}:openings")
     tally = Tally()
     t0 = time.perf_counter()
     opening: list[Move] = []
+    value = None
     for i in range(games):
-        if i % 2 == 0:
-            opening = make_opening(rng, rules, opening_plies, balanced)
-            value = None
-            if opening_depth:
-                start = Game(rules)
-                start.play_all(opening)
-                search = choose_move(start.position, rules, depth=opening_depth, rng=rng)
-                value = search.score if start.position.to_move == 0 else -search.score
+        if seat is not None or i % 2 == 0:
+            while True:
+                opening = make_opening(openings_rng, rules, opening_plies, balanced)
+                value = None
+                if opening_depth:
+                    start = Game(rules)
+                    start.play_all(opening)
+                    search = choose_move(
+                        start.position, rules, depth=opening_depth, rng=openings_rng
+                    )
+                    value = search.score if start.position.to_move == 0 else -search.score
+                if opening_range is None or (
+                    value is not None and opening_range[0] <= value < opening_range[1]
+                ):
+                    break
         g = play_game(
             ai,
             opponent,
-            i % 2,
+            i % 2 if seat is None else seat,
             rng,
             tally,
             time_ms=time_ms,
@@ -695,6 +713,22 @@ def main(argv: list[str] | None = None) -> int:
         help=f"value each opening with a search this deep and split the P1 results at "
         f"+{WON_OPENING:g} for P0",
     )
+    parser.add_argument(
+        "--opening-range",
+        type=float,
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        default=None,
+        help="only openings valued in [LOW, HIGH) points for P0 by the --opening-depth "
+        "search (10 if not given)",
+    )
+    parser.add_argument(
+        "--seat",
+        type=int,
+        choices=(0, 1),
+        default=None,
+        help="the AI always plays this seat (a new opening every game, no colour swap)",
+    )
     parser.add_argument("--ply-cap", type=int, default=PLY_CAP)
     parser.add_argument("--repeat", type=int, default=0, help="end by count at N-fold repetition")
     parser.add_argument("--history", action="store_true", help="give the AI the game history")
@@ -736,7 +770,9 @@ def main(argv: list[str] | None = None) -> int:
                 seed=args.seed,
                 opening_plies=args.opening_plies,
                 balanced=args.balanced,
-                opening_depth=args.opening_depth,
+                opening_depth=args.opening_depth or (10 if args.opening_range else 0),
+                opening_range=tuple(args.opening_range) if args.opening_range else None,
+                seat=args.seat,
                 ply_cap=args.ply_cap,
                 repeat=args.repeat,
                 log=lambda s: print("  " + s, file=sys.stderr, flush=True),

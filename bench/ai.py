@@ -669,6 +669,11 @@ def run(
                 f"p99 {s['p99_move_ms']} ms ({time.perf_counter() - t0:.0f} s)"
             )
     summary = {"ai": ai.name, "opponent": opponent.name, **summarise(tally, ai.budget_ms)}
+    if opening_depth:
+        # Each game's opening and its value for P0, to rerun or compare the same ones.
+        summary["openings"] = [
+            [" ".join(map(str, g.opening)), g.opening_value] for g in tally.games
+        ]
     summary["wall_s"] = round(time.perf_counter() - t0, 1)
     return summary
 

@@ -36,10 +36,11 @@ Negamax alpha-beta with iterative deepening over the fast kernel
   weights fitted to 3,000 self-play games (``bench/tune_eval.py --fit``)
   scored 29-1-30 at depth 5 against the defaults. ``reductions`` (late-move
   reductions) reach 0.9 plies deeper in the same time, but as P1 against
-  depth-4 alpha-beta on 48 openings that decide games (valued +10 to +26 for
-  P0 at depth 8, 300 ms of CPU) they won 8 games the plain search lost and
-  lost 4 it won: no clear gain, so they are off. A :class:`SearchCache`
-  held by a long-lived caller saves about 12% of the nodes per move.
+  depth-4 alpha-beta on 47 openings that decide games (valued +10 to +26 for
+  P0 at depth 8, 300 ms of CPU a move) they did better than the plain search
+  on 8 and worse on 5 (the rest alike): no clear gain, so they are off. A
+  :class:`SearchCache` held by a long-lived caller saves about 12% of the
+  nodes per move.
 * **Debt spirals** (a row emptied and refilled with borrowed pebbles again
   and again, R11): debts count against the borrower in every value, so a
   spiral reads as a loss growing by the pebbles lost each cycle. What kept

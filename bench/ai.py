@@ -36,12 +36,22 @@ first answer, which includes the process's start-up); no move may exceed the
 budget, and the exit status is 1 if one did. The CPU time of each in-process
 move is reported too: on a loaded machine the scheduler can hold a process
 back past any deadline, and the CPU time shows what the search itself spent.
+``--clock cpu`` goes further: the in-process searches read this process's CPU
+time for their deadline, so on a loaded machine they search as much as an
+idle one lets them, and the budget is kept in CPU time (``over_budget_cpu``);
+the wall-clock move times then say nothing. ``score_ci95`` is a 95% interval
+for the score rate over the colour-swapped pairs.
 ``--balanced N`` keeps only openings a depth-8 search values within N points.
 
 Why P1 scores less than P0 here: 4 uniformly random plies often leave P0, who
-moves next, a mandarin to take (P1's random fourth ply walks into it). Of 20
-such openings a depth-10 search valued 10 at +16 points or more for P0, and
-two copies of the same search score 0.75 as P0 against each other on them.
+moves next, a mandarin to take (P1's random fourth ply walks into it). Of 30
+such openings (seed 2024) a depth-10 search valued 15 at +16 points or more
+for P0. Played as P1 against ab4, those at +29 or more were lost at 500 ms
+and at six times that alike: they are lost positions. Those at +16 to +21
+were not: 500 ms won 2 of 8 and 3000 ms won 5 and drew 1 (the search of
+9dca03d, wall clock on a loaded machine). ``--seat 1 --opening-range LOW
+HIGH`` replays such a test: the AI as P1 only, on openings valued in that
+range, the same openings for every setting of one seed.
 ``--opening-depth D`` values each opening with a depth-D search and splits the
 AI's results as P1 into openings won for P0 (>= +15) and the others.
 """

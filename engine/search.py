@@ -105,6 +105,9 @@ CONTEMPT = 1.5
 #: :func:`_hopeless`).
 HOPELESS_FROM = 15.0
 HOPELESS_AT = 35.0
+#: Points a cycle the searching side loses by the count costs beyond that loss
+#: (see Searcher._repetition_value).
+CYCLE_COST = 10.0
 MAX_DEPTH = 64
 #: Plies of capture-only search at the leaves (see Searcher._quiesce).
 QUIESCENCE = 0
@@ -304,13 +307,16 @@ class Searcher:
         rooted = st.to_move == self.root
         if self.rep_is_end and v:
             v += WIN if v > 0 else -WIN
+        elif v < 0 if rooted else v > 0:
+            # Without a repetition rule a cycle goes on until someone stops and
+            # counts (the device's offer, a match's ply cap): for the searching
+            # side behind by the count, that is a loss like any other, and one
+            # that never ends, so it is priced below a finished loss by
+            # CYCLE_COST and the side behind plays on rather than cycle. (The
+            # side ahead would rather finish the game: its cycle stays a count.)
+            v += WIN + CYCLE_COST if v > 0 else -WIN - CYCLE_COST
         # A cycle is draw-ish: the searching side would rather play on.
-        v = v - self.contempt if rooted else v + self.contempt
-        if self.rep_is_end:
-            return v
-        # Without a repetition rule a cycle goes on until someone stops and
-        # counts: for the side behind by many points, a loss like any other.
-        return _to_root(v, rooted)
+        return v - self.contempt if rooted else v + self.contempt
 
     def _leaf(self, st: State) -> float:
         """The static value of an unfinished leaf, as the root sees a deficit."""
@@ -599,7 +605,7 @@ class Searcher:
 
     def _pv(self, st: State, first: int, depth: int) -> tuple[tuple[Move, ...], bool]:
         """Follow the table's best moves from the root (stops at a repetition);
-        also whether they end the game."""
+        also whether they end the game (by the rules or by a repetition)."""
         moves = [Move.from_code(first)]
         cur = st.copy()
         core.play(cur, first, self.cfg)
@@ -608,8 +614,9 @@ class Searcher:
             if cur.outcome is not None:
                 break
             key = state_key(cur, self.with_taker)
-            if key in seen:
-                break
+            if key in seen or key in self.game_history:
+                # A repetition is valued like a game ended by the count.
+                return tuple(moves), True
             seen.add(key)
             entry = self.tt.get(key)
             if entry is None or entry[3] == 0:

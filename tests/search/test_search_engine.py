@@ -403,3 +403,20 @@ def test_a_deficit_is_reported_as_points_not_as_its_price() -> None:
     ]
     assert -30 < max(unfinished) < -15
     assert result.score == round(max(unfinished), 2)
+
+
+def test_a_cycle_lost_by_the_count_is_broken() -> None:
+    # From a bench/ai.py game cut at 300 plies: P1 (35 behind) played 8+, P0
+    # 4-, and the position came back 145 times. Without a repetition rule
+    # such a cycle never ends; for the side behind it is a loss, so it plays on.
+    pos = Position.from_text("0|2,0,2,0,1|9B|1,1,1,1,1 P1 s28/3 q1/0 d0/0 n11 t0/-")
+    back = play(play(pos, Move.parse("8+"), RULES).position, Move.parse("4-"), RULES).position
+    assert back.to_text().split(" n")[0] == pos.to_text().split(" n")[0]
+    for depth in (8, 12):
+        result = choose_move(pos, RULES, depth=depth, rng=random.Random(0))
+        assert result.move != Move.parse("8+")
+    # A level cycle stays what it was: a draw, less the contempt.
+    level = Position.from_text("0B|0,0,0,1,0|0B|0,1,0,0,0 P0 s24/24 q0/0 d0/0 n0")
+    children = [play(level, m, RULES).position for m in legal_moves(level, RULES)]
+    ahead = choose_move(level, RULES, depth=1, rng=random.Random(0), history=children)
+    assert ahead.score == -CONTEMPT

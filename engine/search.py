@@ -814,7 +814,9 @@ class Level:
 #: Measured with bench/ai.py (4 random opening plies, colours swapped): greedy scores
 #: 0.78 against random (40 games); easy 0.95 against random and 0.69 against greedy
 #: (100 games; depth 2 with 25% random moves scored 0.61, hardly above greedy); medium
-#: 0.83 against easy (40); hard 0.80 against medium (20).
+#: 0.83 against easy (40); hard 0.80 against medium (20). Again with the hopeless
+#: deficits priced (``--clock cpu --seed 17``, 20 games each): easy 1.0 against
+#: random and 0.75 against greedy, medium 0.725 against easy, hard 0.80 against medium.
 LEVELS: dict[str, Level] = {
     # Sees a capture, the reply and its own answer, and blunders now and then.
     "easy": Level(depth=3, time_ms=200, random_move=0.15),

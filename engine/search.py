@@ -105,9 +105,12 @@ CONTEMPT = 1.5
 #: :func:`_hopeless`).
 HOPELESS_FROM = 15.0
 HOPELESS_AT = 35.0
-#: Points a cycle the searching side loses by HOPELESS_FROM or more costs
-#: beyond that loss (see Searcher._repetition_value).
-CYCLE_COST = 10.0
+#: What a cycle the searching side loses by HOPELESS_FROM or more costs beyond
+#: that loss (see Searcher._repetition_value): as much as a loss, so any line
+#: that moves on is preferred, whatever it costs in points. With 10 points a
+#: match game still cycled to the 300-ply cap: every way out of the cycle lost
+#: 11 more points within the horizon.
+CYCLE_COST = WIN
 MAX_DEPTH = 64
 #: Plies of capture-only search at the leaves (see Searcher._quiesce).
 QUIESCENCE = 0
@@ -187,6 +190,8 @@ def _reported(value: float, finished: bool = True) -> float:
         value = _unfinished_value(value)
     elif value <= -WIN / 2:
         value += WIN
+        if value <= -WIN / 2:
+            value += CYCLE_COST  # a lost cycle: a loss and its price
     return round(value, 2)
 
 
@@ -220,7 +225,7 @@ def _unfinished_value(root_value: float) -> float:
     if root_value >= -HOPELESS_FROM:
         return root_value
     if root_value <= -HOPELESS_AT - WIN:
-        return root_value + WIN
+        return _reported(root_value)
     slope = WIN / (HOPELESS_AT - HOPELESS_FROM)
     return (root_value - slope * HOPELESS_FROM) / (1 + slope)
 
@@ -311,7 +316,7 @@ class Searcher:
             # Without a repetition rule a cycle goes on until someone stops and
             # counts (the device's offer, a match's ply cap). For the searching
             # side hopelessly behind by the count that is a loss, and one that
-            # never ends, so it is priced below a finished loss by CYCLE_COST
+            # never ends, so it is priced below any other loss by CYCLE_COST
             # and the side behind plays on rather than cycle. A closer cycle
             # stays the plain count: pricing every cycle lost by a point as a
             # loss makes the search shun any line where the opponent could
@@ -614,13 +619,13 @@ class Searcher:
         cur = st.copy()
         core.play(cur, first, self.cfg)
         seen = {state_key(st, self.with_taker)}
-        for _ in range(max(depth - 1, 0)):
-            if cur.outcome is not None:
-                break
+        while cur.outcome is None:
             key = state_key(cur, self.with_taker)
             if key in seen or key in self.game_history:
                 # A repetition is valued like a game ended by the count.
                 return tuple(moves), True
+            if len(moves) >= depth:
+                break
             seen.add(key)
             entry = self.tt.get(key)
             if entry is None or entry[3] == 0:

@@ -415,6 +415,12 @@ def test_a_cycle_lost_by_the_count_is_broken() -> None:
     for depth in (8, 12):
         result = choose_move(pos, RULES, depth=depth, rng=random.Random(0))
         assert result.move != Move.parse("8+")
+    # Another such game: every way out of the cycle loses 11 more points within
+    # the horizon, and it is still taken.
+    worse = Position.from_text("0|2,0,2,0,1|17B|1,1,1,1,1 P1 s22/1 q1/0 d0/0 n21 t0/-")
+    for depth in (12, 16):
+        result = choose_move(worse, RULES, depth=depth, rng=random.Random(0))
+        assert result.move != Move.parse("8+")
     # A level cycle stays what it was: a draw, less the contempt.
     level = Position.from_text("0B|0,0,0,1,0|0B|0,1,0,0,0 P0 s24/24 q0/0 d0/0 n0")
     children = [play(level, m, RULES).position for m in legal_moves(level, RULES)]

@@ -154,6 +154,42 @@ class SearchCache:
         return len(self._table)
 
 
+#: Positions a GameMemory keeps (a game cut at 300 plies asks for 150).
+MEMORY_LIMIT = 400
+
+
+class GameMemory:
+    """The positions a long-lived caller was asked to move in, for one game at a time.
+
+    ``ai serve`` answers one position per request and gets no game history,
+    so a search cannot see a cycle that runs across its own moves: each
+    answer plans a way forward, the next one plans another, and together they
+    shuttle the same pebbles for ever (a bench/ai.py game as P1, 35 behind,
+    cut at 300 plies). Passing :meth:`see`'s positions as ``choose_move``'s
+    ``history`` makes the search value a return to one of them as the cycle it
+    is. A request whose ply is not later than the last one's, or under other
+    rules, starts a new game, so with a client that always sends ply 0 it
+    simply remembers nothing.
+    """
+
+    def __init__(self, limit: int = MEMORY_LIMIT) -> None:
+        self._limit = limit
+        self._rules: Rules | None = None
+        self._ply = -1
+        self._seen: list[Position] = []
+
+    def see(self, position: Position, rules: Rules) -> tuple[Position, ...]:
+        """The earlier positions of this game; then ``position`` is remembered too."""
+        if rules != self._rules or position.ply <= self._ply:
+            self._seen = []
+        earlier = tuple(self._seen)
+        self._seen.append(position)
+        del self._seen[: -self._limit]
+        self._rules = rules
+        self._ply = position.ply
+        return earlier
+
+
 class GameOverError(EngineError, ValueError):
     """The position is finished (or ends at the start of the turn): there is no move."""
 

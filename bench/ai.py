@@ -12,7 +12,9 @@ Players (``--ai`` and ``--opponents``):
   (no game history) unless ``--history`` is given;
 * ``ai{JSON}``: the same with choose_move options (``{"quiescence": 2}``,
   ``{"weights": {"tempo": 1.0}}``, ``{"depth": 4, "time_ms": null}``,
-  ``{"cache": true}`` to keep the search's table between moves), e.g. to
+  ``{"cache": true}`` to keep the search's table between moves,
+  ``{"memory": true}`` to pass the positions it was asked about in this game
+  as history, as a server with a :class:`engine.search.GameMemory` would), e.g. to
   match two settings head to head;
 * ``easy``, ``medium``, ``hard``: the kiosk levels (:data:`engine.search.LEVELS`);
 * ``random``: a uniformly random legal move;
@@ -86,7 +88,13 @@ from engine.play import config, end_now, legal_moves  # noqa: E402
 from engine.play import play as checked_play  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.rules import Rules  # noqa: E402
-from engine.search import LEVELS, SearchCache, choose_move, level_move  # noqa: E402
+from engine.search import (  # noqa: E402
+    LEVELS,
+    GameMemory,
+    SearchCache,
+    choose_move,
+    level_move,
+)
 
 PLY_CAP = 300
 LONG_GAME = 100
@@ -162,9 +170,15 @@ class SearchAgent(Agent):
         if self.options.pop("cache", False):
             # One table for all of this player's moves, as a long-lived server would keep.
             self.options["cache"] = SearchCache()
+        #: the positions this player was asked about, as a server with a GameMemory sees them
+        self.memory = GameMemory() if self.options.pop("memory", False) else None
 
     def reply(self, game: Game, rng: random.Random) -> Reply:
-        history = [t.before for t in game.transitions] if self.history else []
+        history: list[Position] = []
+        if self.history:
+            history = [t.before for t in game.transitions]
+        elif self.memory is not None:
+            history = list(self.memory.see(game.position, game.rules))
         result = choose_move(
             game.position,
             game.rules,

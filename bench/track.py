@@ -175,50 +175,83 @@ def synth_sequences(
 ) -> list[Sequence]:
     """Random self-play games photographed by the scene generator, one fixed scene each.
 
-    As with a fixed camera, a square whose count did not change keeps its
-    pebbles where they lay; the light drifts a little from frame to frame.
-    ``hands``: the share of frames (after the first) taken with an arm still
-    reaching over the board, as players' hands come in and out of real photos.
+    As with a fixed camera and real hands, a square the move did not touch
+    keeps its pebbles where they lay, one that gained pebbles keeps its pile
+    with the new ones dropped on it (nudging some aside), and one that was
+    picked up or captured holds only what was sown into it afterwards; the
+    light drifts a little from frame to frame. ``hands``: the share of frames
+    (after the first) taken with an arm still reaching over the board, as
+    players' hands come in and out of real photos.
     """
     import random
 
     import numpy as np
 
-    from companion.referee.reconcile import board_of
-    from vision.synth import render_scene
+    from companion.referee.reconcile import board_of, cleared_squares
+    from engine import play
+    from vision.synth import SceneConditions, rearranged, render_scene, scene_depth
 
     out = []
     for n in range(count):
         rng = random.Random(seed * 1000 + n)
         hand_rng = random.Random(f"hands {seed} {n}")  # the games stay those of --hands 0
         light_rng = random.Random(f"light {seed} {n}")
+        drop_rng = np.random.default_rng([seed, n, 5])
         game = Game()
         folder = workdir / f"sequence_{n:03d}"
         folder.mkdir(parents=True)
         frames: list[tuple[Path, str | None]] = []
         labels: list[dict[str, str]] = []
         move: str | None = None
+        scene = seed * 1000 + n
+        depth = scene_depth(scene)
+        size = SceneConditions().pebble_size
+        start = game.position.board
+        placed = rearranged((), [False] * 12, start, drop_rng, depth, size)
         for ply in range(plies + 1):
             board, big = board_of(game.position)
-            hand = ply > 0 and hand_rng.random() < hands
+            # (the last frame is taken once the hands have left: a game is not
+            # judged on a board nobody will show again)
+            last = ply == plies or game.is_over
+            hand = ply > 0 and hand_rng.random() < hands and not last
             image, truth = render_scene(
                 list(board),
                 big,
-                seed * 100_000 + n * 100,  # same arrangement for the same count
-                scene_seed=seed * 1000 + n,
+                seed * 100_000 + n * 100,
+                scene_seed=scene,
+                placed=placed,
                 hand=hand,
             )
             drift = 1.0 + light_rng.uniform(-0.04, 0.04)
             image = np.clip(image.astype(np.float32) * drift, 0, 255).astype(np.uint8)
             path = folder / f"frame_{ply:03d}.jpg"
             cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+            pos = game.position
+            truth["game"] = {
+                "ply": pos.ply,
+                "move": move,
+                "engine_counts": {
+                    name: {"small": board[sq], "big": big[sq // 6] if sq % 6 == 0 else 0}
+                    for sq, name in enumerate(REGION_NAMES)
+                },
+                "captured_small": list(pos.store),
+                "captured_big": list(pos.bigs),
+            }
+            path.with_suffix(".json").write_text(json.dumps(truth))
             frames.append((path, move))
             labels.append(_labels(truth))
             if game.is_over:
                 break
             m = rng.choice(game.legal_moves())
+            t = play(game.position, m, game.rules)
             game.play(m)
             move = str(m)
+            gone = cleared_squares(t)
+            after = board_of(t.position)[0]
+            # (a game that ends sweeps the squares without any pick-up)
+            cleared = [sq in gone or after[sq] < board[sq] for sq in range(12)]
+            added = [after[sq] if cleared[sq] else after[sq] - board[sq] for sq in range(12)]
+            placed = rearranged(placed, cleared, added, drop_rng, depth, size)
         out.append((folder.name, frames, Position.initial(), labels))
     return out
 
@@ -239,6 +272,12 @@ def main() -> int:
         "--hands", type=float, default=0.0, help="share of generated frames with an arm in view"
     )
     parser.add_argument("--plies", type=int, default=20, help="moves per generated sequence")
+    parser.add_argument(
+        "--save",
+        type=Path,
+        help="keep the generated sequences here (render-public's layout: run them again "
+        "with bench/track.py SAVE)",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     moves: list[dict[str, Any]] = []
@@ -247,8 +286,10 @@ def main() -> int:
     true_moves = 0
     with tempfile.TemporaryDirectory() as tmp:
         if args.synth:
+            where = args.save or Path(tmp)
+            where.mkdir(parents=True, exist_ok=True)
             sequences = synth_sequences(
-                args.synth, args.seed, Path(tmp), plies=args.plies, hands=args.hands
+                args.synth, args.seed, where, plies=args.plies, hands=args.hands
             )
         elif args.dataset is not None:
             sequences = dataset_sequences(args.dataset)

@@ -19,15 +19,26 @@ One frame through them, for a fixed camera (the caller keeps ``previous``
     reading = read_board(image, outline=located.outline, calibration=calibration,
                          previous=previous, partial=stills)   # adds the hand check
     hidden = [sq.hidden for sq in reading.squares]
-    grey = square_grey(image)
-    regions, unit = located.outline.regions, located.outline.px_per_unit()
-    changed = changed_since(reference, grey, regions, unit, hidden)   # None: no reference
+    canvas, depth = change_canvas(image, located.outline), located.outline.arc_depth
+    areas = changed_areas(reference, canvas, depth, hidden)   # pebble areas; None: no reference
     # once the referee confirms this frame:
-    reference = confirmed_reference(reference, grey, regions, hidden)
+    reference = confirmed_canvas(reference, canvas, depth, hidden)
+
+(The ring board of three or four seats, which has no canvas, flags changed
+squares instead: ``changed_since`` and ``confirmed_reference`` on ``square_grey``.)
 """
 
 from vision.api import BoardReading, SquareReading, calibrate, read_board
-from vision.change import changed_since, confirmed_reference, is_new_scene, square_grey, thumbnail
+from vision.change import (
+    change_canvas,
+    changed_areas,
+    changed_since,
+    confirmed_canvas,
+    confirmed_reference,
+    is_new_scene,
+    square_grey,
+    thumbnail,
+)
 from vision.config import (
     ChangeConfig,
     CountConfig,
@@ -63,8 +74,11 @@ __all__ = [
     "VisionError",
     "assess_frame",
     "calibrate",
+    "change_canvas",
+    "changed_areas",
     "changed_since",
     "config_from_dict",
+    "confirmed_canvas",
     "confirmed_reference",
     "is_new_scene",
     "load_config",

@@ -13,14 +13,19 @@ thumbnail, and drops both when ``Locator`` says the board moved.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.board import NUM_SQUARES
+from vision import detect
 from vision.config import ChangeConfig
-from vision.geometry import FloatArray
+from vision.count import rectify
+from vision.geometry import FloatArray, region_polygons_board
+from vision.locate import Outline
 
 _DEFAULT = ChangeConfig()
 
@@ -187,3 +192,109 @@ def intrusion_cover(
         area = float(mask.sum())
         out.append(float((arm & mask).sum()) / area if area else 0.0)
     return tuple(out)
+
+
+def change_canvas(
+    image_bgr: NDArray[np.uint8], outline: Outline, cfg: ChangeConfig | None = None
+) -> NDArray[np.uint8]:
+    """The board rectified to ``area_px`` per square side (a pebble has the same size
+    everywhere on it), lightly blurred against sensor noise: what areas are measured on."""
+    cfg = cfg or _DEFAULT
+    rect = rectify(image_bgr, outline, cfg.area_px)
+    return np.asarray(cv2.GaussianBlur(rect, (3, 3), 0), dtype=np.uint8)
+
+
+@functools.lru_cache(maxsize=8)
+def canvas_squares(depth: float, px: int) -> NDArray[np.int32]:
+    """Square index (0..11, -1 off the board) of every pixel of a change canvas."""
+    w, h, a = detect.canvas(px)
+    lab = np.full((h, w), -1, np.int32)
+    for i, poly in enumerate(region_polygons_board(depth)):
+        p = (np.concatenate([poly, np.ones((len(poly), 1))], axis=1) @ a.T)[:, :2]
+        cv2.fillPoly(lab, [np.rint(p * 16).astype(np.int32)], i, shift=4)
+    lab.setflags(write=False)
+    return lab
+
+
+def _shake(reference: NDArray[np.float32], canvas: NDArray[np.float32], limit: float) -> FloatArray:
+    """The small shift of ``canvas`` against ``reference`` (a shaken camera), or zero."""
+    g0 = cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY)
+    g1 = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
+    window = cv2.createHanningWindow(g0.shape[::-1], cv2.CV_32F)
+    (dx, dy), response = cv2.phaseCorrelate(g0, g1, window)
+    shift = np.array([dx, dy])
+    if response < 0.2 or not 0.25 <= float(np.hypot(dx, dy)) <= limit:
+        return np.zeros(2)
+    return shift
+
+
+def changed_areas(
+    reference: NDArray[np.uint8] | None,
+    canvas: NDArray[np.uint8],
+    depth: float,
+    hidden: Sequence[bool] = (),
+    cfg: ChangeConfig | None = None,
+) -> tuple[float | None, ...] | None:
+    """How much of each square changed since the reference canvas, in pebble areas.
+
+    A move leaves a square untouched (about 0), drops one or two pieces on it
+    (about 1 or 2, whatever lay there before), or takes its pile away (the
+    pile's area and whatever was sown afterwards): the referee weighs each
+    candidate move by how well it predicts these areas. Each square's light
+    is matched channel by channel first (a cloud, the sun moving), a pixel
+    counts as changed only when it lies outside the range of its reference
+    neighbourhood (a piece nudged a pixel), a camera shaken by up to
+    ``max_shift`` pixels is realigned, and specks smaller than a pixel
+    block are dropped. None for a square ``hidden`` (under a hand), and
+    None in all when there is no comparable reference.
+    """
+    cfg = cfg or _DEFAULT
+    if reference is None or reference.shape != canvas.shape:
+        return None
+    labels = canvas_squares(round(depth, 3), cfg.area_px)
+    if labels.shape != canvas.shape[:2]:
+        return None
+    ref = reference.astype(np.float32)
+    now = canvas.astype(np.float32)
+    shift = _shake(ref, now, cfg.max_shift)
+    if shift.any():
+        move = np.array([[1.0, 0.0, shift[0]], [0.0, 1.0, shift[1]]])
+        ref = cv2.warpAffine(ref, move, ref.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+    inside = labels >= 0
+    lab = labels[inside]
+    # per square and channel, the light of the frame against the reference's
+    # (the median of the pixels' ratios: a square half in a shadow has no stable median)
+    ratio = (now + 4.0) / (ref + 4.0)
+    gain = np.ones((NUM_SQUARES + 1, 3), np.float32)
+    for sq in range(NUM_SQUARES):
+        sel = labels == sq
+        if sel.any():
+            gain[sq] = np.clip(np.median(ratio[sel], axis=0), 0.5, 2.0)
+    g = np.ones_like(now)
+    g[inside] = gain[lab]
+    kernel = np.ones((3, 3), np.uint8)
+    high = cv2.dilate(ref, kernel) * g
+    low = cv2.erode(ref, kernel) * g
+    diff = np.maximum(now - high, low - now).max(axis=2)
+    changed = (diff > cfg.area_step).astype(np.uint8)
+    changed = np.asarray(cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)))
+    pebble = np.pi / 4 * (cfg.pebble_share * cfg.area_px) ** 2
+    counts = np.bincount(lab, changed[inside].astype(np.float64), minlength=NUM_SQUARES)
+    return tuple(
+        None if (hidden and hidden[sq]) else float(counts[sq] / pebble) for sq in range(NUM_SQUARES)
+    )
+
+
+def confirmed_canvas(
+    reference: NDArray[np.uint8] | None,
+    canvas: NDArray[np.uint8],
+    depth: float,
+    hidden: Sequence[bool] = (),
+    px: int = _DEFAULT.area_px,
+) -> NDArray[np.uint8]:
+    """The change reference after the referee confirmed ``canvas``: hidden squares keep theirs."""
+    if reference is None or reference.shape != canvas.shape or not any(hidden):
+        return canvas
+    labels = canvas_squares(round(depth, 3), px)
+    keep = np.isin(labels, [sq for sq, h in enumerate(hidden) if h])
+    return np.where(keep[..., None], reference, canvas).astype(np.uint8)

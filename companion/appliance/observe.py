@@ -32,12 +32,12 @@ from vision import (
     SquareReading,
     VisionConfig,
     calibrate,
-    changed_since,
+    change_canvas,
+    changed_areas,
     config_from_dict,
-    confirmed_reference,
+    confirmed_canvas,
     is_new_scene,
     read_board,
-    square_grey,
     thumbnail,
 )
 from vision.change import intrusion_cover
@@ -80,10 +80,13 @@ class VisionObserver:
         self.locator = Locator(self.config)
         self.calibration: Calibration | None = None
         self._history = FrameHistory(self.config, stills)
+        #: the board of the last confirmed frame, rectified (``vision.change_canvas``)
         self._reference: NDArray[np.uint8] | None = None
-        self._grey: NDArray[np.uint8] | None = None
+        self._canvas: NDArray[np.uint8] | None = None
+        #: squares whose reference shows a hand (confirmed under one, with nothing older)
+        self._no_reference: frozenset[int] = frozenset()
+        self._depth = 0.95
         self._hidden: tuple[bool, ...] = ()
-        self._regions: tuple[NDArray[np.float64], ...] = ()
         #: the last confirmed frame that showed no hand: what the surroundings look like
         self._clear: NDArray[np.uint8] | None = None
         self._hand_seen = False
@@ -125,7 +128,6 @@ class VisionObserver:
         partial = reading.frame is not None and reading.frame.hand and bool(reading.squares)
         if (reading.reason is not None and not partial) or not reading.squares:
             return Observation(None, fit=False, reason=reading.reason or "frame not usable")
-        self._grey = square_grey(image)
         self._image = image
         squares = reading.squares
         # An arm the skin test missed (a terracotta or wooden floor is skin-coloured):
@@ -147,15 +149,15 @@ class VisionObserver:
             partial = True
             reading = replace(reading, reason=reading.reason or "hand over the board")
         self._hidden = tuple(sq.hidden for sq in squares)
-        self._regions = outline.regions
-        changed = changed_since(
-            self._reference,
-            self._grey,
-            outline.regions,
-            outline.px_per_unit(),
-            self._hidden,
-            self.config.change,
+        self._canvas = change_canvas(image, outline, self.config.change)
+        self._depth = outline.arc_depth
+        unknown = tuple(h or sq in self._no_reference for sq, h in enumerate(self._hidden))
+        areas = changed_areas(
+            self._reference, self._canvas, self._depth, unknown, self.config.change
         )
+        # a square changed when a quarter of a pebble's area did (under a hand: unknown)
+        least = self.config.change.changed_pebbles
+        changed = None if areas is None else tuple(a is None or a >= least for a in areas)
         return Observation(
             squares,
             fit=True,
@@ -164,17 +166,23 @@ class VisionObserver:
             changed=changed,
             partial=partial,
             hidden=self._hidden if any(self._hidden) else None,
+            areas=areas,
         )
 
     def confirmed(self) -> None:
         """The referee trusts the board in the last frame: compare later frames with it.
 
-        Squares a hand hid keep their old reference (``vision.confirmed_reference``).
+        Squares a hand hid keep their old reference (``vision.confirmed_canvas``).
         """
-        if self._grey is None:
+        if self._canvas is None:
             return
-        self._reference = confirmed_reference(
-            self._reference, self._grey, self._regions, self._hidden
+        hidden = {sq for sq, h in enumerate(self._hidden) if h}
+        if self._reference is None:
+            self._no_reference = frozenset(hidden)
+        else:
+            self._no_reference = frozenset(self._no_reference & hidden)
+        self._reference = confirmed_canvas(
+            self._reference, self._canvas, self._depth, self._hidden, self.config.change.area_px
         )
         if self._image is not None and not self._hand_seen:
             # Never from a frame with an arm in it: its going would look like one.

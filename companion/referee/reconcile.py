@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from companion.referee.change import ChangeEvidence, ChangeScorer
 from engine import (
     Capture,
     Drop,
@@ -137,6 +138,8 @@ class Candidate:
     cleared: frozenset[int] = frozenset()
     loglik: float = 0.0
     outliers: int = 0  # squares whose count the reading makes very unlikely
+    #: log-likelihood of the changed areas (``companion.referee.change``), 0 without them
+    change_ll: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +183,8 @@ class Verdict:
     diffs: tuple[SquareDiff, ...] = ()
     seen: Board | None = None
     ranked: tuple[Candidate, ...] = field(default=(), repr=False)
-    #: the question is about the first of several moves (answer it, then judge again)
+    #: the question (or the move accepted) is about the first of several moves:
+    #: once it is answered (or played), the same board is judged again
     behind: bool = False
 
     @property
@@ -205,6 +209,25 @@ class Verdict:
 
 def board_of(position: Position) -> Board:
     return (position.board, position.big)
+
+
+def _pinned(
+    reading: Sequence[SquareEvidence], board: Board, squares: set[int], sure: float = 0.99
+) -> list[SquareEvidence]:
+    """The reading with ``squares`` held at the count ``board`` gives them (``sure`` of the mass)."""
+    counts, big = board
+    out: list[SquareEvidence] = []
+    for sq, e in enumerate(reading):
+        if sq not in squares:
+            out.append(e)
+            continue
+        n = counts[sq]
+        probs = [(1 - sure) * p for p in e.probs] + [0.0] * max(0, n + 1 - len(e.probs))
+        probs[n] += sure
+        stone = big[sq // SIDE] if sq % SIDE == 0 else 0
+        held = sure + (1 - sure) * e.big_prob if stone else (1 - sure) * e.big_prob
+        out.append(Evidence(tuple(probs), held))
+    return out
 
 
 def map_board(reading: Sequence[SquareEvidence]) -> Board:
@@ -272,30 +295,35 @@ def cleared_squares(transition: Transition) -> frozenset[int]:
     return frozenset(e.square for e in transition.events if isinstance(e, PickUp | Capture))
 
 
-def _walk(transition: Transition) -> list[tuple[Board, bool]]:
-    """Board after every step of a move, flagged when the hand is about to relay."""
+def _walk(transition: Transition) -> list[tuple[Board, bool, frozenset[int]]]:
+    """Board after every step of a move, flagged when the hand is about to relay,
+    with the squares picked up or captured so far."""
     counts = list(transition.before.board)
     big = list(transition.before.big)
     rows = ring(transition.before.players).rows
-    states: list[tuple[Board, bool]] = []
+    states: list[tuple[Board, bool, frozenset[int]]] = []
     picks = 0
+    gone: frozenset[int] = frozenset()
     for event in transition.events:
         if isinstance(event, Refill) and picks == 0:
             for sq in rows[event.player]:
                 counts[sq] += 1
         elif isinstance(event, PickUp):
             if picks and states:
-                states[-1] = (states[-1][0], True)  # the last drop before a relay
+                board, _, taken = states[-1]
+                states[-1] = (board, True, taken)  # the last drop before a relay
             picks += 1
             counts[event.square] -= event.count
+            gone |= {event.square}
         elif isinstance(event, Drop):
             counts[event.square] += 1
-            states.append(((tuple(counts), tuple(big)), False))
+            states.append(((tuple(counts), tuple(big)), False, gone))
         elif isinstance(event, Capture):
             counts[event.square] = 0
             if event.big:
                 big[event.square // 6] = 0
-            states.append(((tuple(counts), tuple(big)), False))
+            gone |= {event.square}
+            states.append(((tuple(counts), tuple(big)), False, gone))
         elif isinstance(event, TurnEnd):
             break
     return states
@@ -357,10 +385,12 @@ def as_question(verdict: Verdict) -> Verdict:
     )
 
 
-def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
-    """Boards players often leave by mistake while making this move."""
-    out: list[tuple[str, Board]] = []
+def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board, frozenset[int]]]:
+    """Boards players often leave by mistake while making this move, with the squares
+    whose pile was taken up or captured on the way."""
+    out: list[tuple[str, Board, frozenset[int]]] = []
     counts, big = after_sowing(transition)
+    gone = cleared_squares(transition)
     # A pebble dropped one square too far or too short along the path.
     for sq in sorted(set(transition.sown)):
         if counts[sq] == 0:
@@ -369,7 +399,7 @@ def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
             shifted = list(counts)
             shifted[sq] -= 1
             shifted[nb] += 1
-            out.append(("pebble in the wrong square", (tuple(shifted), big)))
+            out.append(("pebble in the wrong square", (tuple(shifted), big), gone))
     # Captured pebbles not taken off the board (all of them, or the later ones of a chain).
     captures = transition.captures
     for first in range(len(captures)):
@@ -379,12 +409,13 @@ def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
             left[sq] += n
             if stone:
                 left_big[sq // 6] = 1
-        out.append(("captured pebbles left on the board", (tuple(left), tuple(left_big))))
+        stayed = gone - {sq for sq, _, _ in captures[first:]}
+        out.append(("captured pebbles left on the board", (tuple(left), tuple(left_big)), stayed))
     # A quan non captured although the rules forbid it.
     if transition.stop == "quan_non" and transition.move is not None:
         loose = replace(rules, quan_non_min=0)
         greedy = play(transition.before, transition.move, loose)
-        out.append(("quan non captured", after_sowing(greedy)))
+        out.append(("quan non captured", after_sowing(greedy), cleared_squares(greedy)))
     return out
 
 
@@ -440,15 +471,15 @@ def candidates(
         normalized = board_of(t.position)
         if normalized != sown:
             out.append((Candidate("move", normalized, move, refilled=True, cleared=gone), t))
-        for text, board in _mistakes(t, rules):
-            out.append((Candidate("mistake", board, move, mistake=text, cleared=gone), t))
-        for board, at_relay in walk[:-1]:
+        for text, board, taken in _mistakes(t, rules):
+            out.append((Candidate("mistake", board, move, mistake=text, cleared=taken), t))
+        for board, at_relay, taken in walk[:-1]:
             if at_relay:
                 out.append(
-                    (Candidate("mistake", board, move, mistake="missed relay", cleared=gone), t)
+                    (Candidate("mistake", board, move, mistake="missed relay", cleared=taken), t)
                 )
             else:
-                pauses.append((Candidate("moving", board, move, cleared=gone), t))
+                pauses.append((Candidate("moving", board, move, cleared=taken), t))
         if plies >= 2:
             out.extend(_later_results(t, move, (), plies - 1, rules, gone))
     # A board that is a named mistake of any move is not called a pause of another.
@@ -468,6 +499,7 @@ def reconcile(
     earlier: Sequence[SquareEvidence] | None = None,
     kept: Sequence[SquareEvidence] | None = None,
     still: bool = False,
+    change: ChangeEvidence | None = None,
 ) -> Verdict:
     """Decide what a settled reading means for the trusted ``position``.
 
@@ -480,10 +512,32 @@ def reconcile(
     last trusted board; it is used for the squares a candidate leaves (or only
     adds to) rather than picks up, since the same pile is read the same way.
     ``still``: the reading is of a photo of a settled scene, not a live stream.
+    ``change``: how much each square changed since the trusted board
+    (:mod:`companion.referee.change`); it weighs every candidate by what it
+    did to each square. The counts are then given unpinned: squares whose
+    area says "untouched" are pinned here, for the fit check and the
+    squares named in a dispute only, so no evidence is counted twice.
     """
     rules = rules or Rules()
     cfg = config or ReconcileConfig()
+    start_board = current or board_of(position)
     score = _Scorer(reading, cfg.floor, cfg.min_square, kept)
+    fit_score = score
+    changes = None
+    if change is not None:
+        changes = ChangeScorer(change, change.reference or start_board, change.gone)
+        quiet = {
+            sq
+            for sq, a in enumerate(change.areas)
+            if a is not None
+            and a < change.model.untouched_below
+            and sq not in change.gone
+            and (change.reference is None or change.reference[0][sq] == start_board[0][sq])
+        }
+        if quiet:
+            reading = _pinned(reading, start_board, quiet)
+            kept = _pinned(kept, start_board, quiet) if kept is not None else None
+            fit_score = _Scorer(reading, cfg.floor, cfg.min_square, kept)
     early = _Scorer(earlier, cfg.floor, cfg.min_square) if earlier is not None else None
     seen = map_board(reading)
     priors = {
@@ -507,11 +561,12 @@ def reconcile(
     for cand, _t in pool:
         if cand.kind in ("moving", "mistake"):
             variants[cand.kind, cand.move] = variants.get((cand.kind, cand.move), 0) + 1
-    start_board = current or board_of(position)
     early_start = early(start_board)[0] if early is not None else 0.0
     temp = cfg.temperature
     for cand, t in pool:
-        ll, outliers = score(cand.board, cand.cleared)
+        raw, _ = score(cand.board, cand.cleared)
+        ll, outliers = fit_score(cand.board, cand.cleared) if fit_score is not score else (raw, _)
+        cll = changes(cand.board, cand.cleared) if changes is not None else 0.0
         prior = priors[cand.kind] + len(cand.follows) * priors["move2"]
         if early is not None:
             if cand.via is not None:
@@ -522,7 +577,8 @@ def reconcile(
                 prior += max(early_start, early(cand.board)[0]) / temp
         if cand.kind in ("moving", "mistake"):
             prior -= math.log(variants[cand.kind, cand.move])
-        scored.append((ll / temp + prior, replace(cand, loglik=ll, outliers=outliers), t))
+        cand = replace(cand, loglik=ll, outliers=outliers, change_ll=cll)
+        scored.append(((raw + cll) / temp + prior, cand, t))
     # Merge a move's variants that end in the same position (same board, same score).
     groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
     for item in scored:
@@ -545,7 +601,7 @@ def reconcile(
     deficit = cfg.max_deficit * len(reading) / 12 if len(reading) != 12 else cfg.max_deficit
 
     def fits(c: Candidate) -> bool:
-        return score.ceiling - c.loglik <= deficit and c.outliers <= cfg.max_outliers
+        return fit_score.ceiling - c.loglik <= deficit and c.outliers <= cfg.max_outliers
 
     fit_ok = fits(best)
     if best.kind == "move" and not best.follows and confidence < cfg.accept:
@@ -558,6 +614,28 @@ def reconcile(
         mass = sum(weights[k] for k in family) / total
         if mass >= cfg.accept and weights[best_key] / (mass * total) >= cfg.correct_share:
             confidence = mass
+
+    if fit_ok and best.kind == "move" and best.follows and confidence < cfg.accept:
+        # Several moves since the last trusted board, the later ones unclear: the
+        # first may still be certain. It is taken alone, and the same board is
+        # judged again from the position after it (``behind``).
+        firsts: dict[Move, float] = {}
+        for key in ranked_keys:
+            cand = groups[key][0][1]
+            if cand.move is not None:
+                firsts[cand.move] = firsts.get(cand.move, 0.0) + weights[key]
+        first = max(firsts, key=lambda m: firsts[m])
+        mass = firsts[first] / total
+        if mass >= cfg.accept and first == best.move:
+            return Verdict(
+                VerdictKind.ACCEPT,
+                mass,
+                first,
+                play(position, first, rules),
+                seen=seen,
+                ranked=ranked,
+                behind=True,
+            )
 
     def diffs_against(board: Board) -> tuple[SquareDiff, ...]:
         out = []

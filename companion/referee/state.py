@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from companion.referee.change import AreaScale, ChangeEvidence, ChangeModel, square_units
 from companion.referee.evidence import (
     COUNT_PRIOR,
     SHARPNESS,
@@ -53,6 +54,7 @@ from companion.referee.reconcile import (
     after_sowing,
     as_question,
     board_of,
+    cleared_squares,
     map_board,
     reconcile,
     refills_after,
@@ -122,6 +124,8 @@ class Observation:
     partial: bool = False
     #: per square, hidden by a hand in this frame (None: nothing hidden or unknown)
     hidden: tuple[bool, ...] | None = None
+    #: per square, how much changed since that frame, in pebble areas (None: unknown)
+    areas: tuple[float | None, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,7 @@ class RefereeConfig:
     #: of 2, and a third move in one frame is asked about anyway)
     max_catch_up: int = 2
     reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
+    change: ChangeModel = field(default_factory=ChangeModel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +229,14 @@ class Referee:
         self._change_stats = [0, 0, 0, 0]
         #: pebbles concluded on the board, pebbles the counter expected there
         self._count_stats = [0.0, 0.0]
+        #: how large a pebble looks here, learnt from the areas of trusted boards
+        self._area_scale = AreaScale()
+        #: the board vision's change reference shows, square by square (a square a hand
+        #: hid when a board was trusted keeps an older one), and the squares picked up since
+        self._vref: Board = board_of(self.position)
+        self._vref_gone: frozenset[int] = frozenset()
+        #: the changed areas of the frame just judged (learnt from when it is trusted)
+        self._last_areas: tuple[float | None, ...] | None = None
 
     # -- bookkeeping ------------------------------------------------------
 
@@ -244,12 +257,33 @@ class Referee:
             self.journal.move(move, ply=ply, how=how, confidence=confidence, frame=frame)
         t = self.game.play(move)
         self.pending = None
+        self._vref_gone |= cleared_squares(t)
         if how != "camera":
             self._ref_touched |= touched_squares(t)
         return Accepted(move, self.position.ply, confidence, how)
 
     def _trust(self) -> None:
         """The board in the frame just judged is trusted: it is vision's new reference."""
+        now = self.owed or board_of(self.position)
+        if self._last_areas is not None:
+            units = square_units(self._vref, now, self._vref_gone, self.config.change)
+            pairs = [(a, u) for a, u in zip(self._last_areas, units, strict=True) if a is not None]
+            self._area_scale = self._area_scale.learn(pairs, self.config.change)
+        self._last_areas = None
+        # vision keeps the old reference of squares a hand hid in the frame trusted
+        under = self._last_reading[1] if self._last_reading is not None else None
+        kept = {sq for sq, h in enumerate(under or ()) if h}
+        counts = tuple(
+            o if sq in kept else n
+            for sq, (o, n) in enumerate(zip(self._vref[0], now[0], strict=True))
+        )
+        side = len(counts) // len(now[1])
+        big = tuple(
+            o if m * side in kept else n
+            for m, (o, n) in enumerate(zip(self._vref[1], now[1], strict=True))
+        )
+        self._vref = (counts, big)
+        self._vref_gone = frozenset(sq for sq in self._vref_gone if sq in kept)
         if self._last_reading is not None:
             reading, hidden = self._last_reading
             counts = (self.owed or board_of(self.position))[0]
@@ -318,6 +352,7 @@ class Referee:
         changed: Sequence[bool] | None = None,
         partial: bool = False,
         hidden: Sequence[bool] | None = None,
+        areas: Sequence[float | None] | None = None,
     ) -> Report:
         """One camera frame: ``fit`` False (motion, hand, exposure) means do not count it.
 
@@ -326,8 +361,10 @@ class Referee:
         ``changed`` says which squares look different from the last frame the
         referee confirmed; the others hold what the referee knows they held.
         ``partial``: some squares are hidden (see :class:`Observation`).
+        ``areas``: how much of each square changed since then, in pebble areas
+        (:mod:`companion.referee.change`); it supersedes ``changed``.
         """
-        report = self._observe(reading, frame, fit, reason, still, changed, partial, hidden)
+        report = self._observe(reading, frame, fit, reason, still, changed, partial, hidden, areas)
         decided = report.accepted or (
             report.verdict is not None
             and report.verdict.kind in (VerdictKind.UNCHANGED, VerdictKind.REFILL_DONE)
@@ -348,6 +385,7 @@ class Referee:
             changed=observation.changed,
             partial=observation.partial,
             hidden=observation.hidden,
+            areas=observation.areas,
         )
 
     def changed_same_ratio(self) -> float:
@@ -365,6 +403,7 @@ class Referee:
         self._change_stats = list(other._change_stats)
         self._count_stats = list(other._count_stats)
         self._sharp_scores = list(other._sharp_scores)
+        self._area_scale = other._area_scale
 
     def sharpness(self) -> float:
         """How much sharper (> 1) or wider (< 1) the counter is worth on this scene.
@@ -431,6 +470,7 @@ class Referee:
         changed: Sequence[bool] | None,
         partial: bool = False,
         hidden: Sequence[bool] | None = None,
+        areas: Sequence[float | None] | None = None,
     ) -> Report:
         if self.position.over:
             return Report(RefereeState.SETTLED, "game over")
@@ -461,15 +501,33 @@ class Referee:
         kept: Sequence[SquareEvidence] | None = None
         if self.setup_checked and any(abs(o) > 0.05 for o in self._offsets):
             kept = [shifted(e, o) for e, o in zip(reading, self._offsets, strict=True)]
+        # under a hand a square is flagged changed, but that says nothing: it must
+        # not count against the move leaving it alone; nor may a square whose
+        # reference shows a board older than ``before`` (moves entered since)
+        free = self._ref_touched | {sq for sq, h in enumerate(hidden or ()) if h}
+        change: ChangeEvidence | None = None
+        self._last_areas = None
+        if areas is not None and self.setup_checked:
+            self._last_areas = tuple(areas)
+            scale = self._area_scale
+            change = ChangeEvidence(
+                tuple(areas),
+                self.config.change,
+                scale.scale,
+                scale.spread,
+                reference=self._vref if self._vref != before else None,
+                gone=self._vref_gone,
+            )
+        pinned = reading
         if changed is not None and self.setup_checked:
-            # under a hand a square is flagged changed, but that says nothing:
-            # it must not count against the move leaving it alone
-            free = self._ref_touched | {sq for sq, h in enumerate(hidden or ()) if h}
-            ratio = self.changed_same_ratio()
-            reading = pin_unchanged(reading, changed, before, moved_same=ratio, free=free)
-            if kept is not None:
-                kept = pin_unchanged(kept, changed, before, moved_same=ratio, free=free)
-        seen = map_board(reading)
+            ratio = self.changed_same_ratio() if change is None else 1.0
+            pinned = pin_unchanged(reading, changed, before, moved_same=ratio, free=free)
+            if change is None:
+                # with areas, reconcile weighs the change itself (pinning would count it twice)
+                reading = pinned
+                if kept is not None:
+                    kept = pin_unchanged(kept, changed, before, moved_same=ratio, free=free)
+        seen = map_board(pinned)
         self._stable = self._stable + 1 if seen == self._last_seen else 1
         self._last_seen = seen
         settled = still or self._stable >= self.config.settle_frames
@@ -494,11 +552,15 @@ class Referee:
             earlier=self._partials[-1] if self._partials and plies > 1 else None,
             kept=kept,
             still=still,
+            change=change,
         )
-        if verdict.kind == VerdictKind.ACCEPT and verdict.follows and not self._may_catch_up():
+        several = verdict.follows or verdict.behind
+        if verdict.kind == VerdictKind.ACCEPT and several and not self._may_catch_up():
             # Several moves at once are only taken when a frame with a hand showed
             # the board between them; after a question, or frames nobody saw, ask.
             verdict = as_question(verdict)
+        if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial:
+            verdict = replace(verdict, kind=VerdictKind.MOVING)  # wait for a clear frame
         if partial and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked):
             # Hidden squares may hold anything: "unchanged", a dispute or a
             # question would rest on what the camera could not see. Wait, and
@@ -528,6 +590,17 @@ class Referee:
                     moved |= touched_squares(t) if t is not None else set(range(len(hidden)))
                 self._stale_after_trust = frozenset(sq for sq in moved if hidden[sq])
             accepted = self._apply(verdict.move, "camera", verdict.confidence, frame)
+            if verdict.behind and not self.position.over:
+                # The first of several moves is certain: judge the board again from
+                # after it (it shows the later ones, so it is not trusted yet).
+                self._undecided = 0
+                self._stable -= 1
+                self.state = RefereeState.SETTLED
+                then = self._observe(
+                    raw, frame, fit, reason, still, changed, partial, hidden, areas
+                )
+                detail = f"{accepted.move} accepted; {then.detail}"
+                return replace(then, detail=detail, accepted=(accepted, *then.accepted))
             if verdict.follows:
                 done = [accepted]
                 for later in verdict.follows:
@@ -767,4 +840,6 @@ class Referee:
         self.game = game
         self.setup_checked = True
         self.pending = pending
+        self._vref = board_of(game.position)
+        self._vref_gone = frozenset()
         self.state = RefereeState.WAITING if pending is None else RefereeState(pending.kind.value)

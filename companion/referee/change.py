@@ -1,0 +1,213 @@
+"""What the camera's changed areas say about each board a move may have left.
+
+Between the last trusted board and a settled frame, vision measures how much
+of each square changed, in pebble areas (``vision.change.changed_areas``).
+Every candidate move predicts it exactly in kind: a square the move did not
+touch stays as it was (about 0), one that only gained pieces keeps its pile
+and shows the new ones (about ``added`` pebbles, a little more where they
+nudged the pile), and one picked up or captured loses its whole pile and
+shows whatever was sown into it afterwards. Two moves whose boards differ by
+a pebble one square off (which the counter cannot tell apart) pick up
+different squares, so their predicted areas differ by whole piles.
+
+How large a pebble looks here (its size, its shadow, its contrast with this
+ground) is one unknown shared by every square of a frame: each candidate is
+scored with that scale integrated out, under a prior learnt from every
+trusted board (:class:`AreaScale`). So a scene whose pebbles show half the
+nominal area is never read as "untouched" on the first move, and a candidate
+must explain the squares' areas in proportion to one another.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+Board = tuple[tuple[int, ...], tuple[int, ...]]  # (square counts, big stones per mandarin)
+
+_SQRT2 = math.sqrt(2.0)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeModel:
+    """How a square's changed area follows what happened to it (pebble areas).
+
+    Fitted by ``bench/fit_change.py`` on generated sequences only (never on
+    render-public): ``added`` per piece dropped (a new piece plus the part of
+    the pile it nudged), a removed pile of n pieces shows n / (1 + n / pile)
+    times ``removed`` (pieces of a pile hide one another), a big stone
+    ``big``. The spread is ``sigma_base`` plus ``sigma_rel`` of the expected
+    area, with a ``tail_weight`` share ``tail_scale`` times wider (a shadow
+    that moved, a pebble that rolled across a line).
+    """
+
+    added: float = 1.3
+    removed: float = 1.0
+    pile: float = 30.0
+    big: float = 4.2
+    sigma_base: float = 0.3
+    sigma_rel: float = 0.23
+    tail_weight: float = 0.05
+    tail_scale: float = 4.0
+    #: nothing is likelier than this density (per pebble area): a wild area is no proof
+    floor: float = 1e-3
+    #: a square whose area is under this is taken as untouched where counts are pinned
+    untouched_below: float = 0.25
+
+    def units(self, cleared: bool, old: int, now: int, big_gone: bool) -> float:
+        """Expected area, in units of this scene's pebble area, of one square's fate.
+
+        ``old``: pieces on the trusted board; ``now``: on the candidate board;
+        ``cleared``: the square was picked up or captured in between.
+        """
+        if not cleared:
+            return self.added * max(0, now - old)
+        gone = self.removed * old / (1.0 + old / self.pile)
+        return gone + self.added * now + (self.big if big_gone else 0.0)
+
+    def loglik(self, area: float, expected: float, scale: float) -> float:
+        """log p(area | expected units), at ``scale`` pebble areas per unit."""
+        mean = scale * expected
+        sd = math.sqrt(self.sigma_base**2 + (self.sigma_rel * mean) ** 2)
+        total = 0.0
+        for weight, width in (
+            (1.0 - self.tail_weight, sd),
+            (self.tail_weight, sd * self.tail_scale),
+        ):
+            z = (area - mean) / width
+            # areas are never negative: each Gaussian is cut at 0 and renormalised
+            kept = 0.5 * (1.0 + math.erf(mean / (width * _SQRT2)))
+            total += weight * math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / (width * max(kept, 1e-6))
+        return math.log(max(total, self.floor))
+
+
+@dataclass(frozen=True, slots=True)
+class AreaScale:
+    """This scene's pebble area (in nominal pebble areas), learnt from trusted boards.
+
+    A least-squares fit of observed areas to the predicted units through the
+    origin, starting from a prior of ``prior_weight`` units² at 1; each board
+    adds only squares that fit it within ``guard`` spreads, so a wrongly
+    trusted board (or a shadow) cannot drag the scale. :attr:`spread` is the
+    uncertainty of its logarithm: wide at first (pebbles from a quarter to
+    four times the nominal area), never below ``least_spread`` (the light
+    changes a little between frames).
+    """
+
+    sum_au: float = 0.0
+    sum_uu: float = 0.0
+    prior_weight: float = 4.0
+    prior_spread: float = 0.7
+    least_spread: float = 0.1
+    guard: float = 3.0
+
+    @property
+    def scale(self) -> float:
+        return (self.sum_au + self.prior_weight) / (self.sum_uu + self.prior_weight)
+
+    @property
+    def spread(self) -> float:
+        """Standard deviation of log(:attr:`scale`)."""
+        narrowed = self.prior_spread * math.sqrt(
+            self.prior_weight / (self.prior_weight + self.sum_uu)
+        )
+        return max(self.least_spread, narrowed)
+
+    def learn(self, pairs: Sequence[tuple[float, float]], model: ChangeModel) -> AreaScale:
+        """The scale after one trusted board: ``pairs`` of (area, predicted units)."""
+        s = self.scale
+        au, uu = self.sum_au, self.sum_uu
+        for area, units in pairs:
+            if units <= 0:
+                continue
+            mean = s * units
+            sd = math.sqrt(model.sigma_base**2 + (model.sigma_rel**2 + self.spread**2) * mean**2)
+            if abs(area - mean) > self.guard * sd:
+                continue
+            au += area * units
+            uu += units * units
+        return replace(self, sum_au=au, sum_uu=uu)
+
+
+#: where the scale is tried (standard deviations of its logarithm) and each point's weight
+_GRID = (-2.25, -1.5, -0.75, 0.0, 0.75, 1.5, 2.25)
+_LOG_WEIGHTS = tuple(
+    -0.5 * z * z - math.log(sum(math.exp(-0.5 * y * y) for y in _GRID)) for z in _GRID
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeEvidence:
+    """The areas of one frame (None: no evidence for that square) and how to weigh them:
+    the scale's prior is log-normal around ``scale`` with log-spread ``spread``.
+
+    ``reference``: the board vision compares with, where it is not the trusted
+    board the candidates start from (squares a hand hid when that board was
+    trusted keep an older reference); ``gone``: squares picked up since it.
+    """
+
+    areas: tuple[float | None, ...]
+    model: ChangeModel = ChangeModel()
+    scale: float = 1.0
+    spread: float = 0.7
+    reference: Board | None = None
+    gone: frozenset[int] = frozenset()
+
+
+def square_units(
+    before: Board, after: Board, cleared: frozenset[int], model: ChangeModel
+) -> list[float]:
+    """Expected area units of every square going from ``before`` to ``after``."""
+    counts0, big0 = before
+    counts1, big1 = after
+    n = len(counts0)
+    side = n // len(big0) if big0 else n
+    out = []
+    for sq in range(n):
+        gone = sq % side == 0 and big0[sq // side] > big1[sq // side]
+        was_cleared = sq in cleared or counts1[sq] < counts0[sq] or gone
+        out.append(model.units(was_cleared, counts0[sq], counts1[sq], gone))
+    return out
+
+
+class ChangeScorer:
+    """Log-likelihood of the areas for candidate boards, the scale integrated out.
+
+    Each square's log-likelihood at every scale of the grid is cached per
+    fate, so a candidate costs a few additions per square.
+    """
+
+    def __init__(
+        self, evidence: ChangeEvidence, before: Board, gone: frozenset[int] = frozenset()
+    ) -> None:
+        """``before``: the board vision's reference shows; ``gone``: squares picked up
+        since then by moves already known (the reference under a hand is older)."""
+        self.evidence = evidence
+        self.before = before
+        self.gone = gone
+        self.scales = tuple(evidence.scale * math.exp(evidence.spread * z) for z in _GRID)
+        self._cache: dict[tuple[int, bool, int, bool], tuple[float, ...]] = {}
+
+    def __call__(self, board: Board, cleared: frozenset[int]) -> float:
+        ev = self.evidence
+        counts0, big0 = self.before
+        counts1, big1 = board
+        side = len(counts0) // len(big0) if big0 else len(counts0)
+        totals = list(_LOG_WEIGHTS)
+        for sq, area in enumerate(ev.areas):
+            if area is None:
+                continue
+            gone = sq % side == 0 and big0[sq // side] > big1[sq // side]
+            was_cleared = sq in cleared or sq in self.gone or counts1[sq] < counts0[sq] or gone
+            key = (sq, was_cleared, counts1[sq], gone)
+            row = self._cache.get(key)
+            if row is None:
+                units = ev.model.units(was_cleared, counts0[sq], counts1[sq], gone)
+                row = tuple(ev.model.loglik(area, units, s) for s in self.scales)
+                self._cache[key] = row
+            for k, v in enumerate(row):
+                totals[k] += v
+        top = max(totals)
+        return top + math.log(sum(math.exp(v - top) for v in totals))

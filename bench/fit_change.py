@@ -101,10 +101,11 @@ def total_loglik(model: ChangeModel, rows: list[Row]) -> float:
     return sum(model.loglik(r[1], _units(model, r), scales[r[0]]) for r in rows)
 
 
-#: the constants fitted, and the multiplicative steps tried for each. ``sigma_base`` and
-#: the tail are not among them: generated frames have no sensor noise between frames
-#: and no stray shadows, so an untouched square reads exactly 0 there and the fit
-#: would shrink both to nothing; they are set for real scenes instead.
+#: the constants fitted, and the multiplicative steps tried for each. ``sigma_base``, the
+#: tail, ``missed`` and ``wild`` are not among them: generated frames have little noise,
+#: no stray shadows and few unseen pebbles, so an untouched square reads 0 there and the
+#: fit would shrink all of them to nothing. They are set for real scenes instead (and
+#: the referee learns this scene's noise as it goes).
 STEPS = {
     "added": 1.1,
     "pile": 1.3,
@@ -122,7 +123,7 @@ def fit(rows: list[Row], model: ChangeModel, rounds: int = 6) -> ChangeModel:
             for factor in (step, 1 / step):
                 while True:
                     trial = replace(model, **{name: getattr(model, name) * factor})
-                    if name == "tail_weight" and trial.tail_weight >= 0.5:
+                    if trial.missed + trial.wild >= 0.5:
                         break
                     value = total_loglik(trial, rows)
                     if value <= best + 1e-6:

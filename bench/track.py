@@ -179,7 +179,9 @@ def synth_sequences(
     keeps its pebbles where they lay, one that gained pebbles keeps its pile
     with the new ones dropped on it (nudging some aside), and one that was
     picked up or captured holds only what was sown into it afterwards; the
-    light drifts a little from frame to frame. ``hands``: the share of frames
+    light drifts from frame to frame (its strength a few percent, its direction
+    a random walk of 2 degrees a move, which moves every pebble's shadow and
+    shading a little) and every frame has its own sensor noise. ``hands``: the share of frames
     (after the first) taken with an arm still reaching over the board, as
     players' hands come in and out of real photos.
     """
@@ -189,7 +191,7 @@ def synth_sequences(
 
     from companion.referee.reconcile import board_of, cleared_squares
     from engine import play
-    from vision.synth import SceneConditions, rearranged, render_scene, scene_depth
+    from vision.synth import random_conditions, rearranged, render_scene, scene_depth
 
     out = []
     for n in range(count):
@@ -197,6 +199,7 @@ def synth_sequences(
         hand_rng = random.Random(f"hands {seed} {n}")  # the games stay those of --hands 0
         light_rng = random.Random(f"light {seed} {n}")
         drop_rng = np.random.default_rng([seed, n, 5])
+        noise_rng = np.random.default_rng([seed, n, 6])
         game = Game()
         folder = workdir / f"sequence_{n:03d}"
         folder.mkdir(parents=True)
@@ -205,7 +208,9 @@ def synth_sequences(
         move: str | None = None
         scene = seed * 1000 + n
         depth = scene_depth(scene)
-        size = SceneConditions().pebble_size
+        looks = random_conditions(np.random.default_rng([scene, 1]))  # what render_scene draws
+        size = looks.pebble_size
+        sun = looks.light_deg
         start = game.position.board
         placed = rearranged((), [False] * 12, start, drop_rng, depth, size)
         for ply in range(plies + 1):
@@ -221,9 +226,13 @@ def synth_sequences(
                 scene_seed=scene,
                 placed=placed,
                 hand=hand,
+                light_deg=sun,
             )
+            sun += light_rng.gauss(0.0, 2.0)
             drift = 1.0 + light_rng.uniform(-0.04, 0.04)
-            image = np.clip(image.astype(np.float32) * drift, 0, 255).astype(np.uint8)
+            # a camera's noise is fresh in every frame (the scene's own is drawn once)
+            grain = noise_rng.normal(0.0, 2.0, image.shape)
+            image = np.clip(image.astype(np.float32) * drift + grain, 0, 255).astype(np.uint8)
             path = folder / f"frame_{ply:03d}.jpg"
             cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
             pos = game.position

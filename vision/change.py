@@ -244,8 +244,8 @@ def changed_areas(
     is matched channel by channel first (a cloud, the sun moving), a pixel
     counts as changed only when it lies outside the range of its reference
     neighbourhood (a piece nudged a pixel), a camera shaken by up to
-    ``max_shift`` pixels is realigned, and specks smaller than a pixel
-    block are dropped. None for a square ``hidden`` (under a hand), and
+    ``max_shift`` pixels is realigned, and changed blobs narrower than
+    ``min_width`` pebbles are dropped (a shadow's rim moving with the sun). None for a square ``hidden`` (under a hand), and
     None in all when there is no comparable reference.
     """
     cfg = cfg or _DEFAULT
@@ -276,8 +276,14 @@ def changed_areas(
     high = cv2.dilate(ref, kernel) * g
     low = cv2.erode(ref, kernel) * g
     diff = np.maximum(now - high, low - now).max(axis=2)
-    changed = (diff > cfg.area_step).astype(np.uint8)
-    changed = np.asarray(cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)))
+    step: NDArray[np.float32] | float = cfg.area_step
+    if cfg.area_rel > 0:
+        level = (ref * g).max(axis=2)
+        step = np.clip(cfg.area_rel * level, cfg.area_least, cfg.area_step)
+    changed = (diff > step).astype(np.uint8)
+    width = max(2, round(cfg.min_width * cfg.pebble_share * cfg.area_px))
+    blob = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+    changed = np.asarray(cv2.morphologyEx(changed, cv2.MORPH_OPEN, blob))
     pebble = np.pi / 4 * (cfg.pebble_share * cfg.area_px) ** 2
     counts = np.bincount(lab, changed[inside].astype(np.float64), minlength=NUM_SQUARES)
     return tuple(

@@ -125,7 +125,14 @@ class ChangeConfig:
     # with its reference neighbourhood (pieces nudged a pixel, a camera shaken a little).
     area_px: int = 80
     area_step: float = 14.0  # colour levels (each square's light matched) a pixel must differ by
+    # ... or this share of the reference's brightness there, where that is less (a pebble in
+    # a shadow differs from the ground by fewer levels), but never fewer than area_least
+    area_rel: float = 0.1
+    area_least: float = 5.0
     max_shift: float = 4.0  # canvas px of camera shake taken out before comparing
+    # changed blobs narrower than this (pebble diameters) are dropped: the rim a shadow
+    # leaves when the sun moves, the crescents of a pebble nudged a pixel or two
+    min_width: float = 0.3
 
 
 @dataclass(frozen=True)

@@ -45,14 +45,21 @@ class ChangeModel:
 
     added: float = 1.3
     removed: float = 1.0
-    pile: float = 30.0
+    pile: float = 23.0
     big: float = 4.2
-    sigma_base: float = 0.3
+    sigma_base: float = 0.15
     sigma_rel: float = 0.23
     tail_weight: float = 0.05
     tail_scale: float = 4.0
-    #: nothing is likelier than this density (per pebble area): a wild area is no proof
-    floor: float = 1e-3
+    #: share of changes the camera does not see at all (a pebble dropped into a pile's
+    #: shadow, the same colour as the ground): the area is then that of an untouched square
+    missed: float = 0.05
+    #: share of squares whose area is anything up to ``wild_area`` (a moving shadow, a
+    #: pebble that rolled across a line): no area is less likely than that
+    wild: float = 0.02
+    wild_area: float = 20.0
+    #: nothing is likelier than this density (per pebble area)
+    floor: float = 1e-4
     #: a square whose area is under this is taken as untouched where counts are pinned
     untouched_below: float = 0.25
 
@@ -67,9 +74,8 @@ class ChangeModel:
         gone = self.removed * old / (1.0 + old / self.pile)
         return gone + self.added * now + (self.big if big_gone else 0.0)
 
-    def loglik(self, area: float, expected: float, scale: float) -> float:
-        """log p(area | expected units), at ``scale`` pebble areas per unit."""
-        mean = scale * expected
+    def _seen(self, area: float, mean: float) -> float:
+        """Density of ``area`` around ``mean`` pebble areas: a core and a wider tail."""
         sd = math.sqrt(self.sigma_base**2 + (self.sigma_rel * mean) ** 2)
         total = 0.0
         for weight, width in (
@@ -80,6 +86,20 @@ class ChangeModel:
             # areas are never negative: each Gaussian is cut at 0 and renormalised
             kept = 0.5 * (1.0 + math.erf(mean / (width * _SQRT2)))
             total += weight * math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / (width * max(kept, 1e-6))
+        return total
+
+    def loglik(self, area: float, expected: float, scale: float) -> float:
+        """log p(area | expected units), at ``scale`` pebble areas per unit.
+
+        A mixture: the change seen as predicted, a change not seen at all
+        (``missed``), or any area at all (``wild``); so one square cannot
+        outweigh the rest of the board by more than a few nats.
+        """
+        mean = scale * expected
+        quiet = self._seen(area, 0.0)
+        seen = self._seen(area, mean) if mean > 0 else quiet
+        missed = self.missed if mean > 0 else 0.0
+        total = (1.0 - missed - self.wild) * seen + missed * quiet + self.wild / self.wild_area
         return math.log(max(total, self.floor))
 
 
@@ -98,10 +118,15 @@ class AreaScale:
 
     sum_au: float = 0.0
     sum_uu: float = 0.0
+    #: squared areas of squares the trusted boards left untouched, and how many
+    sum_quiet: float = 0.0
+    quiet: int = 0
     prior_weight: float = 4.0
     prior_spread: float = 0.7
     least_spread: float = 0.1
     guard: float = 3.0
+    #: boards' worth of untouched squares the model's ``sigma_base`` is worth
+    noise_weight: float = 12.0
 
     @property
     def scale(self) -> float:
@@ -115,12 +140,27 @@ class AreaScale:
         )
         return max(self.least_spread, narrowed)
 
+    def noise(self, model: ChangeModel) -> float:
+        """The spread of an untouched square's area here (never below ``sigma_base``).
+
+        This scene's light drift, shadows and sensor noise, learnt from the
+        squares trusted boards left untouched.
+        """
+        w = self.noise_weight
+        learnt = math.sqrt((w * model.sigma_base**2 + self.sum_quiet) / (w + self.quiet))
+        return max(model.sigma_base, learnt)
+
     def learn(self, pairs: Sequence[tuple[float, float]], model: ChangeModel) -> AreaScale:
         """The scale after one trusted board: ``pairs`` of (area, predicted units)."""
         s = self.scale
         au, uu = self.sum_au, self.sum_uu
+        quiet, n = self.sum_quiet, self.quiet
+        limit = self.guard * 1.5 * self.noise(model)
         for area, units in pairs:
             if units <= 0:
+                if area <= limit:  # an untouched square far off is a shadow, not noise
+                    quiet += area * area
+                    n += 1
                 continue
             mean = s * units
             sd = math.sqrt(model.sigma_base**2 + (model.sigma_rel**2 + self.spread**2) * mean**2)
@@ -128,7 +168,7 @@ class AreaScale:
                 continue
             au += area * units
             uu += units * units
-        return replace(self, sum_au=au, sum_uu=uu)
+        return replace(self, sum_au=au, sum_uu=uu, sum_quiet=quiet, quiet=n)
 
 
 #: where the scale is tried (standard deviations of its logarithm) and each point's weight
@@ -154,6 +194,8 @@ class ChangeEvidence:
     spread: float = 0.7
     reference: Board | None = None
     gone: frozenset[int] = frozenset()
+    #: the spread of an untouched square's area learnt here (None: the model's)
+    noise: float | None = None
 
 
 def square_units(
@@ -188,7 +230,27 @@ class ChangeScorer:
         self.before = before
         self.gone = gone
         self.scales = tuple(evidence.scale * math.exp(evidence.spread * z) for z in _GRID)
+        self.model = evidence.model
+        if evidence.noise is not None:
+            self.model = replace(self.model, sigma_base=evidence.noise)
         self._cache: dict[tuple[int, bool, int, bool], tuple[float, ...]] = {}
+
+    def quiet(self) -> frozenset[int]:
+        """Squares whose area says "untouched" clearly (20 to 1 against one pebble added).
+
+        Their counts may be held at the reference's where only the counts are
+        weighed (reconcile's fit check), as a fixed camera allows.
+        """
+        ev = self.evidence
+        out = set()
+        for sq, area in enumerate(ev.areas):
+            if area is None or sq in self.gone or area >= self.model.untouched_below:
+                continue
+            still = self.model.loglik(area, 0.0, ev.scale)
+            one = self.model.loglik(area, self.model.added, ev.scale)
+            if still - one > math.log(20.0):
+                out.add(sq)
+        return frozenset(out)
 
     def __call__(self, board: Board, cleared: frozenset[int]) -> float:
         ev = self.evidence
@@ -204,8 +266,8 @@ class ChangeScorer:
             key = (sq, was_cleared, counts1[sq], gone)
             row = self._cache.get(key)
             if row is None:
-                units = ev.model.units(was_cleared, counts0[sq], counts1[sq], gone)
-                row = tuple(ev.model.loglik(area, units, s) for s in self.scales)
+                units = self.model.units(was_cleared, counts0[sq], counts1[sq], gone)
+                row = tuple(self.model.loglik(area, units, s) for s in self.scales)
                 self._cache[key] = row
             for k, v in enumerate(row):
                 totals[k] += v

@@ -528,11 +528,8 @@ def reconcile(
         changes = ChangeScorer(change, change.reference or start_board, change.gone)
         quiet = {
             sq
-            for sq, a in enumerate(change.areas)
-            if a is not None
-            and a < change.model.untouched_below
-            and sq not in change.gone
-            and (change.reference is None or change.reference[0][sq] == start_board[0][sq])
+            for sq in changes.quiet()
+            if change.reference is None or change.reference[0][sq] == start_board[0][sq]
         }
         if quiet:
             reading = _pinned(reading, start_board, quiet)

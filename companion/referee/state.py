@@ -211,6 +211,10 @@ class Referee:
         self._undecided = 0
         #: frames since the last decision that could not be read at all (lost)
         self._lost = 0
+        #: photos of settled scenes since the last trusted board, and its ply: a photo
+        #: shows at most one more move, so the moves it may show are counted out
+        self._photos = 0
+        self._trust_ply = self.game.position.ply
         #: readings of frames with a hand since the last decision (what they did show)
         self._partials: list[Sequence[SquareEvidence]] = []
         #: squares that moves entered with the buttons changed since the last board
@@ -300,6 +304,8 @@ class Referee:
         self._stale_after_trust = frozenset()
         self._partials = []
         self._lost = 0
+        self._photos = 0
+        self._trust_ply = self.position.ply
 
     def _may_catch_up(self) -> bool:
         """Whether several moves may be accepted from one frame without the players.
@@ -353,6 +359,7 @@ class Referee:
         partial: bool = False,
         hidden: Sequence[bool] | None = None,
         areas: Sequence[float | None] | None = None,
+        again: bool = False,
     ) -> Report:
         """One camera frame: ``fit`` False (motion, hand, exposure) means do not count it.
 
@@ -363,7 +370,10 @@ class Referee:
         ``partial``: some squares are hidden (see :class:`Observation`).
         ``areas``: how much of each square changed since then, in pebble areas
         (:mod:`companion.referee.change`); it supersedes ``changed``.
+        ``again``: the same frame judged again after the players answered.
         """
+        if still and not again:
+            self._photos += 1
         report = self._observe(reading, frame, fit, reason, still, changed, partial, hidden, areas)
         decided = report.accepted or (
             report.verdict is not None
@@ -374,7 +384,9 @@ class Referee:
             return replace(report, confirmed=True)
         return report
 
-    def see(self, observation: Observation, frame: str | None = None) -> Report:
+    def see(
+        self, observation: Observation, frame: str | None = None, *, again: bool = False
+    ) -> Report:
         """:meth:`observe` for an observation from :mod:`companion.appliance.observe`."""
         return self.observe(
             observation.reading,
@@ -386,6 +398,7 @@ class Referee:
             partial=observation.partial,
             hidden=observation.hidden,
             areas=observation.areas,
+            again=again,
         )
 
     def changed_same_ratio(self) -> float:
@@ -517,6 +530,7 @@ class Referee:
                 scale.spread,
                 reference=self._vref if self._vref != before else None,
                 gone=self._vref_gone,
+                noise=scale.noise(self.config.change),
             )
         pinned = reading
         if changed is not None and self.setup_checked:
@@ -541,7 +555,13 @@ class Referee:
                 return Report(RefereeState.WAITING, "waiting for a move")
             return Report(RefereeState.MOVING, "move in progress")
         # After frames that decided nothing, more moves may have been made since.
-        plies = min(1 + self._undecided, self.config.max_catch_up)
+        needed = 1 + self._undecided
+        if still and self._photos:
+            # every photo since the trusted board shows at most one move: those the
+            # players answered since are accounted for
+            unexplained = self._photos - (self.position.ply - self._trust_ply)
+            needed = max(1, min(needed, unexplained))
+        plies = min(needed, self.config.max_catch_up)
         verdict = reconcile(
             self.position,
             reading,
@@ -558,6 +578,10 @@ class Referee:
         if verdict.kind == VerdictKind.ACCEPT and several and not self._may_catch_up():
             # Several moves at once are only taken when a frame with a hand showed
             # the board between them; after a question, or frames nobody saw, ask.
+            verdict = as_question(verdict)
+        if verdict.kind == VerdictKind.ACCEPT and still and needed > plies:
+            # more moves may have been made than were weighed: whatever fits best
+            # may be the wrong story, so the players say how it began
             verdict = as_question(verdict)
         if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial:
             verdict = replace(verdict, kind=VerdictKind.MOVING)  # wait for a clear frame
@@ -842,4 +866,6 @@ class Referee:
         self.pending = pending
         self._vref = board_of(game.position)
         self._vref_gone = frozenset()
+        self._trust_ply = game.position.ply
+        self._photos = 0
         self.state = RefereeState.WAITING if pending is None else RefereeState(pending.kind.value)

@@ -56,7 +56,11 @@ def test_the_likelihood_peaks_at_the_predicted_area_and_keeps_a_floor() -> None:
     at = [MODEL.loglik(a / 4, 2.0, 1.0) for a in range(0, 25)]
     assert max(range(len(at)), key=at.__getitem__) == 8  # 2.0 pebble areas
     assert MODEL.loglik(0.0, 0.0, 1.0) > MODEL.loglik(1.3, 0.0, 1.0) + 3
-    assert MODEL.loglik(100.0, 0.0, 1.0) == math.log(MODEL.floor)
+    # a wild area costs at most the wild share: one square cannot decide a board alone
+    assert math.isclose(MODEL.loglik(100.0, 0.0, 1.0), math.log(MODEL.wild / MODEL.wild_area))
+    # a change that was not seen at all costs about the missed share, not a wild area
+    unseen = MODEL.loglik(0.0, 2.0, 1.0) - MODEL.loglik(0.0, 0.0, 1.0)
+    assert math.log(MODEL.missed) - 0.5 < unseen < math.log(MODEL.missed) + 0.5
 
 
 def test_the_scale_is_one_unknown_shared_by_the_squares_of_a_frame() -> None:

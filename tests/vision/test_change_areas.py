@@ -95,7 +95,7 @@ def test_hidden_squares_and_missing_references_give_no_area() -> None:
     now = change_canvas(after, outline)
     assert changed_areas(None, now, outline.arc_depth) is None
     assert changed_areas(now[:-2], now, outline.arc_depth) is None  # another camera mode
-    deaf = ChangeConfig(area_step=400.0)
+    deaf = ChangeConfig(area_step=400.0, area_least=400.0)
     assert max(_areas(before, after, outline, cfg=deaf)) == 0.0
 
 

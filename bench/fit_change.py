@@ -38,7 +38,8 @@ from companion.referee.reconcile import board_of, cleared_squares  # noqa: E402
 from device.ports import Frame  # noqa: E402
 from engine import Game, Move  # noqa: E402
 
-Row = tuple[int, float, bool, int, int, bool]  # sequence, area, cleared, old, now, big gone
+#: sequence, area, cleared, old, now, big gone, share of the old pebbles kept in place
+Row = tuple[int, float, bool, int, int, bool, float | None]
 
 
 def measure(seeds: list[int], count: int, plies: int, hands: float) -> list[Row]:
@@ -64,11 +65,13 @@ def measure(seeds: list[int], count: int, plies: int, hands: float) -> list[Row]
                     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
                     obs = observer(Frame(image, float(i), i, path.name))
                     now, big = board_of(game.position)
+                    shares = obs.kept or (None,) * 12
                     for sq, area in enumerate(obs.areas or ()):
                         if area is None:
                             continue
                         stone = sq % 6 == 0 and ref[1][sq // 6] > big[sq // 6]
-                        rows.append((seq, area, gone[sq], ref[0][sq], now[sq], stone))
+                        row = (seq, area, gone[sq], ref[0][sq], now[sq], stone, shares[sq])
+                        rows.append(row)
                     if obs.reading is not None and not obs.partial:
                         observer.confirmed()
                         hidden = obs.hidden or (False,) * 12
@@ -82,8 +85,15 @@ def measure(seeds: list[int], count: int, plies: int, hands: float) -> list[Row]
 
 
 def _units(model: ChangeModel, row: Row) -> float:
-    _, _, cleared, old, now, stone = row
+    _, _, cleared, old, now, stone, _ = row
     return model.units(cleared or now < old or stone, old, now, stone)
+
+
+def _kept(model: ChangeModel, row: Row, scale: float) -> float:
+    _, _, cleared, old, now, stone, kept = row
+    if kept is None:
+        return 0.0
+    return model.kept_loglik(kept, cleared or now < old or stone, max(0, now - old), scale)
 
 
 def _scales(model: ChangeModel, rows: list[Row]) -> dict[int, float]:
@@ -98,7 +108,10 @@ def _scales(model: ChangeModel, rows: list[Row]) -> dict[int, float]:
 
 def total_loglik(model: ChangeModel, rows: list[Row]) -> float:
     scales = _scales(model, rows)
-    return sum(model.loglik(r[1], _units(model, r), scales[r[0]]) for r in rows)
+    return sum(
+        model.loglik(r[1], _units(model, r), scales[r[0]]) + _kept(model, r, scales[r[0]])
+        for r in rows
+    )
 
 
 #: the constants fitted, and the multiplicative steps tried for each. ``sigma_base``, the
@@ -111,6 +124,9 @@ STEPS = {
     "pile": 1.3,
     "big": 1.2,
     "sigma_rel": 1.15,
+    "sensed": 1.1,
+    "kept_dropped": 1.02,
+    "kept_sd": 1.15,
 }
 
 
@@ -123,7 +139,7 @@ def fit(rows: list[Row], model: ChangeModel, rounds: int = 6) -> ChangeModel:
             for factor in (step, 1 / step):
                 while True:
                     trial = replace(model, **{name: getattr(model, name) * factor})
-                    if trial.missed + trial.wild >= 0.5:
+                    if trial.missed + trial.wild >= 0.5 or trial.kept_dropped > 1.0:
                         break
                     value = total_loglik(trial, rows)
                     if value <= best + 1e-6:
@@ -136,7 +152,7 @@ def fit(rows: list[Row], model: ChangeModel, rounds: int = 6) -> ChangeModel:
 
 def summary(rows: list[Row]) -> list[dict[str, object]]:
     groups: dict[str, list[float]] = {}
-    for _, area, cleared, old, now, stone in rows:
+    for _, area, cleared, old, now, stone, _ in rows:
         if cleared or now < old or stone:
             key = f"picked up: {min(old, 9)}{'+' if old > 9 else ''} -> {min(now, 3)}"
             key += " (big stone)" if stone else ""

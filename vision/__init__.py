@@ -20,9 +20,10 @@ One frame through them, for a fixed camera (the caller keeps ``previous``
                          previous=previous, partial=stills)   # adds the hand check
     hidden = [sq.hidden for sq in reading.squares]
     canvas, depth = change_canvas(image, located.outline), located.outline.arc_depth
-    areas = changed_areas(reference, canvas, depth, hidden)   # pebble areas; None: no reference
+    changes = square_changes(reference, canvas, depth, hidden, pebbles=ref_pebbles)  # None: none
     # once the referee confirms this frame:
     reference = confirmed_canvas(reference, canvas, depth, hidden)
+    ref_pebbles = confirmed_pebbles(ref_pebbles, reading.pebbles, depth, hidden)
 
 (The ring board of three or four seats, which has no canvas, flags changed
 squares instead: ``changed_since`` and ``confirmed_reference`` on ``square_grey``.)
@@ -30,12 +31,15 @@ squares instead: ``changed_since`` and ``confirmed_reference`` on ``square_grey`
 
 from vision.api import BoardReading, SquareReading, calibrate, read_board
 from vision.change import (
+    SquareChange,
     change_canvas,
     changed_areas,
     changed_since,
     confirmed_canvas,
+    confirmed_pebbles,
     confirmed_reference,
     is_new_scene,
+    square_changes,
     square_grey,
     thumbnail,
 )
@@ -68,6 +72,7 @@ __all__ = [
     "Located",
     "Locator",
     "Outline",
+    "SquareChange",
     "SquareReading",
     "Unfit",
     "VisionConfig",
@@ -79,12 +84,14 @@ __all__ = [
     "changed_since",
     "config_from_dict",
     "confirmed_canvas",
+    "confirmed_pebbles",
     "confirmed_reference",
     "is_new_scene",
     "load_config",
     "locate_board",
     "outline_from_corners",
     "read_board",
+    "square_changes",
     "square_grey",
     "thumbnail",
 ]

@@ -33,11 +33,12 @@ from vision import (
     VisionConfig,
     calibrate,
     change_canvas,
-    changed_areas,
     config_from_dict,
     confirmed_canvas,
+    confirmed_pebbles,
     is_new_scene,
     read_board,
+    square_changes,
     thumbnail,
 )
 from vision.change import intrusion_cover
@@ -83,6 +84,9 @@ class VisionObserver:
         #: the board of the last confirmed frame, rectified (``vision.change_canvas``)
         self._reference: NDArray[np.uint8] | None = None
         self._canvas: NDArray[np.uint8] | None = None
+        #: the counter's pebble density on the reference frame, and on the last frame
+        self._ref_pebbles: NDArray[np.float32] | None = None
+        self._pebbles: NDArray[np.float32] | None = None
         #: squares whose reference shows a hand (confirmed under one, with nothing older)
         self._no_reference: frozenset[int] = frozenset()
         self._depth = 0.95
@@ -110,7 +114,7 @@ class VisionObserver:
             # A bumped camera: the old reference frame no longer lines up with
             # the squares, so no square may be called unchanged against it. The
             # calibration (pebble size and look, in board units) still holds.
-            self._reference = self._clear = None
+            self._reference = self._clear = self._ref_pebbles = None
             self.moves_noticed += 1
         # A still with a hand held over part of the board is all there is of
         # that position; a live stream just waits for the hand to go.
@@ -151,10 +155,18 @@ class VisionObserver:
         self._hidden = tuple(sq.hidden for sq in squares)
         self._canvas = change_canvas(image, outline, self.config.change)
         self._depth = outline.arc_depth
+        self._pebbles = reading.pebbles
         unknown = tuple(h or sq in self._no_reference for sq, h in enumerate(self._hidden))
-        areas = changed_areas(
-            self._reference, self._canvas, self._depth, unknown, self.config.change
+        changes = square_changes(
+            self._reference,
+            self._canvas,
+            self._depth,
+            unknown,
+            self.config.change,
+            pebbles=self._ref_pebbles,
         )
+        areas = None if changes is None else tuple(None if c is None else c.area for c in changes)
+        kept = None if changes is None else tuple(None if c is None else c.kept for c in changes)
         # a square changed when a quarter of a pebble's area did (under a hand: unknown)
         least = self.config.change.changed_pebbles
         changed = None if areas is None else tuple(a is None or a >= least for a in areas)
@@ -167,6 +179,7 @@ class VisionObserver:
             partial=partial,
             hidden=self._hidden if any(self._hidden) else None,
             areas=areas,
+            kept=kept,
         )
 
     def confirmed(self) -> None:
@@ -181,9 +194,14 @@ class VisionObserver:
             self._no_reference = frozenset(hidden)
         else:
             self._no_reference = frozenset(self._no_reference & hidden)
+        px = self.config.change.area_px
         self._reference = confirmed_canvas(
-            self._reference, self._canvas, self._depth, self._hidden, self.config.change.area_px
+            self._reference, self._canvas, self._depth, self._hidden, px
         )
+        if self._pebbles is not None:
+            self._ref_pebbles = confirmed_pebbles(
+                self._ref_pebbles, self._pebbles, self._depth, self._hidden, px
+            )
         if self._image is not None and not self._hand_seen:
             # Never from a frame with an arm in it: its going would look like one.
             self._clear = self._image

@@ -45,7 +45,7 @@ class ChangeModel:
 
     added: float = 1.3
     removed: float = 1.0
-    pile: float = 23.0
+    pile: float = 30.0
     big: float = 4.2
     sigma_base: float = 0.15
     sigma_rel: float = 0.23
@@ -60,6 +60,15 @@ class ChangeModel:
     wild_area: float = 20.0
     #: nothing is likelier than this density (per pebble area)
     floor: float = 1e-4
+    #: the share of a square's pebbles still in place (``kept``): all of them where the
+    #: square was untouched, ``kept_dropped`` where pieces were dropped on the pile (they
+    #: cover some), and where the pile was taken away, only what the camera missed of
+    #: its going: 1 - ``sensed`` x scale (a scene whose pebbles register weakly misses more)
+    kept_dropped: float = 0.99
+    sensed: float = 0.62
+    kept_sd: float = 0.08
+    #: share of squares whose kept share is anything at all
+    kept_wild: float = 0.1
     #: a square whose area is under this is taken as untouched where counts are pinned
     untouched_below: float = 0.25
 
@@ -87,6 +96,18 @@ class ChangeModel:
             kept = 0.5 * (1.0 + math.erf(mean / (width * _SQRT2)))
             total += weight * math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / (width * max(kept, 1e-6))
         return total
+
+    def kept_loglik(self, kept: float, cleared: bool, dropped: int, scale: float) -> float:
+        """log p(kept share | the square's fate), at ``scale``."""
+        if cleared:
+            mean = 1.0 - min(0.9, self.sensed * scale)
+        else:
+            mean = self.kept_dropped if dropped > 0 else 1.0
+        sd = self.kept_sd
+        z = (kept - mean) / sd
+        inside = 0.5 * (math.erf((1.0 - mean) / (sd * _SQRT2)) - math.erf(-mean / (sd * _SQRT2)))
+        seen = math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / (sd * max(inside, 1e-6))
+        return math.log((1.0 - self.kept_wild) * seen + self.kept_wild)
 
     def loglik(self, area: float, expected: float, scale: float) -> float:
         """log p(area | expected units), at ``scale`` pebble areas per unit.
@@ -196,6 +217,8 @@ class ChangeEvidence:
     gone: frozenset[int] = frozenset()
     #: the spread of an untouched square's area learnt here (None: the model's)
     noise: float | None = None
+    #: per square, the share of the reference's pebbles still in place (None: unknown)
+    kept: tuple[float | None, ...] | None = None
 
 
 def square_units(
@@ -266,8 +289,16 @@ class ChangeScorer:
             key = (sq, was_cleared, counts1[sq], gone)
             row = self._cache.get(key)
             if row is None:
-                units = self.model.units(was_cleared, counts0[sq], counts1[sq], gone)
-                row = tuple(self.model.loglik(area, units, s) for s in self.scales)
+                model = self.model
+                units = model.units(was_cleared, counts0[sq], counts1[sq], gone)
+                row = tuple(model.loglik(area, units, s) for s in self.scales)
+                share = ev.kept[sq] if ev.kept is not None else None
+                if share is not None:
+                    dropped = max(0, counts1[sq] - counts0[sq])
+                    row = tuple(
+                        v + model.kept_loglik(share, was_cleared, dropped, s)
+                        for v, s in zip(row, self.scales, strict=True)
+                    )
                 self._cache[key] = row
             for k, v in enumerate(row):
                 totals[k] += v

@@ -672,12 +672,15 @@ def reconcile(
             kind = VerdictKind.REFILL_DONE if best.kind == "refill" else VerdictKind(best.kind)
             return Verdict(kind, confidence, seen=seen, ranked=ranked)
         # Ask between the likeliest moves; a move's pauses and mistakes count
-        # towards it, since the players' answer settles those too.
+        # towards it, since the players' answer settles those too. When the
+        # board shows several moves, ask how they began (the answer comes
+        # first, then the same board is judged again).
+        chain = bool(best.follows)
         by_move: dict[Move, float] = {}
         fitting: set[Move] = set()
         for key in ranked_keys:
             _, cand, _t = max(groups[key], key=lambda item: item[0])
-            if cand.move is None or cand.follows:
+            if cand.move is None or (cand.follows and not chain):
                 continue
             by_move[cand.move] = by_move.get(cand.move, 0.0) + weights[key] / total
             if cand.kind == "move" and fits(cand):
@@ -686,7 +689,12 @@ def reconcile(
         shared = sum(by_move[m] for m in choices)
         if choices and shared >= cfg.ask:
             return Verdict(
-                VerdictKind.AMBIGUOUS, confidence, choices=tuple(choices), seen=seen, ranked=ranked
+                VerdictKind.AMBIGUOUS,
+                confidence,
+                choices=tuple(choices),
+                seen=seen,
+                ranked=ranked,
+                behind=chain,
             )
     # A dispute: name the mistake if one fits, and compare with the closest legal result.
     legal = [

@@ -126,6 +126,8 @@ class Observation:
     hidden: tuple[bool, ...] | None = None
     #: per square, how much changed since that frame, in pebble areas (None: unknown)
     areas: tuple[float | None, ...] | None = None
+    #: per square, the share of that frame's pebbles still in place (None: unknown)
+    kept: tuple[float | None, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,6 +362,7 @@ class Referee:
         hidden: Sequence[bool] | None = None,
         areas: Sequence[float | None] | None = None,
         again: bool = False,
+        in_place: Sequence[float | None] | None = None,
     ) -> Report:
         """One camera frame: ``fit`` False (motion, hand, exposure) means do not count it.
 
@@ -371,10 +374,13 @@ class Referee:
         ``areas``: how much of each square changed since then, in pebble areas
         (:mod:`companion.referee.change`); it supersedes ``changed``.
         ``again``: the same frame judged again after the players answered.
+        ``in_place``: the share of each square's pebbles still where they lay.
         """
         if still and not again:
             self._photos += 1
-        report = self._observe(reading, frame, fit, reason, still, changed, partial, hidden, areas)
+        report = self._observe(
+            reading, frame, fit, reason, still, changed, partial, hidden, areas, in_place
+        )
         decided = report.accepted or (
             report.verdict is not None
             and report.verdict.kind in (VerdictKind.UNCHANGED, VerdictKind.REFILL_DONE)
@@ -399,6 +405,7 @@ class Referee:
             hidden=observation.hidden,
             areas=observation.areas,
             again=again,
+            in_place=observation.kept,
         )
 
     def changed_same_ratio(self) -> float:
@@ -484,6 +491,7 @@ class Referee:
         partial: bool = False,
         hidden: Sequence[bool] | None = None,
         areas: Sequence[float | None] | None = None,
+        in_place: Sequence[float | None] | None = None,
     ) -> Report:
         if self.position.over:
             return Report(RefereeState.SETTLED, "game over")
@@ -531,6 +539,7 @@ class Referee:
                 reference=self._vref if self._vref != before else None,
                 gone=self._vref_gone,
                 noise=scale.noise(self.config.change),
+                kept=None if in_place is None else tuple(in_place),
             )
         pinned = reading
         if changed is not None and self.setup_checked:
@@ -594,7 +603,7 @@ class Referee:
             why = reason or "hand over the board"
             if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
                 return Report(self.state, f"{self._pending_detail()} ({why})")
-            return Report(RefereeState.MOVING, why)
+            return Report(RefereeState.MOVING, why, verdict=verdict)
         decided = verdict.kind in (
             VerdictKind.ACCEPT,
             VerdictKind.UNCHANGED,
@@ -621,7 +630,7 @@ class Referee:
                 self._stable -= 1
                 self.state = RefereeState.SETTLED
                 then = self._observe(
-                    raw, frame, fit, reason, still, changed, partial, hidden, areas
+                    raw, frame, fit, reason, still, changed, partial, hidden, areas, in_place
                 )
                 detail = f"{accepted.move} accepted; {then.detail}"
                 return replace(then, detail=detail, accepted=(accepted, *then.accepted))

@@ -226,6 +226,7 @@ def synth_sequences(
                 scene_seed=scene,
                 placed=placed,
                 hand=hand,
+                hand_seed=ply,  # the arm reaches somewhere else each time
                 light_deg=sun,
             )
             sun += light_rng.gauss(0.0, 2.0)

@@ -392,6 +392,7 @@ def render_scene(
     scene_seed: int | None = None,
     size: tuple[int, int] = (1280, 960),
     placed: Sequence[Piece] | None = None,
+    hand_seed: int | None = None,
     **conditions: Any,
 ) -> tuple[NDArray[np.uint8], dict[str, Any]]:
     """Render one frame and its truth.
@@ -403,6 +404,8 @@ def render_scene(
     ``placed``: draw exactly these pieces, in this order (a persistent
     arrangement, see :func:`rearranged`) instead of a fresh one per count;
     the big stones then lie where they lay in the scene's first frame.
+    ``hand_seed``: where the arm reaches (default: a place fixed by the
+    scene), so the frames of one scene can show hands in different places.
     """
     if len(board_counts) != NUM_SQUARES or any(c < 0 for c in board_counts):
         raise ValueError("board_counts must be 12 non-negative integers")
@@ -483,13 +486,14 @@ def render_scene(
         out *= (1.0 - 0.45 * mask)[..., None]
     hand_info: dict[str, Any] = {"present": bool(cond.hand)}
     if cond.hand:
-        target = project(cam, np.array([[irng.uniform(0.5, 4.5), irng.uniform(0.3, 1.7)]]))[0]
-        start = np.array([irng.uniform(0, w), h + 40.0])
+        arng = irng if hand_seed is None else np.random.default_rng([scene_seed, 5, hand_seed])
+        target = project(cam, np.array([[arng.uniform(0.5, 4.5), arng.uniform(0.3, 1.7)]]))[0]
+        start = np.array([arng.uniform(0, w), h + 40.0])
         unit_px = float(
             np.linalg.norm(np.diff(project(cam, np.array([[2.0, 1.0], [3.0, 1.0]])), axis=0))
         )
-        width = max(12, round(irng.uniform(0.45, 0.7) * unit_px))
-        skin = np.array([110, 150, 205], np.float32) * irng.uniform(0.7, 1.1)
+        width = max(12, round(arng.uniform(0.45, 0.7) * unit_px))
+        skin = np.array([110, 150, 205], np.float32) * arng.uniform(0.7, 1.1)
         sh = np.zeros((h, w), np.float32)
         off = (int(0.3 * width), int(0.3 * width))
         cv2.line(

@@ -114,7 +114,7 @@ class ReconcileConfig:
     #: a move whose variants together pass ``accept`` is taken as played right
     #: when this share of them is the correct result: readings too coarse to tell
     #: a pebble one square off are no evidence of a mistake
-    correct_share: float = 0.9
+    correct_share: float = 0.2
     prior_two_moves: float = 0.05
     max_choices: int = 3
     #: log-likelihoods are divided by this before they become a posterior: the
@@ -134,6 +134,8 @@ class Candidate:
     mistake: str | None = None
     follows: tuple[Move, ...] = ()  # later moves, when frames between them were missed
     via: Board | None = None  # the board between the first move and the later ones
+    #: squares the first move picked up or captured (for ``via``)
+    via_cleared: frozenset[int] = frozenset()
     #: squares whose pile the move(s) took up or captured: a new pile, read afresh
     cleared: frozenset[int] = frozenset()
     loglik: float = 0.0
@@ -437,12 +439,21 @@ def _later_results(
         sown = after_sowing(t2)
         via = board_of(t.position) if not follows else None
         gone = cleared | cleared_squares(t2)
-        out.append((Candidate("move", sown, move, follows=chain, via=via, cleared=gone), t2))
+        first = cleared if not follows else frozenset()
+        out.append(
+            (
+                Candidate(
+                    "move", sown, move, follows=chain, via=via, via_cleared=first, cleared=gone
+                ),
+                t2,
+            )
+        )
         if board_of(t2.position) != sown:
             board = board_of(t2.position)
-            out.append(
-                (Candidate("move", board, move, True, follows=chain, via=via, cleared=gone), t2)
+            again = Candidate(
+                "move", board, move, True, follows=chain, via=via, via_cleared=first, cleared=gone
             )
+            out.append((again, t2))
         out.extend(_later_results(t2, move, chain, depth - 1, rules, gone))
     return out
 
@@ -500,6 +511,7 @@ def reconcile(
     kept: Sequence[SquareEvidence] | None = None,
     still: bool = False,
     change: ChangeEvidence | None = None,
+    earlier_change: ChangeEvidence | None = None,
 ) -> Verdict:
     """Decide what a settled reading means for the trusted ``position``.
 
@@ -514,7 +526,8 @@ def reconcile(
     ``still``: the reading is of a photo of a settled scene, not a live stream.
     ``change``: how much each square changed since the trusted board
     (:mod:`companion.referee.change`); it weighs every candidate by what it
-    did to each square. The counts are then given unpinned: squares whose
+    did to each square (``earlier_change``: the same for the ``earlier``
+    frame, against the same reference). The counts are then given unpinned: squares whose
     area says "untouched" are pinned here, for the fit check and the
     squares named in a dispute only, so no evidence is counted twice.
     """
@@ -535,7 +548,19 @@ def reconcile(
             reading = _pinned(reading, start_board, quiet)
             kept = _pinned(kept, start_board, quiet) if kept is not None else None
             fit_score = _Scorer(reading, cfg.floor, cfg.min_square, kept)
-    early = _Scorer(earlier, cfg.floor, cfg.min_square) if earlier is not None else None
+    early_counts = _Scorer(earlier, cfg.floor, cfg.min_square) if earlier is not None else None
+    early_changes = (
+        ChangeScorer(earlier_change, earlier_change.reference or start_board, earlier_change.gone)
+        if earlier_change is not None and earlier is not None
+        else None
+    )
+
+    def early(board: Board, gone: frozenset[int] = frozenset()) -> float:
+        """How well the earlier frame (a hand over part of the board) shows ``board``."""
+        assert early_counts is not None
+        total = early_counts(board, gone)[0]
+        return total + (early_changes(board, gone) if early_changes is not None else 0.0)
+
     seen = map_board(reading)
     priors = {
         "unchanged": 0.0,
@@ -558,20 +583,20 @@ def reconcile(
     for cand, _t in pool:
         if cand.kind in ("moving", "mistake"):
             variants[cand.kind, cand.move] = variants.get((cand.kind, cand.move), 0) + 1
-    early_start = early(start_board)[0] if early is not None else 0.0
+    early_start = early(start_board) if early_counts is not None else 0.0
     temp = cfg.temperature
     for cand, t in pool:
         raw, _ = score(cand.board, cand.cleared)
         ll, outliers = fit_score(cand.board, cand.cleared) if fit_score is not score else (raw, _)
         cll = changes(cand.board, cand.cleared) if changes is not None else 0.0
         prior = priors[cand.kind] + len(cand.follows) * priors["move2"]
-        if early is not None:
+        if early_counts is not None:
             if cand.via is not None:
-                prior += early(cand.via)[0] / temp
+                prior += early(cand.via, cand.via_cleared) / temp
             elif cand.kind == "unchanged" or cand.move is None:
                 prior += early_start / temp
             else:
-                prior += max(early_start, early(cand.board)[0]) / temp
+                prior += max(early_start, early(cand.board, cand.cleared)) / temp
         if cand.kind in ("moving", "mistake"):
             prior -= math.log(variants[cand.kind, cand.move])
         cand = replace(cand, loglik=ll, outliers=outliers, change_ll=cll)

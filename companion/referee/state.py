@@ -218,7 +218,7 @@ class Referee:
         self._photos = 0
         self._trust_ply = self.game.position.ply
         #: readings of frames with a hand since the last decision (what they did show)
-        self._partials: list[Sequence[SquareEvidence]] = []
+        self._partials: list[tuple[Sequence[SquareEvidence], ChangeEvidence | None]] = []
         #: squares that moves entered with the buttons changed since the last board
         #: the camera showed and the referee trusted (vision's reference frame)
         self._ref_touched: frozenset[int] = frozenset()
@@ -578,10 +578,11 @@ class Referee:
             current=self.owed,
             config=self.config.reconcile,
             plies=plies,
-            earlier=self._partials[-1] if self._partials and plies > 1 else None,
+            earlier=self._partials[-1][0] if self._partials and plies > 1 else None,
             kept=kept,
             still=still,
             change=change,
+            earlier_change=self._partials[-1][1] if self._partials and plies > 1 else None,
         )
         several = verdict.follows or verdict.behind
         if verdict.kind == VerdictKind.ACCEPT and several and not self._may_catch_up():
@@ -599,7 +600,7 @@ class Referee:
             # question would rest on what the camera could not see. Wait, and
             # let the next clear frame decide (perhaps on one more move).
             self._undecided += 1
-            self._partials.append(reading)
+            self._partials.append((reading, change))
             why = reason or "hand over the board"
             if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
                 return Report(self.state, f"{self._pending_detail()} ({why})")

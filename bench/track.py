@@ -39,6 +39,7 @@ from companion.appliance.pipeline import FramePipeline  # noqa: E402
 from companion.commands.track import track  # noqa: E402
 from companion.referee import Referee  # noqa: E402
 from engine import Game, Move, Position  # noqa: E402
+from vision import config_from_dict  # noqa: E402
 from vision.synth import REGION_NAMES  # noqa: E402
 
 REGION_SQUARE = {name: sq for sq, name in enumerate(REGION_NAMES)}
@@ -69,17 +70,23 @@ BINS = (0.0, 0.95, 0.99, 0.995, 0.999, 0.9999)
 
 
 def run_sequence(
-    frames: list[tuple[Path, str | None]], start: Position, labels: list[dict[str, str]]
+    frames: list[tuple[Path, str | None]],
+    start: Position,
+    labels: list[dict[str, str]],
+    corners: list[list[float]] | None = None,
 ) -> dict[str, Any]:
     """Referee one sequence as ``oanquan track --answers`` does; ``frames`` pairs each
     image with the true move that led to it, ``labels`` names each frame's conditions.
+    ``corners``: the board's corners given once, as ``oanquan calibrate`` sets them
+    where the board search fails on a ground (``[vision.locate] manual_corners``).
 
     Returns every move line (how it was decided, its confidence) filed under
     the conditions of the frame that showed it, and the per-frame decision times.
     """
     referee = Referee(start=start)
     referee.setup_checked = True
-    pipeline = FramePipeline(VisionObserver(stills=True), referee, start_shown=True)
+    config = config_from_dict({"locate": {"manual_corners": corners}} if corners else {})
+    pipeline = FramePipeline(VisionObserver(config, stills=True), referee, start_shown=True)
     answers = [Move.parse(m) for _, m in frames if m is not None]
     out = io.StringIO()
     times: list[float] = []
@@ -283,6 +290,12 @@ def main() -> int:
     )
     parser.add_argument("--plies", type=int, default=20, help="moves per generated sequence")
     parser.add_argument(
+        "--given-corners",
+        action="store_true",
+        help="give the board's true corners once (as oanquan calibrate would), "
+        "to measure the referee where the board search fails",
+    )
+    parser.add_argument(
         "--save",
         type=Path,
         help="keep the generated sequences here (render-public's layout: run them again "
@@ -308,7 +321,11 @@ def main() -> int:
         per_condition: dict[tuple[str, str], list[dict[str, Any]]] = {}
         condition_moves: dict[tuple[str, str], int] = {}
         for name, frames, start, labels in sequences:
-            result = run_sequence(frames, start, labels)
+            corners = None
+            if args.given_corners:
+                truth = json.loads(frames[0][0].with_suffix(".json").read_text())
+                corners = truth["corners"]
+            result = run_sequence(frames, start, labels, corners)
             seq_moves = result["moves"]
             print(
                 json.dumps(

@@ -275,6 +275,49 @@ class ChangeScorer:
                 out.add(sq)
         return frozenset(out)
 
+    def fate(
+        self,
+        area: float,
+        share: float | None,
+        cleared: bool,
+        old: int,
+        now: int,
+        big_gone: bool,
+        scale: float,
+    ) -> float:
+        """Log-likelihood of one square's area (and kept share) under one fate."""
+        model = self.model
+        v = model.loglik(area, model.units(cleared, old, now, big_gone), scale)
+        if share is not None:
+            v += model.kept_loglik(share, cleared, max(0, now - old), scale)
+        return v
+
+    def stayed(self, board: Board, cleared: frozenset[int]) -> frozenset[int]:
+        """Squares ``board`` leaves in place (with pieces dropped on them, or not) where the
+        change evidence says so too: a kept fate explains them 20 to 1 better than any
+        pile taken up, and this board's count there is about as likely as the best kept one.
+        """
+        ev = self.evidence
+        counts0, big0 = self.before
+        counts1, big1 = board
+        side = len(counts0) // len(big0) if big0 else len(counts0)
+        s = ev.scale
+        out = set()
+        for sq, area in enumerate(ev.areas):
+            gone = sq % side == 0 and big0[sq // side] > big1[sq // side]
+            if area is None or sq in cleared or sq in self.gone or gone:
+                continue
+            if counts1[sq] < counts0[sq]:
+                continue
+            share = ev.kept[sq] if ev.kept is not None else None
+            old = counts0[sq]
+            kept = [self.fate(area, share, False, old, old + k, False, s) for k in range(4)]
+            taken = [self.fate(area, share, True, old, m, False, s) for m in range(4)]
+            mine = self.fate(area, share, False, old, counts1[sq], False, s)
+            if max(kept) - max(taken) >= math.log(20.0) and mine >= max(kept) - math.log(20.0):
+                out.add(sq)
+        return frozenset(out)
+
     def __call__(self, board: Board, cleared: frozenset[int]) -> float:
         ev = self.evidence
         counts0, big0 = self.before
@@ -289,16 +332,11 @@ class ChangeScorer:
             key = (sq, was_cleared, counts1[sq], gone)
             row = self._cache.get(key)
             if row is None:
-                model = self.model
-                units = model.units(was_cleared, counts0[sq], counts1[sq], gone)
-                row = tuple(model.loglik(area, units, s) for s in self.scales)
                 share = ev.kept[sq] if ev.kept is not None else None
-                if share is not None:
-                    dropped = max(0, counts1[sq] - counts0[sq])
-                    row = tuple(
-                        v + model.kept_loglik(share, was_cleared, dropped, s)
-                        for v, s in zip(row, self.scales, strict=True)
-                    )
+                old, now = counts0[sq], counts1[sq]
+                row = tuple(
+                    self.fate(area, share, was_cleared, old, now, gone, s) for s in self.scales
+                )
                 self._cache[key] = row
             for k, v in enumerate(row):
                 totals[k] += v

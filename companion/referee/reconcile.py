@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -290,6 +290,25 @@ class _Scorer:
             if v < limit:
                 outliers += 1
         return total, outliers
+
+    def fit_without(
+        self, board: Board, cleared: frozenset[int], skip: Collection[int]
+    ) -> tuple[float, int]:
+        """(shortfall from the ceiling, outlier squares) over the squares not in ``skip``."""
+        counts, big = board
+        short = 0.0
+        outliers = 0
+        for stones, stone in zip(self.big, big, strict=True):
+            short += max(stones) - stones[stone]
+            outliers += stones[stone] < self.outlier
+        for sq, n in enumerate(counts):
+            if sq in skip:
+                continue
+            table = self.tables[sq] if sq in cleared else self.kept[sq]
+            v = table[n] if 0 <= n < len(table) else self.floor
+            short += max(max(self.tables[sq]), max(self.kept[sq])) - v
+            outliers += v < self.outlier
+        return short, outliers
 
 
 def cleared_squares(transition: Transition) -> frozenset[int]:
@@ -623,7 +642,15 @@ def reconcile(
     deficit = cfg.max_deficit * len(reading) / 12 if len(reading) != 12 else cfg.max_deficit
 
     def fits(c: Candidate) -> bool:
-        return fit_score.ceiling - c.loglik <= deficit and c.outliers <= cfg.max_outliers
+        if fit_score.ceiling - c.loglik <= deficit and c.outliers <= cfg.max_outliers:
+            return True
+        if changes is None:
+            return False
+        # A pile the camera saw stay (only pieces dropped on it) holds the trusted
+        # count plus those: however far the counter reads it, it is no misfit.
+        stayed = changes.stayed(c.board, c.cleared)
+        short, outliers = fit_score.fit_without(c.board, c.cleared, stayed)
+        return short <= deficit and outliers <= cfg.max_outliers
 
     fit_ok = fits(best)
     if best.kind == "move" and not best.follows and confidence < cfg.accept:

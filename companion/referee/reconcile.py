@@ -696,7 +696,9 @@ def reconcile(
         return tuple(out)
 
     if fit_ok and best.kind in ("unchanged", "refill", "move", "moving"):
-        if confidence >= cfg.accept or best.kind in ("unchanged", "moving"):
+        # (a photo is taken after a move: that nothing moved must be as sure as a move)
+        settled = best.kind == "moving" or (best.kind == "unchanged" and not still)
+        if confidence >= cfg.accept or settled:
             if best.kind == "move" and best_t is not None and best.move is not None:
                 if best.follows:
                     chain = [play(position, best.move, rules)]

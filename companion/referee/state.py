@@ -235,6 +235,9 @@ class Referee:
         self._change_stats = [0, 0, 0, 0]
         #: pebbles concluded on the board, pebbles the counter expected there
         self._count_stats = [0.0, 0.0]
+        #: how far the counter read the squares of trusted boards off (pebbles, summed),
+        #: and the pebbles they held
+        self._sight = [0.0, 0.0]
         #: how large a pebble looks here, learnt from the areas of trusted boards
         self._area_scale = AreaScale()
         #: the board vision's change reference shows, square by square (a square a hand
@@ -276,6 +279,13 @@ class Referee:
             pairs = [(a, u) for a, u in zip(self._last_areas, units, strict=True) if a is not None]
             self._area_scale = self._area_scale.learn(pairs, self.config.change)
         self._last_areas = None
+        if self._last_reading is not None:
+            reading, hidden = self._last_reading
+            seen = [sq for sq in range(len(reading)) if not (hidden and hidden[sq])]
+            truth = sum(now[0][sq] for sq in seen)
+            if truth >= 10:
+                self._sight[0] += sum(abs(mean_count(reading[sq]) - now[0][sq]) for sq in seen)
+                self._sight[1] += truth
         # vision keeps the old reference of squares a hand hid in the frame trusted
         under = self._last_reading[1] if self._last_reading is not None else None
         kept = {sq for sq, h in enumerate(under or ()) if h}
@@ -424,6 +434,16 @@ class Referee:
         self._count_stats = list(other._count_stats)
         self._sharp_scores = list(other._sharp_scores)
         self._area_scale = other._area_scale
+        self._sight = list(other._sight)
+
+    @property
+    def blind(self) -> bool:
+        """The counter reads this scene's trusted boards off by more than 60% of the
+        pebbles they hold, square by square: it cannot see these pieces (too small, or
+        the ground's pattern reads as pieces), so neither a move nor "no move" is
+        taken from a photo alone. (Ordinary scenes read 10-25% off.)"""
+        off, truth = self._sight
+        return truth >= 10 and (off + 2) / (truth + 2) > 0.6
 
     def sharpness(self) -> float:
         """How much sharper (> 1) or wider (< 1) the counter is worth on this scene.
@@ -593,6 +613,8 @@ class Referee:
             # more moves may have been made than were weighed: whatever fits best
             # may be the wrong story, so the players say how it began
             verdict = as_question(verdict)
+        if still and self.blind and verdict.kind != VerdictKind.AMBIGUOUS:
+            verdict = self._blind_question(verdict)
         if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial:
             verdict = replace(verdict, kind=VerdictKind.MOVING)  # wait for a clear frame
         if partial and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked):
@@ -693,6 +715,18 @@ class Referee:
         self.pending = verdict
         self.state = RefereeState.DISPUTE
         return Report(RefereeState.DISPUTE, verdict.detail, verdict=verdict)
+
+    def _blind_question(self, verdict: Verdict) -> Verdict:
+        """A photo of a scene the counter cannot see: the players say what happened."""
+        if verdict.kind == VerdictKind.ACCEPT:
+            return replace(as_question(verdict), behind=bool(verdict.follows))
+        firsts: list[Move] = []
+        for cand in verdict.ranked:
+            if cand.kind == "move" and cand.move is not None and cand.move not in firsts:
+                firsts.append(cand.move)
+        if not firsts:
+            return verdict
+        return replace(verdict, kind=VerdictKind.AMBIGUOUS, choices=tuple(firsts[:3]))
 
     def _check_setup(self, verdict: Verdict, settled: bool) -> Report:
         """The opening must be right before the first move is refereed.

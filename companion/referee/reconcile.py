@@ -729,12 +729,12 @@ def reconcile(
         # towards it, since the players' answer settles those too. When the
         # board shows several moves, ask how they began (the answer comes
         # first, then the same board is judged again).
-        chain = bool(best.follows)
+        several = bool(best.follows)
         by_move: dict[Move, float] = {}
         fitting: set[Move] = set()
         for key in ranked_keys:
             _, cand, _t = max(groups[key], key=lambda item: item[0])
-            if cand.move is None or (cand.follows and not chain):
+            if cand.move is None or (cand.follows and not several):
                 continue
             by_move[cand.move] = by_move.get(cand.move, 0.0) + weights[key] / total
             if cand.kind == "move" and fits(cand):
@@ -748,7 +748,7 @@ def reconcile(
                 choices=tuple(choices),
                 seen=seen,
                 ranked=ranked,
-                behind=chain,
+                behind=several,
             )
     # A dispute: name the mistake if one fits, and compare with the closest legal result.
     legal = [

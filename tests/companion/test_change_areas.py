@@ -120,3 +120,20 @@ def test_the_referee_learns_this_scenes_pebble_area_from_trusted_boards() -> Non
     report = ref.observe(seen, still=True, areas=_areas("2+", scale=0.5))
     assert [str(a.move) for a in report.accepted] == ["2+"]
     assert ref._area_scale.scale < 1.0  # half-size pebbles: learnt from the squares that changed
+
+
+def test_the_noise_of_untouched_squares_is_learnt_but_a_shadow_is_not() -> None:
+    scale = AreaScale()
+    assert math.isclose(scale.noise(MODEL), MODEL.sigma_base)
+    for _ in range(6):  # light drift: untouched squares read 0.5 here
+        scale = scale.learn([(0.5, 0.0)] * 6, MODEL)
+    assert 0.3 < scale.noise(MODEL) < 0.5
+    assert scale.learn([(6.0, 0.0)], MODEL).noise(MODEL) == scale.noise(MODEL)
+
+
+def test_a_pile_left_in_place_and_one_taken_away_differ_in_what_stayed() -> None:
+    left = MODEL.kept_loglik(0.97, False, 1, 1.0)  # one pebble dropped on the pile
+    taken = MODEL.kept_loglik(0.97, True, 0, 1.0)
+    assert left > taken + 3
+    # a scene whose pebbles register weakly misses more of a pile's going
+    assert MODEL.kept_loglik(0.7, True, 0, 0.45) > MODEL.kept_loglik(0.7, True, 0, 1.2) + 3

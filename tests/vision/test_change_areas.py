@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from engine.board import NUM_SQUARES
-from vision.change import change_canvas, changed_areas, confirmed_canvas
+from vision.change import change_canvas, changed_areas, confirmed_canvas, square_changes
 from vision.config import ChangeConfig
 from vision.locate import Outline, outline_from_corners
 from vision.synth import Piece, rearranged, render_scene, scene_depth
@@ -110,3 +110,28 @@ def test_a_confirmed_canvas_keeps_the_reference_under_a_hand() -> None:
     assert areas is not None
     # square 4 still compares with the frame before the move; the others were confirmed
     assert areas[4] > 3.0 and max(a for sq, a in enumerate(areas) if sq != 4) == 0.0  # type: ignore[type-var]
+
+
+def test_the_pebbles_of_a_pile_left_in_place_stay_and_those_of_one_taken_up_do_not() -> None:
+    from vision import read_board
+
+    before, outline = _frame(False)
+    after, _ = _frame(True)
+    pebbles = read_board(before, outline=outline, gate=False).pebbles
+    assert pebbles is not None
+    ref, now = change_canvas(before, outline), change_canvas(after, outline)
+    changes = square_changes(ref, now, outline.arc_depth, pebbles=pebbles)
+    assert changes is not None
+    kept = {sq: c.kept for sq, c in enumerate(changes) if c is not None and c.kept is not None}
+    assert kept[4] < 0.5  # the pile of five taken up
+    assert all(kept[sq] > 0.8 for sq in (1, 3, 8, 11))  # untouched piles
+    assert kept[8] > 0.8 and changes[8] is not None and changes[8].area > 0.5  # one dropped on
+    assert square_changes(ref, now, outline.arc_depth)[4].kept is None  # type: ignore[index,union-attr]
+
+
+def test_the_arm_can_reach_somewhere_else_in_each_frame() -> None:
+    kw = {"seed": 9, "scene_seed": SCENE, "size": (320, 240), "hand": True}
+    one, _ = render_scene(BEFORE, (1, 1), hand_seed=1, **kw)  # type: ignore[arg-type]
+    two, _ = render_scene(BEFORE, (1, 1), hand_seed=2, **kw)  # type: ignore[arg-type]
+    again, _ = render_scene(BEFORE, (1, 1), hand_seed=1, **kw)  # type: ignore[arg-type]
+    assert np.array_equal(one, again) and not np.array_equal(one, two)

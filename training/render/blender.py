@@ -899,13 +899,11 @@ def auto_exposure(spec: SceneSpec) -> float:
     return round(ev, 3)
 
 
-def render_scene(spec: SceneSpec, out_png: str) -> dict[str, Any]:
-    """Build, simulate and render the scene to out_png; return what the truth writer needs."""
-    t0 = time.perf_counter()
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    _build_ground(spec)
-    pieces = _build_pieces(spec)
-    physics = _simulate(pieces, spec)
+def _shoot(spec: SceneSpec, out_png: str, pieces: list[Any], t0: float) -> dict[str, Any]:
+    """Everything after the pieces are at rest: hand, light, camera, visibility, the render.
+
+    Shared by single scenes and sequence frames, so both are lit, framed and timed alike.
+    """
     cam = camera_for(spec)
     hand = _build_hand(spec, cam)
     _build_light(spec)
@@ -917,23 +915,31 @@ def render_scene(spec: SceneSpec, out_png: str) -> dict[str, Any]:
     t1 = time.perf_counter()
     bpy.ops.render.render(write_still=True)
     t2 = time.perf_counter()
-    final = []
-    sizes = []
-    for o in pieces:
-        final.append(list(o.matrix_world.translation))
-        sizes.append(max(o.dimensions))
     return {
         "camera": cam,
-        "positions": np.array(final),
-        "sizes": sizes,
         "visibility": vis,
-        "physics": physics,
         "casters": casters,
         "render_seconds": round(t2 - t1, 2),
         "build_seconds": round(t1 - t0, 2),
         "renderer": f"blender-cycles (bpy {bpy.app.version_string})",
         "samples": SAMPLES,
         "denoiser": "OpenImageDenoise (albedo + normal)",
+    }
+
+
+def render_scene(spec: SceneSpec, out_png: str) -> dict[str, Any]:
+    """Build, simulate and render the scene to out_png; return what the truth writer needs."""
+    t0 = time.perf_counter()
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    _build_ground(spec)
+    pieces = _build_pieces(spec)
+    physics = _simulate(pieces, spec)
+    shot = _shoot(spec, out_png, pieces, t0)
+    return {
+        **shot,
+        "positions": np.array([list(o.matrix_world.translation) for o in pieces]),
+        "sizes": [max(o.dimensions) for o in pieces],
+        "physics": physics,
     }
 
 
@@ -959,35 +965,15 @@ def render_frame(
     else:
         physics = {"engine": "none: every piece kept its pose", "frames": 0, "seconds": 0.0}
     physics["dropped"] = len(pieces) - len(resting)
-    cam = camera_for(spec)
-    hand = _build_hand(spec, cam)
-    _build_light(spec)
-    _build_camera(spec, cam)
-    bpy.context.view_layer.update()
-    vis = measure_visibility(spec, pieces, hand, cam)
-    casters = _build_shadow_casters(spec)
-    _setup_render(spec, out_png)
-    t1 = time.perf_counter()
-    bpy.ops.render.render(write_still=True)
-    t2 = time.perf_counter()
-    final, sizes, poses = [], [], []
+    shot = _shoot(spec, out_png, pieces, t0)
+    poses = []
     for o, p in zip(pieces, spec.pieces, strict=True):
         loc, quat, _ = o.matrix_world.decompose()
-        pose = kept.get(p.id) or (*(float(v) for v in loc), *(float(v) for v in quat))
-        final.append(list(pose[:3]))
-        sizes.append(max(o.dimensions))
-        poses.append(pose)
+        poses.append(kept.get(p.id) or (*(float(v) for v in loc), *(float(v) for v in quat)))
     return {
-        "camera": cam,
-        "positions": np.array(final),
-        "sizes": sizes,
+        **shot,
+        "positions": np.array([list(pose[:3]) for pose in poses]),
+        "sizes": [max(o.dimensions) for o in pieces],
         "poses": poses,
-        "visibility": vis,
         "physics": physics,
-        "casters": casters,
-        "render_seconds": round(t2 - t1, 2),
-        "build_seconds": round(t1 - t0, 2),
-        "renderer": f"blender-cycles (bpy {bpy.app.version_string})",
-        "samples": SAMPLES,
-        "denoiser": "OpenImageDenoise (albedo + normal)",
     }

@@ -132,7 +132,7 @@ def render_game(
 ) -> None:
     """Render a game's frames into `folder`, skipping the finished ones."""
     from training.render.post import apply_post
-    from training.render.truth import build_truth
+    from training.render.truth import truth_of_render
 
     folder.mkdir(parents=True, exist_ok=True)
     layout, kinds = initial_layout(start)
@@ -174,24 +174,7 @@ def render_game(
             png = tmp / f"{name}.png"
             res = render(spec, str(png), f.kept)
             apply_post(png, tmp / f"{name}.jpg", spec.conditions["post"], spec.width)
-            truth = build_truth(
-                spec,
-                f"{name}.jpg",
-                res["camera"],
-                res["positions"],
-                res["sizes"],
-                res["visibility"],
-                {
-                    "renderer": res["renderer"],
-                    "physics": res["physics"],
-                    "shadow_casters": res["casters"],
-                    "cycles_samples": res["samples"],
-                    "denoiser": res["denoiser"],
-                    "render_seconds": res["render_seconds"],
-                    "build_seconds": res["build_seconds"],
-                    "total_seconds": round(time.time() - t0, 2),
-                },
-            )
+            truth = truth_of_render(spec, f"{name}.jpg", res, time.time() - t0)
             truth = sequence_truth(truth, f, frame.index, len(frames), res["poses"])
             (tmp / f"{name}.jpg").replace(folder / f"{name}.jpg")  # the jpg first, the json last
             part = folder / f"{name}.part"

@@ -543,6 +543,19 @@ def _piece_set(rng: random.Random, board: Board, family: str, allowed: tuple[str
     return PieceSet(tuple(kinds), looks, big_kind, big_size, big_colour, tight)
 
 
+def region_centre(board: Board, name: str) -> tuple[float, float]:
+    """Where a region's pile is centred: its polygon's mean, pulled towards the outer end
+    in a mandarin (whose polygon mean sits near the arc's chord)."""
+    poly = board.regions[name]
+    cx = sum(p[0] for p in poly) / len(poly)
+    cy = sum(p[1] for p in poly) / len(poly)
+    if name == "west_mandarin":
+        cx = (cx * 2 + board.corners[0][0]) / 3
+    elif name == "east_mandarin":
+        cx = (cx * 2 + board.corners[1][0]) / 3
+    return cx, cy
+
+
 def _pieces(
     rng: random.Random,
     board: Board,
@@ -601,15 +614,9 @@ def _pieces(
 
     size0 = looks[kinds[0]]["size_mm"] / 1000
     for name in REGIONS:
-        poly = board.regions[name]
         n = counts[name]["small"]
         big = counts[name]["big"]
-        cx = sum(p[0] for p in poly) / len(poly)
-        cy = sum(p[1] for p in poly) / len(poly)
-        if name == "west_mandarin":
-            cx = (cx * 2 + board.corners[0][0]) / 3
-        elif name == "east_mandarin":
-            cx = (cx * 2 + board.corners[1][0]) / 3
+        cx, cy = region_centre(board, name)
         radius = min(0.3 * square, size0 * (0.5 + 0.45 * math.sqrt(n)) * tight)
         pile((cx, cy), n, radius, size0, name, "board", big > 0)
     heap_info: list[dict[str, Any]] = []

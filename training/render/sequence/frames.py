@@ -16,7 +16,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from training.render.geometry import REGIONS
-from training.render.sample import PieceSpec, SceneSpec, SequenceScene, hand_params
+from training.render.sample import (
+    PieceSpec,
+    SceneSpec,
+    SequenceScene,
+    hand_params,
+    region_centre,
+)
 from training.render.sequence.plan import STORES, FramePlan, Layout
 
 #: A resting pose: position in the board frame (m) and rotation quaternion (w, x, y, z).
@@ -44,15 +50,7 @@ def _centre(scene: SequenceScene, place: str) -> tuple[float, float]:
     if place in STORES:
         assert scene.heaps is not None
         return scene.heaps[STORES.index(place)]
-    board = scene.spec.board
-    poly = board.regions[place]
-    cx = sum(p[0] for p in poly) / len(poly)
-    cy = sum(p[1] for p in poly) / len(poly)
-    if place == "west_mandarin":
-        cx = (cx * 2 + board.corners[0][0]) / 3
-    elif place == "east_mandarin":
-        cx = (cx * 2 + board.corners[1][0]) / 3
-    return cx, cy
+    return region_centre(scene.spec.board, place)
 
 
 def _radius(scene: SequenceScene, place: str, n: int) -> float:

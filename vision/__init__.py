@@ -33,7 +33,6 @@ from vision.api import BoardReading, SquareReading, calibrate, read_board
 from vision.change import (
     SquareChange,
     change_canvas,
-    changed_areas,
     changed_since,
     confirmed_canvas,
     confirmed_pebbles,
@@ -80,7 +79,6 @@ __all__ = [
     "assess_frame",
     "calibrate",
     "change_canvas",
-    "changed_areas",
     "changed_since",
     "config_from_dict",
     "confirmed_canvas",

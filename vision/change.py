@@ -343,21 +343,6 @@ def square_changes(
     return tuple(out)
 
 
-def changed_areas(
-    reference: NDArray[np.uint8] | None,
-    canvas: NDArray[np.uint8],
-    depth: float,
-    hidden: Sequence[bool] = (),
-    cfg: ChangeConfig | None = None,
-) -> tuple[float | None, ...] | None:
-    """How much of each square changed since the reference canvas, in pebble areas
-    (the ``area`` of :func:`square_changes`)."""
-    changes = square_changes(reference, canvas, depth, hidden, cfg)
-    if changes is None:
-        return None
-    return tuple(None if c is None else c.area for c in changes)
-
-
 def confirmed_canvas(
     reference: NDArray[np.uint8] | None,
     canvas: NDArray[np.uint8],

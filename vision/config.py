@@ -120,7 +120,7 @@ class ChangeConfig:
     intrusion_step: int = 10  # grey levels (brightness matched) a pixel must differ by
     intrusion_reach: float = 0.5  # squares beyond the board the blob must extend to
     intrusion_min: float = 0.02  # share of a region under the (grown) blob to call it hidden
-    # How much of each square changed, in pebble areas (``vision.change.changed_areas``):
+    # How much of each square changed, in pebble areas (the ``area`` of ``vision.change.square_changes``):
     # measured on the board rectified to ``area_px`` per square side, each pixel compared
     # with its reference neighbourhood (pieces nudged a pixel, a camera shaken a little).
     area_px: int = 80

@@ -1,7 +1,7 @@
 """What the camera's changed areas say about each board a move may have left.
 
 Between the last trusted board and a settled frame, vision measures how much
-of each square changed, in pebble areas (``vision.change.changed_areas``).
+of each square changed, in pebble areas (the ``area`` of ``vision.change.square_changes``).
 Every candidate move predicts it exactly in kind: a square the move did not
 touch stays as it was (about 0), one that only gained pieces keeps its pile
 and shows the new ones (about ``added`` pebbles, a little more where they

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
 from engine.board import NUM_SQUARES
-from vision.change import change_canvas, changed_areas, confirmed_canvas, square_changes
+from vision.change import change_canvas, confirmed_canvas, square_changes
 from vision.config import ChangeConfig
 from vision.locate import Outline, outline_from_corners
 from vision.synth import Piece, rearranged, render_scene, scene_depth
@@ -46,6 +47,14 @@ def _areas(before: np.ndarray, after: np.ndarray, outline: Outline, **kw: object
     areas = changed_areas(ref, now, outline.arc_depth, **kw)  # type: ignore[arg-type]
     assert areas is not None
     return [-1.0 if a is None else a for a in areas]
+
+
+def changed_areas(*args: Any, **kw: Any) -> tuple[float | None, ...] | None:
+    """Each square's changed area in pebble areas, None where it was hidden."""
+    changes = square_changes(*args, **kw)
+    if changes is None:
+        return None
+    return tuple(None if c is None else c.area for c in changes)
 
 
 def test_a_persistent_arrangement_keeps_every_untouched_piece() -> None:

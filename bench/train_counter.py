@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from figures import bucket_lines  # bench/, next to this script
 
 from engine.board import MANDARINS
+from training.counter.calibrate import in_fold, parse_fold
 from vision import detect
 from vision.config import CountConfig
 from vision.geometry import homography_from_corners
@@ -438,20 +439,12 @@ def export(net: nn.Module, path: Path, dummy: torch.Tensor | None = None) -> Non
     )
 
 
-def scene_index(name: str) -> int | None:
-    """The number in a scene's file name (``img_00042`` -> 42), or None."""
-    digits = "".join(ch for ch in Path(name).stem if ch.isdigit())
-    return int(digits) if digits else None
-
-
 def parse_holdout(text: str | None) -> tuple[int, int] | None:
     """``K/N`` -> (K, N): scenes whose index % N == K are kept out of training (validation)."""
-    if not text:
-        return None
-    k, _, n = text.partition("/")
-    if not (k.isdigit() and n.isdigit() and 0 <= int(k) < int(n)):
-        raise SystemExit(f"--holdout must look like K/N with 0 <= K < N, got {text!r}")
-    return int(k), int(n)
+    try:
+        return parse_fold(text)
+    except ValueError as exc:
+        raise SystemExit(f"--holdout: {exc}") from None
 
 
 def folder_loader(
@@ -465,8 +458,7 @@ def folder_loader(
     seen: set[str] = set()
 
     def kept(it: Item) -> bool:
-        i = scene_index(it.name)
-        return holdout is None or i is None or i % holdout[1] != holdout[0]
+        return holdout is None or not in_fold(it.name, holdout)
 
     def more() -> list[Item]:
         new = [it for f in folders if f.is_dir() for it in load_items(f, seen)]

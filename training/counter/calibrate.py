@@ -54,6 +54,16 @@ def fit(t: NDArray[np.int64], raw: NDArray[np.float64]) -> tuple[float, float, f
     return best[1], best[2], best[3], best[0] / max(t.size, 1)
 
 
+def parse_fold(text: str | None) -> tuple[int, int] | None:
+    """``K/N`` -> (K, N), the fold of scenes whose index % N == K; None for no fold."""
+    if not text:
+        return None
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
+        raise ValueError(f"a fold must look like K/N with K < N, got {text!r}")
+    return int(k), int(n)
+
+
 def in_fold(name: str, fold: tuple[int, int] | None) -> bool:
     """Whether ``img_00042.json`` is in fold (K, N) (index % N == K); every scene without one."""
     if fold is None:
@@ -88,13 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--fold", help="K/N: only scenes whose index %% N == K (a validation fold)")
     args = ap.parse_args(argv)
-    fold = None
-    if args.fold:
-        k, _, n = args.fold.partition("/")
-        if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
-            print(f"--fold must look like K/N with K < N, got {args.fold!r}", file=sys.stderr)
-            return 2
-        fold = (int(k), int(n))
+    try:
+        fold = parse_fold(args.fold)
+    except ValueError as exc:
+        print(f"--fold: {exc}", file=sys.stderr)
+        return 2
     if not args.folder.is_dir():
         print(f"no such folder: {args.folder}", file=sys.stderr)
         return 2

@@ -89,6 +89,7 @@ RENDER_DIRS ?= $(wildcard $(CACHE)/renders/train-v*)
 
 .PHONY: train-venv train-data train-counter train-bigstone train-calibrate train-eval
 .PHONY: train-counter-renders train-bigstone-renders train-calibrate-renders train-eval-renders
+.PHONY: train-finder
 train-venv: $(TRAIN_VENV)/.installed
 
 $(TRAIN_VENV)/.installed: pyproject.toml
@@ -144,3 +145,14 @@ train-eval-renders: $(STAMP)
 train-calibrate-renders: $(STAMP)
 	nice -n 10 $(BIN)/python -m training.counter.calibrate $(RENDER_TRAIN) --fold 19/20 \
 	  --model $(TRAIN_OUT)/counter.onnx --big-model $(TRAIN_OUT)/bigstone.onnx
+
+# The learned board finder (training/finder): a small network marking the board's drawn lines,
+# trained on train-v4 less its index % 20 == 19 validation fold, for LocateConfig.finder =
+# "learned". FINDER_MINUTES is the wall-time budget of the steps (40 on 2 shared cores).
+FINDER_MINUTES ?= 40
+train-finder: train-venv
+	mkdir -p $(TRAIN_OUT)
+	OMP_NUM_THREADS=1 nice -n 5 $(TRAIN_VENV)/bin/python -m training.finder \
+	  --data $(RENDER_TRAIN) --holdout 19/20 --minutes $(FINDER_MINUTES) \
+	  --out $(TRAIN_OUT)/boardlines.onnx
+	cp $(TRAIN_OUT)/boardlines.onnx vision/models/boardlines.onnx

@@ -1,0 +1,314 @@
+"""Train the board-line network on rendered scenes and export it as ONNX for cv2.dnn.
+
+    python -m training.finder --data ~/.cache/oanquan/renders/train-v4 --holdout 19/20 \
+        --minutes 40 --out vision/models/boardlines.onnx
+
+Targets are the board's drawn lines rasterised from each scene's region polygons
+(every square's and both semicircles' outlines) at the chalk's width in the image
+(``conditions.lines.width_mm`` against the square size). Inputs are random crops at
+random scale, rotation and flip, with colour, blur, noise, hard-shadow and JPEG
+changes. Scenes whose index % N == K (``--holdout K/N``) are never trained on; a few
+of them give the validation F1 printed while training. Scenes still being rendered
+are picked up as they appear. Seeds are fixed; the step budget is a wall-time one
+(``--minutes``), so runs on a loaded machine differ in length, not in recipe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from training.counter.calibrate import in_fold, parse_fold
+
+#: The locator's work width for a 640 px render is 480: the net sees that scale, +-.
+WORK_SCALE = 0.75
+CROP = 192  # training window, input px (square)
+LR = 4e-3
+
+
+@dataclass
+class Scene:
+    """One render: the encoded JPEG (decoded per sample) and its line polylines."""
+
+    name: str
+    jpeg: np.ndarray
+    lines: list[np.ndarray]  # closed polygons, image px
+    width_px: float  # chalk width in image px
+
+
+def _width_px(data: dict) -> float:
+    """Chalk width in image px: width_mm over the square size, times the square in px."""
+    c = np.array(data["corners"], np.float64)
+    cm = np.array(data["board_m"]["corners"], np.float64)
+    long_px = (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / 10.0
+    short_px = (np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])) / 4.0
+    long_m = (np.linalg.norm(cm[1] - cm[0]) + np.linalg.norm(cm[2] - cm[3])) / 10.0
+    short_m = (np.linalg.norm(cm[3] - cm[0]) + np.linalg.norm(cm[2] - cm[1])) / 4.0
+    sq_px, sq_m = (long_px + short_px) / 2.0, (long_m + short_m) / 2.0
+    lines = data.get("conditions", {}).get("lines", {})
+    width_m = float(lines.get("width_mm", 20.0)) / 1000.0
+    return float(width_m / max(sq_m, 1e-6) * sq_px)
+
+
+def load_scenes(
+    folder: Path, holdout: tuple[int, int] | None, val: bool, seen: set[str]
+) -> list[Scene]:
+    """Scenes of ``folder`` not in ``seen``: the holdout fold when ``val``, else the rest."""
+    out = []
+    for js in sorted(folder.glob("img_*.json")):
+        if js.name in seen or not js.with_suffix(".jpg").exists():
+            continue
+        if holdout is not None and in_fold(js.name, holdout) != val:
+            continue
+        try:
+            data = json.loads(js.read_text("utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue  # being written
+        raw = np.fromfile(str(js.with_suffix(".jpg")), np.uint8)
+        if raw.size == 0:
+            continue
+        seen.add(js.name)
+        polys = [np.array(r["polygon"], np.float64) for r in data["regions"].values()]
+        out.append(Scene(js.stem, raw, polys, _width_px(data)))
+    return out
+
+
+def target(
+    lines: list[np.ndarray], m: np.ndarray, size: tuple[int, int], width: float
+) -> np.ndarray:
+    """Line mask (0/1 float) of the polygons mapped by the 2x3 affine ``m``, 4x supersampled."""
+    w, h = size
+    ss = 4
+    canvas = np.zeros((h * ss, w * ss), np.uint8)
+    thick = max(1, round(width * ss))
+    for p in lines:
+        q = p @ m[:, :2].T + m[:, 2]
+        pts = np.round(q * ss * 16).astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(canvas, [pts], True, 255, thick, cv2.LINE_8, 4)
+    small = cv2.resize(canvas, (w, h), interpolation=cv2.INTER_AREA)
+    return small.astype(np.float32) / 255.0
+
+
+def _augment(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    x = img.astype(np.float32) / 255.0
+    x = x * rng.uniform(0.7, 1.3, 3).astype(np.float32)  # white balance
+    x = np.clip(x, 0, 1) ** rng.uniform(0.6, 1.5)  # exposure / gamma
+    x = (x - 0.5) * rng.uniform(0.6, 1.3) + 0.5 + rng.uniform(-0.12, 0.12)
+    if rng.random() < 0.15:
+        g = x.mean(axis=2, keepdims=True)
+        x = g + (x - g) * rng.uniform(0.0, 0.5)
+    if rng.random() < 0.3:  # a hard shadow edge across the crop
+        h, w = x.shape[:2]
+        a = rng.uniform(0, np.pi)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        side = (xx - rng.uniform(0, w)) * np.cos(a) + (yy - rng.uniform(0, h)) * np.sin(a) > 0
+        x[side] *= rng.uniform(0.35, 0.8)
+    if rng.random() < 0.35:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.4, 1.5))
+    x = x + rng.normal(0, rng.uniform(0.0, 0.04), x.shape).astype(np.float32)
+    out = np.clip(x * 255.0, 0, 255).astype(np.uint8)
+    if rng.random() < 0.4:
+        q = int(rng.integers(25, 90))
+        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
+    return out
+
+
+def sample(s: Scene, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A random crop at a random scale, rotation and flip, and its half-resolution target."""
+    img = cv2.imdecode(s.jpeg, cv2.IMREAD_COLOR)
+    h, w = img.shape[:2]
+    scale = WORK_SCALE * float(np.exp(rng.uniform(np.log(0.55), np.log(1.5))))
+    ang = rng.uniform(-25, 25) if rng.random() < 0.5 else 0.0
+    # crop centre: near the board most of the time (its lines are the rare class)
+    if rng.random() < 0.7:
+        allp = np.concatenate(s.lines)
+        cx, cy = allp[rng.integers(len(allp))] + rng.normal(0, 40, 2)
+    else:
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    m = cv2.getRotationMatrix2D((float(cx), float(cy)), ang, scale)
+    m[:, 2] += np.array([CROP / 2 - cx, CROP / 2 - cy])
+    if rng.random() < 0.5:
+        m = np.array([[-1, 0, CROP], [0, 1, 0]], np.float64) @ np.vstack([m, [0, 0, 1]])
+    crop = cv2.warpAffine(
+        img,
+        m,
+        (CROP, CROP),
+        flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REFLECT,
+    )
+    crop = _augment(crop, rng)
+    half = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25]]) @ np.vstack([m, [0, 0, 1]])
+    t = target(s.lines, half, (CROP // 2, CROP // 2), s.width_px * scale * 0.5)
+    return crop, t
+
+
+def _cbr(i: int, o: int, stride: int = 1, dil: int = 1, k: int = 3) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(i, o, k, stride, dil * (k // 2), dilation=dil, bias=False),
+        nn.BatchNorm2d(o),
+        nn.ReLU(inplace=True),
+    )
+
+
+class LineNet(nn.Module):
+    """Encoder to 1/8 with dilated context (a tile grid runs on, a board stops),
+    decoder back to 1/2 with skips; logits of 'on a board line' at half resolution.
+    Takes BGR 0..255 (normalised inside, so cv2.dnn needs no blob scaling)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.e1 = _cbr(3, 12, 2)  # 1/2
+        self.e2 = _cbr(12, 16)
+        self.e3 = _cbr(16, 24, 2)  # 1/4
+        self.e4 = _cbr(24, 32)
+        self.e5 = _cbr(32, 48, 2)  # 1/8
+        self.e6 = _cbr(48, 48, 1, 2)
+        self.e7 = _cbr(48, 48, 1, 4)
+        self.e8 = _cbr(48, 48, 1, 8)
+        self.up = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)
+        self.d1 = _cbr(48 + 32, 32, k=1)
+        self.d2 = _cbr(32, 32)
+        self.d3 = _cbr(32 + 16, 16, k=1)
+        self.d4 = _cbr(16, 16)
+        self.head = nn.Conv2d(16, 1, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x * (1.0 / 255.0) - 0.5
+        a = self.e2(self.e1(x))
+        b = self.e4(self.e3(a))
+        c = self.e8(self.e7(self.e6(self.e5(b))))
+        y = self.d2(self.d1(torch.cat([b, self.up(c)], 1)))
+        y = self.d4(self.d3(torch.cat([a, self.up(y)], 1)))
+        return self.head(y)
+
+
+def _batch(
+    scenes: list[Scene], n: int, rng: np.random.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    xs, ts = zip(
+        *(sample(scenes[int(rng.integers(len(scenes)))], rng) for _ in range(n)), strict=True
+    )
+    x = torch.from_numpy(np.stack(xs).transpose(0, 3, 1, 2).astype(np.float32))
+    t = torch.from_numpy(np.stack(ts)[:, None])
+    return x, t
+
+
+def predict(net: LineNet, img: np.ndarray) -> np.ndarray:
+    """Probability at half resolution of a whole image (eval mode)."""
+    x = torch.from_numpy(img.transpose(2, 0, 1)[None].astype(np.float32))
+    with torch.no_grad():
+        return torch.sigmoid(net(x))[0, 0].numpy()
+
+
+def val_f1(net: LineNet, scenes: list[Scene]) -> float:
+    """Pixel F1 at p > 0.5 on whole validation frames at the work scale."""
+    net.eval()
+    tp = fp = fn = 0.0
+    for s in scenes:
+        img = cv2.imdecode(s.jpeg, cv2.IMREAD_COLOR)
+        h, w = img.shape[:2]
+        size = (round(w * WORK_SCALE), round(h * WORK_SCALE))
+        work = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+        p = predict(net, work) > 0.5
+        m = np.array([[WORK_SCALE / 2, 0, -0.25], [0, WORK_SCALE / 2, -0.25]])
+        t = target(s.lines, m, (p.shape[1], p.shape[0]), s.width_px * WORK_SCALE / 2) > 0.5
+        tp += float((p & t).sum())
+        fp += float((p & ~t).sum())
+        fn += float((~p & t).sum())
+    net.train()
+    return 2 * tp / max(2 * tp + fp + fn, 1.0)
+
+
+def export(net: nn.Module, path: Path, w: int = 480, h: int = 360) -> None:
+    """ONNX for cv2.dnn: opset 13 from the TorchScript exporter."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    net.eval()
+    torch.onnx.export(
+        net,
+        (torch.zeros(1, 3, h, w),),
+        str(path),
+        input_names=["x"],
+        output_names=["y"],
+        opset_version=13,
+        dynamo=False,
+        do_constant_folding=True,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, action="append", required=True)
+    ap.add_argument("--holdout", default="19/20", help="K/N: scenes with index %% N == K kept out")
+    ap.add_argument("--minutes", type=float, default=40.0, help="wall-time budget of the steps")
+    ap.add_argument("--max-steps", type=int, default=20000)
+    ap.add_argument("--batch", type=int, default=12)
+    ap.add_argument("--val", type=int, default=24, help="validation frames for the F1 printout")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument(
+        "--threads", type=int, default=1, help="torch threads (1 is fastest on a shared box)"
+    )
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    try:
+        holdout = parse_fold(args.holdout)
+    except ValueError as exc:
+        print(f"--holdout: {exc}", file=sys.stderr)
+        return 2
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    seen: set[str] = set()
+    vseen: set[str] = set()
+    train = [s for f in args.data for s in load_scenes(f, holdout, False, seen)]
+    val = [s for f in args.data for s in load_scenes(f, holdout, True, vseen)][: args.val]
+    if not train:
+        print("no training scenes in " + ", ".join(map(str, args.data)), file=sys.stderr)
+        return 2
+    print(f"{len(train)} training scenes, {len(val)} validation frames", flush=True)
+    net = LineNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=1e-4)
+    pos_w = torch.tensor(4.0)
+    lossf = nn.BCEWithLogitsLoss(pos_weight=pos_w)
+    t0 = time.monotonic()
+    budget = args.minutes * 60.0
+    step, run = 0, 0.0
+    while step < args.max_steps:
+        frac = (time.monotonic() - t0) / budget
+        if frac >= 1.0:
+            break
+        for g in opt.param_groups:  # cosine on wall time: the budget, not a step count
+            g["lr"] = LR * 0.5 * (1 + np.cos(np.pi * min(frac, 1.0))) + 1e-5
+        x, t = _batch(train, args.batch, rng)
+        loss = lossf(net(x), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        run = 0.98 * run + 0.02 * loss.item() if step else loss.item()
+        step += 1
+        if step % 100 == 0:
+            el = time.monotonic() - t0
+            print(
+                f"step {step} loss {run:.4f} {el / step:.2f} s/step, {el / 60:.1f} min", flush=True
+            )
+        if step % 1000 == 0:
+            train += [s for f in args.data for s in load_scenes(f, holdout, False, seen)]
+            print(f"val F1 {val_f1(net, val):.3f} ({len(train)} scenes)", flush=True)
+            export(net, args.out)
+            net.train()
+    print(f"{step} steps; val F1 {val_f1(net, val):.3f}", flush=True)
+    export(net, args.out)
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -25,6 +25,7 @@ import itertools
 import json
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -74,18 +75,23 @@ def run_sequence(
     start: Position,
     labels: list[dict[str, str]],
     corners: list[list[float]] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Referee one sequence as ``oanquan track --answers`` does; ``frames`` pairs each
     image with the true move that led to it, ``labels`` names each frame's conditions.
     ``corners``: the board's corners given once, as ``oanquan calibrate`` sets them
     where the board search fails on a ground (``[vision.locate] manual_corners``).
+    ``settings``: a vision TOML's tables (``--config``), e.g. ``[locate] finder``.
 
     Returns every move line (how it was decided, its confidence) filed under
     the conditions of the frame that showed it, and the per-frame decision times.
     """
     referee = Referee(start=start)
     referee.setup_checked = True
-    config = config_from_dict({"locate": {"manual_corners": corners}} if corners else {})
+    tables = {k: dict(v) for k, v in (settings or {}).items()}
+    if corners:
+        tables.setdefault("locate", {})["manual_corners"] = corners
+    config = config_from_dict(tables)
     pipeline = FramePipeline(VisionObserver(config, stills=True), referee, start_shown=True)
     answers = [Move.parse(m) for _, m in frames if m is not None]
     out = io.StringIO()
@@ -295,6 +301,7 @@ def main() -> int:
         help="give the board's true corners once (as oanquan calibrate would), "
         "to measure the referee where the board search fails",
     )
+    parser.add_argument("--config", type=Path, help="vision TOML config (e.g. [locate] finder)")
     parser.add_argument(
         "--save",
         type=Path,
@@ -302,6 +309,14 @@ def main() -> int:
         "with bench/track.py SAVE)",
     )
     args = parser.parse_args()
+    settings: dict[str, Any] = {}
+    if args.config is not None:
+        try:
+            settings = tomllib.loads(args.config.read_text("utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            parser.error(f"--config {args.config}: {exc}")
+        if set(settings) == {"vision"}:
+            settings = settings["vision"]
     cv2.setNumThreads(1)
     moves: list[dict[str, Any]] = []
     times: list[float] = []
@@ -325,7 +340,7 @@ def main() -> int:
             if args.given_corners:
                 truth = json.loads(frames[0][0].with_suffix(".json").read_text())
                 corners = truth["corners"]
-            result = run_sequence(frames, start, labels, corners)
+            result = run_sequence(frames, start, labels, corners, settings)
             seq_moves = result["moves"]
             print(
                 json.dumps(

@@ -33,6 +33,7 @@ from training.counter.calibrate import in_fold, parse_fold
 WORK_SCALE = 0.75
 CROP = 192  # training window, input px (square)
 LR = 4e-3
+JOINTS_P = 0.35  # share of crops given a floor of joints (``_joints``)
 
 
 @dataclass
@@ -122,6 +123,46 @@ def _augment(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def _joints(crop: np.ndarray, lines: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A floor of joints under the chalk: cells of random size and aspect, stacked or
+    offset row by row (tiles, slabs, any bond of bricks), each cell's shade varied,
+    in a random perspective. Joints are long, straight and regular like a board's
+    lines, so they must be learnt as not-board; ``lines`` (0..1, crop size) stays on top.
+    """
+    size = 2 * CROP
+    cw = rng.uniform(12, 50)
+    ch = cw * rng.uniform(0.3, 1.0)
+    bond = float(rng.choice([0.0, 0.5, rng.uniform(0, 1)]))
+    shade = np.ones((size, size), np.float32)
+    joint = np.zeros((size, size), np.uint8)
+    spread = rng.uniform(0.0, 0.2)
+    thick = int(rng.integers(1, 4))
+    for r in range(int(size / ch) + 2):
+        y0 = r * ch
+        off = (r * bond % 1.0) * cw
+        for c in range(-1, int(size / cw) + 2):
+            x0 = c * cw + off
+            p0 = (int(x0), int(y0))
+            p1 = (int(x0 + cw), int(y0 + ch))
+            cv2.rectangle(shade, p0, p1, float(1 + rng.normal(0, spread)), -1)
+            cv2.rectangle(joint, p0, p1, 255, thick)
+    src = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+    jit = rng.uniform(-0.25, 0.25, (4, 2)) * CROP
+    dst = np.float32([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]]) * rng.uniform(1.0, 2.5)
+    m = cv2.getPerspectiveTransform(src, (dst + jit).astype(np.float32))
+    rot = cv2.getRotationMatrix2D((CROP / 2, CROP / 2), rng.uniform(0, 360), 1.0)
+    m = np.vstack([rot, [0, 0, 1]]) @ m
+    jm = cv2.warpPerspective(joint, m, (CROP, CROP)).astype(np.float32) / 255.0
+    sm = cv2.warpPerspective(shade, m, (CROP, CROP), borderValue=1.0)
+    x = crop.astype(np.float32) * np.clip(sm, 0.5, 1.5)[..., None]
+    tone = x.reshape(-1, 3).mean(axis=0) * rng.uniform(0.4, 1.8)
+    if rng.random() < 0.3:
+        tone = rng.uniform(30, 230, 3)
+    a = jm * rng.uniform(0.4, 1.0) * (1.0 - lines)
+    x = x * (1 - a[..., None]) + tone[None, None, :] * a[..., None]
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
 def sample(s: Scene, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """A random crop at a random scale, rotation and flip, and its half-resolution target."""
     img = cv2.imdecode(s.jpeg, cv2.IMREAD_COLOR)
@@ -145,6 +186,9 @@ def sample(s: Scene, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REFLECT,
     )
+    if rng.random() < JOINTS_P:
+        full = target(s.lines, m, (CROP, CROP), s.width_px * scale)
+        crop = _joints(crop, full, rng)
     crop = _augment(crop, rng)
     half = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25]]) @ np.vstack([m, [0, 0, 1]])
     t = target(s.lines, half, (CROP // 2, CROP // 2), s.width_px * scale * 0.5)
@@ -257,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         "--threads", type=int, default=1, help="torch threads (1 is fastest on a shared box)"
     )
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--init", type=Path, help="start from these weights (a .pt this script saved)")
     args = ap.parse_args(argv)
     try:
         holdout = parse_fold(args.holdout)
@@ -275,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"{len(train)} training scenes, {len(val)} validation frames", flush=True)
     net = LineNet()
+    if args.init is not None:
+        net.load_state_dict(torch.load(args.init))
     opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=1e-4)
     pos_w = torch.tensor(4.0)
     lossf = nn.BCEWithLogitsLoss(pos_weight=pos_w)
@@ -303,9 +350,11 @@ def main(argv: list[str] | None = None) -> int:
             train += [s for f in args.data for s in load_scenes(f, holdout, False, seen)]
             print(f"val F1 {val_f1(net, val):.3f} ({len(train)} scenes)", flush=True)
             export(net, args.out)
+            torch.save(net.state_dict(), args.out.with_suffix(".pt"))
             net.train()
     print(f"{step} steps; val F1 {val_f1(net, val):.3f}", flush=True)
     export(net, args.out)
+    torch.save(net.state_dict(), args.out.with_suffix(".pt"))
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB)")
     return 0
 

@@ -8,6 +8,7 @@ mis-tuned referee.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,13 @@ from vision.errors import ConfigError
 
 #: The networks shipped with the package (trained by bench/train_counter.py and train_bigstone.py).
 MODELS = Path(__file__).resolve().parent / "models"
+
+
+class Finder(enum.Enum):
+    """Which evidence the board search fits its template to (``LocateConfig.finder``)."""
+
+    CLASSICAL = "classical"  # Hessian chalk ridges of the image itself
+    LEARNED = "learned"  # the board-line network's probability map (``line_model``)
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,10 @@ class LocateConfig:
     verify_drop: float = 0.6  # Locator re-locates when quality falls under drop*initial
     manual_corners: tuple[tuple[float, float], ...] | None = None  # SW, SE, NE, NW px
     seed: int = 0
+    # the learned finder: tile joints, plank gaps and mat prints beat faint chalk in the
+    # ridge maps; the network (training/finder) has learnt which lines belong to a board
+    finder: Finder = Finder.CLASSICAL
+    line_model: str = str(MODELS / "boardlines.onnx")  # board-line network (ONNX)
 
 
 @dataclass(frozen=True)
@@ -160,6 +172,11 @@ def _coerce(section: str, key: str, default: Any, value: Any) -> Any:
         if not isinstance(value, str) or not value:
             raise ConfigError(f"{where} must be a non-empty string, got {value!r}")
         return value
+    if isinstance(default, enum.Enum):
+        names = [m.value for m in type(default)]
+        if value not in names:
+            raise ConfigError(f"{where} must be one of {', '.join(names)}, got {value!r}")
+        return type(default)(value)
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise ConfigError(f"{where} must be true or false, got {value!r}")

@@ -17,11 +17,17 @@ The search (``search.locate_board``) runs the stages in this order:
 8. ``sides``: the winner's four outer sides re-fitted to the chalk at full
    resolution (drawn boards are irregular; the rigid template is a few px off).
 
+With ``LocateConfig.finder`` = learned, stage 1 is ``learned`` instead: the
+board-line network's probability map given the ridge map's form, so tile
+joints and mat prints, which the network does not mark, never become
+hypotheses.
+
 ``outline`` holds the result type; ``verify`` the fixed-camera ``Locator``
 that locates once and then only checks the outline, noticing a moved board.
 """
 
 from vision.locate.evidence import direction_weights, evidence_maps
+from vision.locate.learned import learned_ridges, line_probability
 from vision.locate.lines import hough_families
 from vision.locate.outline import Outline, outline_from_corners
 from vision.locate.ridges import ridge_map, ridge_maps, thin_ridges
@@ -37,6 +43,8 @@ __all__ = [
     "direction_weights",
     "evidence_maps",
     "hough_families",
+    "learned_ridges",
+    "line_probability",
     "locate_board",
     "outline_from_corners",
     "refine_sides",

@@ -98,6 +98,18 @@ def _hessian_ridge(
     return out
 
 
+def hessian_ridge(
+    chan: NDArray[np.float32], sigmas: tuple[float, ...], polarities: tuple[int, ...]
+) -> dict[int, tuple[NDArray[np.float32], NDArray[np.float32]]]:
+    """Scale-normalised ridge strength and normal angle in [0, pi) of one channel,
+    per polarity (no noise normalisation: for maps that are not images)."""
+    out = {}
+    for p, (r, a) in _hessian_ridge(chan, sigmas, polarities).items():
+        wrap = cv2.compare(a, np.pi, cv2.CMP_GE)  # type: ignore[call-overload]
+        out[p] = (r, a - wrap.astype(np.float32) * np.float32(np.pi / 255))
+    return out
+
+
 def ridge_maps(
     bgr: NDArray[np.uint8],
     sigmas: tuple[float, ...],

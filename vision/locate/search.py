@@ -6,10 +6,11 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.config import LocateConfig
+from vision.config import Finder, LocateConfig
 from vision.errors import BoardNotFoundError
 from vision.geometry import BOARD_CORNERS, FloatArray, canonical_corners, project
 from vision.locate.evidence import direction_weights, evidence_maps, saturated
+from vision.locate.learned import learned_ridges, line_probability
 from vision.locate.lines import hough_families
 from vision.locate.outline import Outline, outline_from_corners
 from vision.locate.quads import quad_hypotheses
@@ -99,14 +100,18 @@ def locate_board(
         raise BoardNotFoundError("empty or non-colour image")
     work, scale = downscale(image_bgr, cfg.work_width)
     best: tuple[float, FloatArray, float] | None = None
-    pols = tuple(int(p) for p in cfg.polarities)
-    maps = ridge_maps(work, cfg.ridge_sigmas, pols, cfg.edge_suppress)
-    for polarity in pols:
-        found = _fit_polarity(*maps[polarity], cfg, rng, image_bgr, scale)
-        if found is not None and (best is None or found[0] > best[0]):
-            best = found
-        if best is not None and best[0] >= cfg.accept_quality:
-            break  # good enough: skip the other polarities (latency)
+    if cfg.finder is Finder.LEARNED:
+        prob = line_probability(work, cfg.line_model)
+        best = _fit_polarity(*learned_ridges(prob, cfg.ridge_sigmas), cfg, rng, image_bgr, scale)
+    else:
+        pols = tuple(int(p) for p in cfg.polarities)
+        maps = ridge_maps(work, cfg.ridge_sigmas, pols, cfg.edge_suppress)
+        for polarity in pols:
+            found = _fit_polarity(*maps[polarity], cfg, rng, image_bgr, scale)
+            if found is not None and (best is None or found[0] > best[0]):
+                best = found
+            if best is not None and best[0] >= cfg.accept_quality:
+                break  # good enough: skip the other polarities (latency)
     if best is None:
         raise BoardNotFoundError("no chalk lines in two directions")
     quality, corners_w, depth = best

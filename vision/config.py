@@ -73,7 +73,7 @@ class LocateConfig:
     seed: int = 0
     # the learned finder: tile joints, plank gaps and mat prints beat faint chalk in the
     # ridge maps; the network (training/finder) has learnt which lines belong to a board
-    finder: Finder = Finder.CLASSICAL
+    finder: Finder = Finder.LEARNED
     line_model: str = str(MODELS / "boardlines.onnx")  # board-line network (ONNX)
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tests.vision.conftest import scene
-from vision.config import VisionConfig, config_from_dict
+from vision.config import Finder, LocateConfig, VisionConfig, config_from_dict
 from vision.errors import BoardNotFoundError
 from vision.locate import Fix, Locator, locate_board, ridge_map, support
 
@@ -20,10 +20,11 @@ def _corner_error(found: np.ndarray, truth: list[list[float]]) -> float:
     return float(np.linalg.norm(found - t, axis=1).mean() / np.linalg.norm(t[2] - t[0]))
 
 
+@pytest.mark.parametrize("finder", list(Finder))
 @pytest.mark.parametrize("case", range(len(CASES)))
-def test_corners_within_two_percent(case: int) -> None:
+def test_corners_within_two_percent(case: int, finder: Finder) -> None:
     image, truth = scene(100 + case, **CASES[case])
-    outline = locate_board(image, rng=np.random.default_rng(0))
+    outline = locate_board(image, LocateConfig(finder=finder), np.random.default_rng(0))
     assert _corner_error(outline.corners, truth["corners"]) < 0.02
     assert 0.0 < outline.quality <= 1.0
     assert len(outline.regions) == 12
@@ -39,11 +40,12 @@ def test_ridge_map_prefers_lines_to_blobs() -> None:
     assert abs(float(normal[100, 100])) < 0.2 or abs(float(normal[100, 100]) - np.pi) < 0.2
 
 
-def test_blank_ground_has_no_board() -> None:
+@pytest.mark.parametrize("finder", list(Finder))
+def test_blank_ground_has_no_board(finder: Finder) -> None:
     rng = np.random.default_rng(3)
     img = np.clip(rng.normal(120, 8, (480, 640, 3)), 0, 255).astype(np.uint8)
     with pytest.raises(BoardNotFoundError) as info:
-        locate_board(img)
+        locate_board(img, LocateConfig(finder=finder))
     assert info.value.reason
 
 

@@ -3,6 +3,7 @@
     python bench/track.py DATASET_DIR              # every sequence_* folder (render-public layout)
     python bench/track.py --synth 10 --seed 3      # fresh generated games, never tuned on
     python bench/track.py --synth 10 --hands 0.25  # ... with an arm over the board in 25% of frames
+    python bench/track.py DATASET_DIR --config vision.toml   # e.g. [locate] finder = "classical"
 
 Every sequence is run exactly as ``oanquan track --answers`` runs it: the
 referee starts from the position of the first frame (the players' confirmed

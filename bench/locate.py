@@ -1,0 +1,92 @@
+"""The board search alone, classical against learned: found, within 3 %, CPU per frame.
+
+    python bench/locate.py DATASET_DIR                        # both finders
+    python bench/locate.py DATASET_DIR --finder learned --limit 20 --every 4
+
+Runs ``vision.locate.locate_board`` on every image with a truth JSON (recursively, as
+``bench/vision.py``), without counting, so the search's own CPU time per frame is seen
+(``time.process_time``, one OpenCV thread: what a busy machine does not inflate). A board
+is within 3 % when its mean corner error is under 3 % of the true board's diagonal (the
+figure of ``bench/vision.py``); ``half turn`` also counts the right board with its corners
+named the other way round (a board looks the same turned by 180 degrees).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision.config import Finder, LocateConfig
+from vision.errors import BoardNotFoundError
+from vision.locate import locate_board
+
+
+def _error(found: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
+    """Mean corner error over the diagonal, as named and after a half turn."""
+    diag = float(np.linalg.norm(truth[2] - truth[0]))
+    direct = float(np.linalg.norm(found - truth, axis=1).mean()) / diag
+    turned = float(np.linalg.norm(np.roll(found, 2, axis=0) - truth, axis=1).mean()) / diag
+    return direct, min(direct, turned)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dataset", type=Path, help="folder with images + truth JSON")
+    ap.add_argument("--finder", choices=[f.value for f in Finder], action="append")
+    ap.add_argument("--limit", type=int, help="at most this many images")
+    ap.add_argument("--every", type=int, default=1, help="every Nth image only")
+    args = ap.parse_args()
+    if not args.dataset.is_dir():
+        ap.error(f"{args.dataset} is not a folder")
+    cv2.setNumThreads(1)
+    truths = [
+        js
+        for js in sorted(args.dataset.rglob("*.json"))
+        if js.name != "dataset.json" and js.with_suffix(".jpg").exists()
+    ][:: args.every]
+    truths = truths[: args.limit] if args.limit else truths
+    if not truths:
+        ap.error(f"no images with a truth JSON under {args.dataset}")
+    for name in args.finder or [f.value for f in Finder]:
+        cfg = LocateConfig(finder=Finder(name))
+        found = good = turned = 0
+        cpu: dict[str, list[float]] = {}
+        for js in truths:
+            image = cv2.imread(str(js.with_suffix(".jpg")))
+            truth = np.array(json.loads(js.read_text("utf-8"))["corners"], np.float64)
+            t0 = time.process_time()
+            try:
+                outline = locate_board(image, cfg, np.random.default_rng(cfg.seed))
+            except BoardNotFoundError:
+                outline = None
+            size = f"{image.shape[1]}x{image.shape[0]}"
+            cpu.setdefault(size, []).append(1000.0 * (time.process_time() - t0))
+            if outline is None:
+                continue
+            found += 1
+            direct, either = _error(outline.corners, truth)
+            good += direct < 0.03
+            turned += either < 0.03
+        n = len(truths)
+        times = ", ".join(
+            f"{s}: median {np.median(v):.0f} ms, p95 {np.percentile(v, 95):.0f} ms (n={len(v)})"
+            for s, v in sorted(cpu.items())
+        )
+        print(
+            f"{name}: {n} images, found {found}, within 3% {good}, within 3% up to a half "
+            f"turn {turned}; CPU per frame {times}",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

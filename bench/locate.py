@@ -60,7 +60,11 @@ def main() -> int:
         found = good = turned = 0
         cpu: dict[str, list[float]] = {}
         for js in truths:
-            image = cv2.imread(str(js.with_suffix(".jpg")))
+            read = cv2.imread(str(js.with_suffix(".jpg")))
+            if read is None:
+                print(f"cannot read {js.with_suffix('.jpg')}", file=sys.stderr)
+                return 1
+            image = np.asarray(read, np.uint8)
             truth = np.array(json.loads(js.read_text("utf-8"))["corners"], np.float64)
             t0 = time.process_time()
             try:

@@ -9,12 +9,14 @@ Players (``--ai`` and ``--opponents``):
 
 * ``ai``: :func:`engine.search.choose_move` in this process at ``--time-ms``
   (``--depth`` also caps it), called exactly as ``oanquan ai serve`` calls it
-  (no game history) unless ``--history`` is given;
+  (as history, the positions it was asked about earlier in the game, as the
+  server's :class:`engine.search.ServedGames` remembers them) unless
+  ``--history`` is given (the whole game's positions);
 * ``ai{JSON}``: the same with choose_move options (``{"quiescence": 2}``,
   ``{"weights": {"tempo": 1.0}}``, ``{"depth": 4, "time_ms": null}``,
   ``{"cache": true}`` to keep the search's table between moves,
-  ``{"memory": true}`` to pass the positions it was asked about in this game
-  as history, as a server with a :class:`engine.search.GameMemory` would), e.g. to
+  ``{"memory": false}`` to pass no history at all, as ``ai serve`` did before
+  it remembered its games), e.g. to
   match two settings head to head;
 * ``easy``, ``medium``, ``hard``: the kiosk levels (:data:`engine.search.LEVELS`);
 * ``random``: a uniformly random legal move;
@@ -143,7 +145,8 @@ class FunctionAgent(Agent):
 
 
 class SearchAgent(Agent):
-    """engine.search.choose_move, as ``ai serve`` calls it unless ``history``."""
+    """engine.search.choose_move, as ``ai serve`` calls it (with its game memory)
+    unless ``history`` (every earlier position of the game)."""
 
     timed = True
 
@@ -170,8 +173,8 @@ class SearchAgent(Agent):
         if self.options.pop("cache", False):
             # One table for all of this player's moves, as a long-lived server would keep.
             self.options["cache"] = SearchCache()
-        #: the positions this player was asked about, as a server with a GameMemory sees them
-        self.memory = GameMemory() if self.options.pop("memory", False) else None
+        #: the positions this player was asked about, as ai serve's GameMemory sees them
+        self.memory = GameMemory() if self.options.pop("memory", True) else None
 
     def reply(self, game: Game, rng: random.Random) -> Reply:
         history: list[Position] = []

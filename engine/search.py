@@ -156,6 +156,44 @@ class SearchCache:
 
 #: Positions a GameMemory keeps (a game cut at 300 plies asks for 150).
 MEMORY_LIMIT = 400
+#: Plies a request may lie beyond the last one of its game and still continue it:
+#: the move answered and up to two of the opponent's (a pass under variant rules).
+MEMORY_GAP = 3
+
+
+def _normal_key(position: Position, rules: Rules) -> tuple[int | None, ...] | None:
+    """The kernel key of ``position`` once its turn has started (None: not two seats)."""
+    if len(position.board) != 12:
+        return None
+    st = position.to_state()
+    if st.outcome is None:
+        core.start_turn(st, config(rules))
+    return (*state_key(st, rules.leftover == "taker"), st.ply)
+
+
+def reachable(before: Position, after: Position, rules: Rules, max_plies: int = MEMORY_GAP) -> bool:
+    """Whether ``after`` follows ``before`` by ``after.ply - before.ply`` legal plies
+    (1 to ``max_plies``): the test that a request continues a served game."""
+    gap = after.ply - before.ply
+    target = _normal_key(after, rules)
+    start = _normal_key(before, rules)
+    if not 0 < gap <= max_plies or target is None or start is None:
+        return False
+    cfg = config(rules)
+    with_taker = rules.leftover == "taker"
+    st = before.to_state()
+    if st.outcome is None:
+        core.start_turn(st, cfg)
+    frontier = {start: st}
+    for _ in range(gap):
+        nxt: dict[tuple[int | None, ...], State] = {}
+        for cur in frontier.values():
+            for code in core.legal_codes(cur, cfg):
+                child = cur.copy()
+                core.play(child, code, cfg)
+                nxt.setdefault((*state_key(child, with_taker), child.ply), child)
+        frontier = nxt
+    return target in frontier
 
 
 class GameMemory:
@@ -167,27 +205,68 @@ class GameMemory:
     shuttle the same pebbles for ever (a bench/ai.py game as P1, 35 behind,
     cut at 300 plies). Passing :meth:`see`'s positions as ``choose_move``'s
     ``history`` makes the search value a return to one of them as the cycle it
-    is. A request whose ply is not later than the last one's, or under other
-    rules, starts a new game, so with a client that always sends ply 0 it
-    simply remembers nothing.
+    is. A request that does not :meth:`follow <follows>` the last one (a new
+    game, other rules, a jump in the plies) starts afresh, so a client that
+    always sends ply 0 is simply remembered nothing, and a position from
+    another game never counts as a repetition.
     """
 
     def __init__(self, limit: int = MEMORY_LIMIT) -> None:
         self._limit = limit
         self._rules: Rules | None = None
-        self._ply = -1
         self._seen: list[Position] = []
+
+    def follows(self, position: Position, rules: Rules) -> bool:
+        """Whether ``position`` continues this game: same rules, reachable from the
+        last position seen in as many legal plies as its ply is later (at most
+        :data:`MEMORY_GAP`)."""
+        return (
+            bool(self._seen) and rules == self._rules and reachable(self._seen[-1], position, rules)
+        )
 
     def see(self, position: Position, rules: Rules) -> tuple[Position, ...]:
         """The earlier positions of this game; then ``position`` is remembered too."""
-        if rules != self._rules or position.ply <= self._ply:
+        if not self.follows(position, rules):
             self._seen = []
         earlier = tuple(self._seen)
         self._seen.append(position)
         del self._seen[: -self._limit]
         self._rules = rules
-        self._ply = position.ply
         return earlier
+
+
+#: Games an ``ai serve`` process tells apart at once (clients that interleave games).
+SERVED_GAMES = 8
+
+
+class ServedGames:
+    """One :class:`GameMemory` per game a server is playing, told apart by position.
+
+    A request continues the game whose last position it follows (see
+    :meth:`GameMemory.follows`); any other starts a new game in place of the
+    one least recently asked about. The JSON requests carry no game id, so
+    this is what keeps two interleaved games (or a new game after the last)
+    from mixing their histories.
+    """
+
+    def __init__(self, games: int = SERVED_GAMES) -> None:
+        self._games = games
+        self._memories: list[GameMemory] = []
+
+    def see(self, position: Position, rules: Rules) -> tuple[Position, ...]:
+        """The earlier positions of ``position``'s game (``()`` for a new game)."""
+        found = next((m for m in self._memories if m.follows(position, rules)), None)
+        if found is None:
+            found = GameMemory()
+            if len(self._memories) >= self._games:
+                self._memories.pop()
+        else:
+            self._memories.remove(found)
+        self._memories.insert(0, found)
+        return found.see(position, rules)
+
+    def __len__(self) -> int:
+        return len(self._memories)
 
 
 class GameOverError(EngineError, ValueError):

@@ -18,6 +18,12 @@ key, bad rules, bad position, bad time) gets ``{"error": "..."}`` and the
 process keeps serving; an internal failure is reported the same way rather
 than killing a match. Blank lines are ignored. End of input ends the process
 with status 0.
+
+The process remembers the positions it was asked about in each game
+(:class:`engine.search.ServedGames`: a request reachable from the last one of
+a game by its later ply continues that game) and passes them to the search as
+the game's history, so it sees a cycle that runs across its own answers. The
+format is unchanged: the requests carry no history and no game id.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from companion.commands._cli import guarded
 from engine.errors import EngineError
 from engine.position import Position, PositionStatus
 from engine.rules import Rules
-from engine.search import GameOverError, choose_move
+from engine.search import GameOverError, ServedGames, choose_move
 
 DEFAULT_TIME_MS = 500
 #: Longest budget accepted for one move (ten minutes).
@@ -79,10 +85,13 @@ def _parse(data: dict[str, Any]) -> tuple[Position, Rules, float]:
     return position, rules, float(time_ms)
 
 
-def answer(line: str, received: float, rng: random.Random) -> dict[str, Any]:
+def answer(
+    line: str, received: float, rng: random.Random, games: ServedGames | None = None
+) -> dict[str, Any]:
     """The answer object for one request line read at monotonic time ``received``.
 
     The request's ``id`` is echoed whenever the line was a JSON object.
+    ``games``: the server's memory of its games (None: each request alone).
     """
     try:
         data = _read(line)
@@ -91,8 +100,11 @@ def answer(line: str, received: float, rng: random.Random) -> dict[str, Any]:
     echo = {"id": data["id"]} if "id" in data else {}
     try:
         position, rules, time_ms = _parse(data)
+        history = () if games is None else games.see(position, rules)
         left_ms = time_ms - (time.monotonic() - received) * 1000.0
-        result = choose_move(position, rules, time_ms=max(int(left_ms), 1), rng=rng)
+        result = choose_move(
+            position, rules, time_ms=max(int(left_ms), 1), rng=rng, history=history
+        )
     except (RequestError, EngineError, ValueError, TypeError) as exc:
         return {"error": str(exc), **echo}
     except Exception as exc:  # keep serving whatever happens to one request
@@ -124,6 +136,7 @@ def _serve(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=None, help="seed ties between equal moves")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
+    games = ServedGames()
     stdin, stdout = sys.stdin, sys.stdout
     while True:
         line = stdin.readline()
@@ -132,5 +145,5 @@ def _serve(argv: list[str]) -> int:
         received = time.monotonic()
         if not line.strip():
             continue
-        stdout.write(json.dumps(answer(line, received, rng)) + "\n")
+        stdout.write(json.dumps(answer(line, received, rng, games)) + "\n")
         stdout.flush()

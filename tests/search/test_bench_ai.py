@@ -114,3 +114,19 @@ def test_one_seat_on_openings_of_a_given_value() -> None:
     assert len({moves for moves, _ in first}) == 3
     # Another setting of the AI meets the same openings.
     assert games(8, 2) == first
+
+
+def test_the_search_player_remembers_its_game_as_ai_serve_does() -> None:
+    # The bench's "ai" is called as the server calls choose_move: with the
+    # positions it was asked about earlier in the same game as history.
+    served = bench.make_agent("ai", None, 1)
+    alone = bench.make_agent('ai{"memory": false}', None, 1)
+    assert alone.memory is None
+    game = Game(Rules())
+    asked = []
+    for _ in range(3):
+        asked.append(game.position)
+        served.reply(game, random.Random(0))
+        for _ in range(2):
+            game.play(game.legal_moves()[0])
+    assert served.memory.see(game.position, game.rules) == tuple(asked)

@@ -28,6 +28,7 @@ from engine.search import (
     GameMemory,
     GameOverError,
     SearchCache,
+    ServedGames,
     Threat,
     best_capture,
     choose_move,
@@ -442,9 +443,58 @@ def test_a_game_memory_gives_the_earlier_positions_of_one_game() -> None:
     assert memory.see(game.position, Rules(quan_non_min=0)) == ()
     assert memory.see(game.position, Rules(quan_non_min=0)) == ()  # same ply: a new game
     small = GameMemory(limit=2)
-    for ply in range(4):
-        small.see(replace(Position.initial(), ply=ply), RULES)
-    assert [p.ply for p in small.see(replace(Position.initial(), ply=9), RULES)] == [2, 3]
+    again = Game(RULES)
+    for move in ["2+", "9-", "4+", "11-"]:
+        small.see(again.position, RULES)
+        again.play(move)
+    assert [p.ply for p in small.see(again.position, RULES)] == [2, 3]
+
+
+def test_a_game_memory_forgets_what_does_not_follow() -> None:
+    game = Game(RULES)
+    game.play_all(["2+", "9-"])
+    memory = GameMemory()
+    memory.see(game.position, RULES)
+    # Our move and the opponent's: two plies later and reachable, the same game.
+    after = Game(RULES, game.position)
+    after.play_all(["4+", "11-"])
+    assert memory.follows(after.position, RULES)
+    # The same board with a ply that is not later, or too far ahead, or a board no
+    # two moves reach (another game's): a new game.
+    assert not memory.follows(replace(after.position, ply=game.position.ply), RULES)
+    assert not memory.follows(replace(after.position, ply=game.position.ply + 1), RULES)
+    assert not memory.follows(replace(after.position, ply=game.position.ply + 9), RULES)
+    other = Game(RULES)
+    for _ in range(4):
+        other.play(other.legal_moves()[-1])
+    assert other.position.ply == after.position.ply
+    assert not memory.follows(other.position, RULES)
+    assert memory.see(other.position, RULES) == ()
+
+
+def test_served_games_keep_interleaved_games_apart() -> None:
+    a, b = Game(RULES), Game(RULES)
+    a.play_all(["2+", "9-"])
+    for _ in range(2):
+        b.play(b.legal_moves()[-1])
+    served = ServedGames(games=2)
+    assert served.see(a.position, RULES) == ()
+    assert served.see(b.position, RULES) == ()
+    first_a, first_b = a.position, b.position
+    a.play_all(["4+", "11-"])
+    for _ in range(2):
+        b.play(b.legal_moves()[-1])
+    assert served.see(b.position, RULES) == (first_b,)
+    assert served.see(a.position, RULES) == (first_a,)
+    # A third game pushes out the one least recently asked about (b).
+    c = Game(RULES)
+    assert served.see(c.position, RULES) == ()
+    assert len(served) == 2
+    for _ in range(2):
+        b.play(b.legal_moves()[-1])
+        a.play(a.legal_moves()[0])
+    assert served.see(b.position, RULES) == ()
+    assert served.see(a.position, RULES) == ()  # pushed out by b's return
 
 
 def test_with_the_memory_a_shuttle_across_moves_is_seen() -> None:

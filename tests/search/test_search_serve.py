@@ -127,3 +127,32 @@ def test_ai_move_levels() -> None:
         assert move in legal_moves(pos)
     with pytest.raises(ValueError, match="unknown AI level"):
         ai_move(pos, Rules(), "grandmaster")
+
+
+def test_the_server_passes_each_game_its_own_earlier_positions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The search sees the positions it was asked about earlier in the same game
+    # (to value a cycle across its own answers), and a new game starts afresh.
+    real = ai_serve.choose_move
+    histories: list[tuple[Position, ...]] = []
+
+    def recording(position: Position, rules: Rules, **kwargs: object) -> object:
+        histories.append(tuple(kwargs["history"]))  # type: ignore[arg-type]
+        return real(position, rules, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ai_serve, "choose_move", recording)
+    game = Game()
+    asked = []
+    lines = []
+    for _ in range(3):
+        asked.append(game.position)
+        lines.append(request(game.position.to_json(), id=len(lines)))
+        for _ in range(2):  # the answer and the opponent's reply
+            game.play(game.legal_moves()[0])
+    lines.append(request())  # a new game
+    status, answers = serve(lines, monkeypatch)
+    assert status == 0
+    assert [a["id"] for a in answers[:3]] == [0, 1, 2]
+    assert set(answers[0]) == {"move", "score", "depth", "nodes", "pv", "exact", "id"}
+    assert histories == [(), (asked[0],), (asked[0], asked[1]), ()]

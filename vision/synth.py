@@ -14,6 +14,7 @@ Truth follows the render-public JSON shape where practical: ``corners``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -255,6 +256,10 @@ def _place(
     return np.array(out).reshape(-1, 2)
 
 
+#: (rng, region polygon in board units, count, piece size, wide) -> count x 2 centres
+Placer = Callable[[np.random.Generator, FloatArray, int, float, bool], FloatArray]
+
+
 def _draw_pebble(
     plane: NDArray[np.float32],
     rng: np.random.Generator,
@@ -320,14 +325,17 @@ def render_scene(
     *,
     scene_seed: int | None = None,
     size: tuple[int, int] = (1280, 960),
+    placer: Placer | None = None,
     **conditions: Any,
 ) -> tuple[NDArray[np.uint8], dict[str, Any]]:
     """Render one frame and its truth.
 
     ``board_counts``: small pebbles per ring square (12); ``big``: big stone on
     square 0 / square 6; ``seed``: pebble arrangement; ``scene_seed`` (default
-    ``seed``): camera, ground, chalk and light; ``conditions``: overrides of
-    SceneConditions fields (e.g. ``ground="tiles"``, ``hand=True``).
+    ``seed``): camera, ground, chalk and light; ``placer``: where a square's
+    pieces lie (default: clustered handfuls; ``vision.synth_spread`` lays
+    them out in one layer); ``conditions``: overrides of SceneConditions
+    fields (e.g. ``ground="tiles"``, ``hand=True``).
     """
     if len(board_counts) != NUM_SQUARES or any(c < 0 for c in board_counts):
         raise ValueError("board_counts must be 12 non-negative integers")
@@ -360,7 +368,7 @@ def render_scene(
             _draw_pebble(plane, prng, cp, cond.big_size * _PPU, (120, 125, 128), light)
             pieces.append({"kind": "big", "region": REGION_NAMES[sq_i], "position": c.tolist()})
         wide = cond.pieces != "pebbles" or bool(cond.colours)
-        cents = _place(prng, polys[sq_i], board_counts[sq_i], cond.pebble_size, wide)
+        cents = (placer or _place)(prng, polys[sq_i], board_counts[sq_i], cond.pebble_size, wide)
         colours = list(cond.colours) or palette
         for c in cents:
             cp = c @ a[:2, :2].T + a[:2, 2]

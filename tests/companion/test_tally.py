@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,43 +28,61 @@ from engine import Position
 FRAMES = Path(__file__).resolve().parents[2] / "companion" / "commands" / "tally_frames"
 
 
-def spread(*counts: int, disagree: dict[int, float] | None = None) -> list[SpreadSquare]:
-    """12 squares whose peaks are ``counts``; ``disagree`` adds density mass to some."""
-    extra = disagree or {}
-    return [SpreadSquare(n, n + extra.get(sq, 0.0)) for sq, n in enumerate(counts)]
+def spread(
+    *counts: int,
+    disagree: dict[int, float] | None = None,
+    faint: dict[int, tuple[float, ...]] | None = None,
+) -> list[SpreadSquare]:
+    """12 squares of ``counts`` sure candidates; ``disagree`` adds pile-counter mass to
+    some, ``faint`` adds low candidates (the detector's doubtful peaks) to some."""
+    extra, low = disagree or {}, faint or {}
+    return [
+        SpreadSquare(n, n + extra.get(sq, 0.0), 0.0, (0.97,) * n + low.get(sq, ()))
+        for sq, n in enumerate(counts)
+    ]
 
 
-A_SPREAD = (0, 4, 6, 5, 4, 3, 0, 4, 3, 5, 4, 3)  # 41 pieces
+A_SPREAD = (0, 4, 6, 5, 4, 3, 0, 4, 3, 5, 4, 3)  # 41
+#: a model like a fitted one, fixed here so the tests do not move with each refit
+HEIGHTS = (0.02, 0.05, 0.1, 0.2, 0.45, 0.7, 0.9, 0.98, 0.995)
+MODEL = SpreadModel(
+    real=(HEIGHTS,) * 4, real_quan=HEIGHTS, miss=((0.005, 0.002),) * 4, scene=(0.3, 0.0, 0.0)
+)
 
 
-def test_agreeing_counters_give_the_sum_and_an_interval_around_it() -> None:
-    t = count_spread(spread(*A_SPREAD))
+def test_agreeing_sure_candidates_give_the_sum_and_an_interval_around_it() -> None:
+    t = count_spread(spread(*A_SPREAD), MODEL)
     assert t.total == 41 == sum(t.counts)
-    assert t.low <= 41 <= t.high
+    assert t.low <= 41 <= t.high and t.high - t.low <= 6
     assert t.counts == A_SPREAD
     assert t.unsure == ()
 
 
-def test_disagreeing_squares_are_unsure_least_certain_first_and_widen_the_interval() -> None:
-    calm = count_spread(spread(*A_SPREAD))
-    torn = count_spread(spread(*A_SPREAD, disagree={2: 1.0, 9: 2.4}))
-    assert torn.unsure == (9, 2)  # the wider disagreement first
-    assert torn.high - torn.low > calm.high - calm.low
+def test_doubtful_candidates_make_their_square_unsure_and_widen_the_interval() -> None:
+    calm = count_spread(spread(*A_SPREAD), MODEL)
+    doubt = count_spread(spread(*A_SPREAD, faint={4: (0.55,), 9: (0.55, 0.5, 0.45)}), MODEL)
+    assert doubt.unsure[0] == 9 and 4 in doubt.unsure  # the most doubtful first
+    assert doubt.high - doubt.low > calm.high - calm.low
+    assert doubt.low <= 41 and doubt.high >= 44
 
 
-def test_a_model_that_knows_the_counter_misses_one_raises_the_count() -> None:
-    rows = [[0.0] * 7 for _ in range(10)]
-    for row in rows:
-        row[4] = 1.0  # always one more than the peaks
-    model = SpreadModel(tuple(tuple(r) for r in rows))
-    t = count_spread(spread(*A_SPREAD), model)
-    assert t.total == 41 + 12 and t.low == t.high == 53
-    assert t.exact
+def test_a_counter_far_from_the_detector_names_the_square_without_widening() -> None:
+    calm = count_spread(spread(*A_SPREAD), MODEL)
+    torn = count_spread(spread(*A_SPREAD, disagree={2: 3.0, 4: 1.0}), MODEL)
+    assert torn.unsure == (2,)  # 1.0 apart is within the counter's own noise
+    assert (torn.total, torn.low, torn.high) == (calm.total, calm.low, calm.high)
 
 
-def test_density_around_the_board_widens_the_interval() -> None:
-    t = count_spread(spread(*A_SPREAD), outside=20.0)
-    assert t.total == 41 and t.high >= 41 + 30
+def test_a_model_that_knows_faint_peaks_are_pieces_counts_them() -> None:
+    sure = tuple([0.01] * 3 + [0.97] * 6)  # from height 0.4 on, a candidate is a piece
+    model = replace(MODEL, real=(sure,) * 4)
+    t = count_spread(spread(*A_SPREAD, faint={1: (0.45,)}), model)
+    assert t.counts[1] == A_SPREAD[1] + 1 and t.total == 42
+
+
+def test_pieces_seen_beside_the_board_widen_the_interval_upwards() -> None:
+    t = count_spread(spread(*A_SPREAD), MODEL, outside=10.0)
+    assert t.total == 41 and t.high >= 41 + 10
 
 
 def test_plain_distributions_are_read_by_their_mode() -> None:
@@ -77,14 +96,43 @@ def test_a_tally_needs_twelve_squares() -> None:
         count_spread(spread(*A_SPREAD)[:10])
 
 
-def test_fitting_learns_how_far_off_each_bucket_is() -> None:
-    squares = spread(*A_SPREAD, disagree={3: 1.0})
-    truth = list(A_SPREAD)
-    truth[3] += 1  # where the mass says one more, there was one more
-    model = fit_spread_model([(squares, truth)] * 20)
+def test_a_model_refuses_a_wrong_shape() -> None:
+    with pytest.raises(ValueError, match="9 probabilities"):
+        SpreadModel(real=((0.5,) * 3,) * 4)
+    with pytest.raises(ValueError, match="4 clarity classes"):
+        SpreadModel(real=(HEIGHTS,) * 2)
+    with pytest.raises(ValueError, match="coverage"):
+        SpreadModel(coverage=0.3)
+
+
+def test_fitting_learns_which_candidate_heights_were_pieces() -> None:
+    # every citizen square shows one candidate of height 0.35 besides its sure ones:
+    # on squares 1-5 it was always a piece, on 7-11 never; the fit must learn 50 %
+    # for that height, and that the sure ones were right
+    squares = spread(*A_SPREAD, faint={sq: (0.35,) for sq in range(1, 12) if sq != 6})
+    truth = [n + (1 if 1 <= sq <= 5 else 0) for sq, n in enumerate(A_SPREAD)]
+    clean = (spread(*A_SPREAD), list(A_SPREAD), 0.0)  # no faint peak: nothing was missed
+    model = fit_spread_model([(squares, truth, 0.0)] * 10 + [clean] * 10, MODEL)
+    clear = model.real[-1]  # sure candidates of 0.97: the clearest scenes' class
+    assert clear[2] == pytest.approx(0.5, abs=0.1)
+    assert clear[-1] > 0.99
     t = count_spread(squares, model)
-    assert t.counts[3] == A_SPREAD[3] + 1
-    assert t.total == 42
+    assert t.low <= sum(truth) <= t.high
+    assert set(t.unsure) == {1, 2, 3, 4, 5, 7, 8, 9, 10, 11}
+
+
+def test_fitting_widens_the_interval_until_it_holds_the_samples() -> None:
+    # the detector is sure, yet a scene is now and then two pieces off: only the
+    # scene-level spread can cover that, and the fit must find one that does
+    squares = spread(*A_SPREAD)
+    samples = [(squares, list(A_SPREAD), 0.0)] * 8
+    for extra in (2, -2):
+        truth = list(A_SPREAD)
+        truth[1] += extra
+        samples.append((squares, truth, 0.0))
+    model = fit_spread_model(samples, replace(MODEL, coverage=0.95))
+    t = count_spread(squares, model)
+    assert t.low <= 39 and t.high >= 43
 
 
 def test_final_count_is_rules_r14_with_debts_repaid() -> None:

@@ -58,6 +58,21 @@ $(RENDER_VENV)/.installed: pyproject.toml
 render: render-venv
 	nice -n 19 $(RENDER_VENV)/bin/python -m training.render $(RENDER_ARGS)
 
+# Whole games as frame sequences (training/README.md, "Sequences"): the held-out ground and
+# piece kinds, for measuring the referee with bench/track.py; into the cache, never into git.
+SEQUENCE_SETS ?= seq-heldout-ground-v4 seq-heldout-piece-v4
+SEQUENCE_ARGS ?=
+
+.PHONY: render-sequences demo-frames
+render-sequences: render-venv
+	for d in $(SEQUENCE_SETS); do \
+	  nice -n 10 $(RENDER_VENV)/bin/python -m training.render.sequence --dataset $$d $(SEQUENCE_ARGS) \
+	  || exit 1; done
+
+# The bundled demo game (companion/commands/demo_frames), rendered by the same generator.
+demo-frames: render-venv
+	nice -n 10 $(RENDER_VENV)/bin/python -m training.render.sequence --demo companion/commands/demo_frames
+
 # Offline training of the counter and big-stone networks (training/README.md, "Counter"): torch
 # in its own venv outside the work tree; the scenes go to the cache, never into git; never needed
 # by `make test`. TRAIN_TORCH pins the CPU wheel (a bare `torch` may pull a CUDA build).
@@ -73,6 +88,7 @@ TRAIN_OUT   ?= $(CACHE)/train
 RENDER_DIRS ?= $(wildcard $(CACHE)/renders/train-v*)
 
 .PHONY: train-venv train-data train-counter train-bigstone train-calibrate train-eval
+.PHONY: train-counter-renders train-bigstone-renders train-calibrate-renders train-eval-renders
 train-venv: $(TRAIN_VENV)/.installed
 
 $(TRAIN_VENV)/.installed: pyproject.toml
@@ -105,3 +121,26 @@ train-calibrate: $(STAMP)
 # the held-out kinds; dumps in $(TRAIN_OUT)/eval, figures by bench/vision_report.py
 train-eval: $(STAMP)
 	TRAIN_OUT=$(TRAIN_OUT) SYNTH_DIR=$(SYNTH_DIR) nice -n 19 sh training/counter/evaluate.sh
+
+# The same networks trained on the Blender renders alone (training/render: physically piled,
+# realistic), with train-v4's index % 20 == 19 kept out as the validation fold; compared with
+# the shipped ones on render-public, the held-out kinds and that fold (training/counter/README.md).
+RENDER_TRAIN ?= $(CACHE)/renders/train-v4
+RENDER_STEPS ?= 12000
+RENDER_BATCH ?= 8
+train-counter-renders: train-venv
+	OMP_NUM_THREADS=1 nice -n 10 $(TRAIN_VENV)/bin/python bench/train_counter.py \
+	  --data $(RENDER_TRAIN) --holdout 19/20 --synth 60 --batch $(RENDER_BATCH) \
+	  --steps $(RENDER_STEPS) --out $(TRAIN_OUT)/counter.onnx --work $(TRAIN_OUT)
+
+train-bigstone-renders: train-venv
+	OMP_NUM_THREADS=1 nice -n 10 $(TRAIN_VENV)/bin/python bench/train_bigstone.py \
+	  --data $(RENDER_TRAIN) --holdout 19/20 --synth 60 \
+	  --steps $(BIGSTONE_STEPS) --out $(TRAIN_OUT)/bigstone.onnx --work $(TRAIN_OUT)
+
+train-eval-renders: $(STAMP)
+	TRAIN_OUT=$(TRAIN_OUT) nice -n 10 sh training/counter/evaluate_renders.sh
+
+train-calibrate-renders: $(STAMP)
+	nice -n 10 $(BIN)/python -m training.counter.calibrate $(RENDER_TRAIN) --fold 19/20 \
+	  --model $(TRAIN_OUT)/counter.onnx --big-model $(TRAIN_OUT)/bigstone.onnx

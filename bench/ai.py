@@ -12,7 +12,9 @@ Players (``--ai`` and ``--opponents``):
   (no game history) unless ``--history`` is given;
 * ``ai{JSON}``: the same with choose_move options (``{"quiescence": 2}``,
   ``{"weights": {"tempo": 1.0}}``, ``{"depth": 4, "time_ms": null}``,
-  ``{"cache": true}`` to keep the search's table between moves), e.g. to
+  ``{"cache": true}`` to keep the search's table between moves,
+  ``{"memory": true}`` to pass the positions it was asked about in this game
+  as history, as a server with a :class:`engine.search.GameMemory` would), e.g. to
   match two settings head to head;
 * ``easy``, ``medium``, ``hard``: the kiosk levels (:data:`engine.search.LEVELS`);
 * ``random``: a uniformly random legal move;
@@ -36,12 +38,22 @@ first answer, which includes the process's start-up); no move may exceed the
 budget, and the exit status is 1 if one did. The CPU time of each in-process
 move is reported too: on a loaded machine the scheduler can hold a process
 back past any deadline, and the CPU time shows what the search itself spent.
+``--clock cpu`` goes further: the in-process searches read this process's CPU
+time for their deadline, so on a loaded machine they search as much as an
+idle one lets them, and the budget is kept in CPU time (``over_budget_cpu``);
+the wall-clock move times then say nothing. ``score_ci95`` is a 95% interval
+for the score rate over the colour-swapped pairs.
 ``--balanced N`` keeps only openings a depth-8 search values within N points.
 
 Why P1 scores less than P0 here: 4 uniformly random plies often leave P0, who
-moves next, a mandarin to take (P1's random fourth ply walks into it). Of 20
-such openings a depth-10 search valued 10 at +16 points or more for P0, and
-two copies of the same search score 0.75 as P0 against each other on them.
+moves next, a mandarin to take (P1's random fourth ply walks into it). Of 30
+such openings (seed 2024) a depth-10 search valued 15 at +16 points or more
+for P0. Played as P1 against ab4, those at +29 or more were lost at 500 ms
+and at six times that alike: they are lost positions. Those at +16 to +21
+were not: 500 ms won 2 of 8 and 3000 ms won 5 and drew 1 (the search of
+9dca03d, wall clock on a loaded machine). ``--seat 1 --opening-range LOW
+HIGH`` replays such a test: the AI as P1 only, on openings valued in that
+range, the same openings for every setting of one seed.
 ``--opening-depth D`` values each opening with a depth-D search and splits the
 AI's results as P1 into openings won for P0 (>= +15) and the others.
 """
@@ -76,7 +88,13 @@ from engine.play import config, end_now, legal_moves  # noqa: E402
 from engine.play import play as checked_play  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.rules import Rules  # noqa: E402
-from engine.search import LEVELS, SearchCache, choose_move, level_move  # noqa: E402
+from engine.search import (  # noqa: E402
+    LEVELS,
+    GameMemory,
+    SearchCache,
+    choose_move,
+    level_move,
+)
 
 PLY_CAP = 300
 LONG_GAME = 100
@@ -138,8 +156,10 @@ class SearchAgent(Agent):
         weights: EvalWeights = DEFAULT_WEIGHTS,
         name: str = "ai",
         options: dict[str, Any] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
+        self.clock = clock
         self.time_ms = time_ms
         self.budget_ms = time_ms
         self.depth = depth
@@ -150,9 +170,15 @@ class SearchAgent(Agent):
         if self.options.pop("cache", False):
             # One table for all of this player's moves, as a long-lived server would keep.
             self.options["cache"] = SearchCache()
+        #: the positions this player was asked about, as a server with a GameMemory sees them
+        self.memory = GameMemory() if self.options.pop("memory", False) else None
 
     def reply(self, game: Game, rng: random.Random) -> Reply:
-        history = [t.before for t in game.transitions] if self.history else []
+        history: list[Position] = []
+        if self.history:
+            history = [t.before for t in game.transitions]
+        elif self.memory is not None:
+            history = list(self.memory.see(game.position, game.rules))
         result = choose_move(
             game.position,
             game.rules,
@@ -161,6 +187,7 @@ class SearchAgent(Agent):
             rng=rng,
             history=history,
             weights=self.weights,
+            clock=self.clock,
             **self.options,
         )
         return Reply(result.move, result.depth, result.nodes)
@@ -169,13 +196,17 @@ class SearchAgent(Agent):
 class LevelAgent(Agent):
     timed = True
 
-    def __init__(self, level: str) -> None:
+    def __init__(self, level: str, clock: Callable[[], float] = time.monotonic) -> None:
         self.name = level
         self.budget_ms = LEVELS[level].time_ms
+        self.clock = clock
 
     def reply(self, game: Game, rng: random.Random) -> Reply:
         history = [t.before for t in game.transitions]
-        return Reply(level_move(game.position, game.rules, self.name, rng=rng, history=history))
+        move = level_move(
+            game.position, game.rules, self.name, rng=rng, history=history, clock=self.clock
+        )
+        return Reply(move)
 
 
 class CommandAgent(Agent):
@@ -316,14 +347,16 @@ def make_agent(
     depth: int | None,
     history: bool = False,
     options: dict[str, Any] | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Agent:
     """The player a name on the command line stands for; ValueError names a bad one.
 
     ``options``: choose_move keyword arguments for ``ai``; ``weights`` may be a
-    dict of :class:`EvalWeights` fields.
+    dict of :class:`EvalWeights` fields. ``clock``: what the in-process
+    searches read for their deadline.
     """
     if spec.startswith("ai{"):
-        return make_agent("ai", time_ms, depth, history, json.loads(spec[2:]))
+        return make_agent("ai", time_ms, depth, history, json.loads(spec[2:]), clock)
     if spec == "ai":
         opts = dict(options or {})
         weights = EvalWeights(**{**DEFAULT_WEIGHTS.as_dict(), **opts.pop("weights", {})})
@@ -331,10 +364,10 @@ def make_agent(
         time_ms = opts.pop("time_ms", time_ms)
         name = "ai" if not options else "ai" + json.dumps(options, separators=(",", ":"))
         return SearchAgent(
-            time_ms, depth, history=history, weights=weights, options=opts, name=name
+            time_ms, depth, history=history, weights=weights, options=opts, name=name, clock=clock
         )
     if spec in LEVELS:
-        return LevelAgent(spec)
+        return LevelAgent(spec, clock)
     if spec.startswith("cmd:"):
         return CommandAgent(spec[4:], time_ms or 500)
     if spec in OPPONENTS:
@@ -520,6 +553,23 @@ def _pct(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
+def score_ci95(games: list[GameRecord]) -> tuple[float, float]:
+    """A 95% interval for the score rate, from the colour-swapped pairs.
+
+    The two games of a pair share an opening, so their results are not
+    independent: the unit is the pair's mean score (normal approximation).
+    """
+    points = [1.0 if g.result == "win" else 0.5 if g.result == "draw" else 0.0 for g in games]
+    pairs = [sum(points[i : i + 2]) / len(points[i : i + 2]) for i in range(0, len(points), 2)]
+    n = len(pairs)
+    if n < 2:
+        return (0.0, 1.0)
+    mean = sum(pairs) / n
+    var = sum((x - mean) ** 2 for x in pairs) / (n - 1)
+    half = 1.96 * (var / n) ** 0.5
+    return (round(max(0.0, mean - half), 3), round(min(1.0, mean + half), 3))
+
+
 def summarise(tally: Tally, time_ms: float | None) -> dict[str, Any]:
     games = tally.games
     n = max(len(games), 1)
@@ -532,6 +582,7 @@ def summarise(tally: Tally, time_ms: float | None) -> dict[str, Any]:
         "games": len(games),
         "time_ms": time_ms,
         **{k: v for k, v in _wdl(games).items()},
+        "score_ci95": list(score_ci95(games)),
         "as_p0": _wdl([g for g in games if g.ai_side == 0]),
         "as_p1": _wdl([g for g in games if g.ai_side == 1]),
         "cut_games": len(cut),
@@ -569,31 +620,49 @@ def run(
     opening_plies: int = OPENING_PLIES,
     balanced: float | None = None,
     opening_depth: int = 0,
+    opening_range: tuple[float, float] | None = None,
+    seat: int | None = None,
     ply_cap: int = PLY_CAP,
     repeat: int = 0,
     log: Callable[[str], None] | None = None,
     verbose: bool = False,
     games_out: Path | None = None,
 ) -> dict[str, Any]:
-    """``games`` games (in colour-swapped pairs) against one opponent, summarised."""
+    """``games`` games (in colour-swapped pairs) against one opponent, summarised.
+
+    ``seat``: the AI always takes that seat, a new opening every game, drawn
+    from a generator of its own so that runs at other settings (``--time-ms``,
+    ``--ai``) with the same seed play the same openings.
+    ``opening_range``: only openings that a depth-``opening_depth`` search
+    values in [low, high) points for P0.
+    """
     rules = Rules()
     rng = random.Random(f"{seed}:{opponent.name}")
+    openings_rng = rng if seat is None else random.Random(f"{seed}:{opponent.name}:openings")
     tally = Tally()
     t0 = time.perf_counter()
     opening: list[Move] = []
+    value = None
     for i in range(games):
-        if i % 2 == 0:
-            opening = make_opening(rng, rules, opening_plies, balanced)
-            value = None
-            if opening_depth:
-                start = Game(rules)
-                start.play_all(opening)
-                search = choose_move(start.position, rules, depth=opening_depth, rng=rng)
-                value = search.score if start.position.to_move == 0 else -search.score
+        if seat is not None or i % 2 == 0:
+            while True:
+                opening = make_opening(openings_rng, rules, opening_plies, balanced)
+                value = None
+                if opening_depth:
+                    start = Game(rules)
+                    start.play_all(opening)
+                    search = choose_move(
+                        start.position, rules, depth=opening_depth, rng=openings_rng
+                    )
+                    value = search.score if start.position.to_move == 0 else -search.score
+                if opening_range is None or (
+                    value is not None and opening_range[0] <= value < opening_range[1]
+                ):
+                    break
         g = play_game(
             ai,
             opponent,
-            i % 2,
+            i % 2 if seat is None else seat,
             rng,
             tally,
             time_ms=time_ms,
@@ -624,6 +693,11 @@ def run(
                 f"p99 {s['p99_move_ms']} ms ({time.perf_counter() - t0:.0f} s)"
             )
     summary = {"ai": ai.name, "opponent": opponent.name, **summarise(tally, ai.budget_ms)}
+    if opening_depth:
+        # Each game's opening and its value for P0, to rerun or compare the same ones.
+        summary["openings"] = [
+            [" ".join(map(str, g.opening)), g.opening_value] for g in tally.games
+        ]
     summary["wall_s"] = round(time.perf_counter() - t0, 1)
     return summary
 
@@ -668,11 +742,34 @@ def main(argv: list[str] | None = None) -> int:
         help=f"value each opening with a search this deep and split the P1 results at "
         f"+{WON_OPENING:g} for P0",
     )
+    parser.add_argument(
+        "--opening-range",
+        type=float,
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        default=None,
+        help="only openings valued in [LOW, HIGH) points for P0 by the --opening-depth "
+        "search (10 if not given)",
+    )
+    parser.add_argument(
+        "--seat",
+        type=int,
+        choices=(0, 1),
+        default=None,
+        help="the AI always plays this seat (a new opening every game, no colour swap)",
+    )
     parser.add_argument("--ply-cap", type=int, default=PLY_CAP)
     parser.add_argument("--repeat", type=int, default=0, help="end by count at N-fold repetition")
     parser.add_argument("--history", action="store_true", help="give the AI the game history")
     parser.add_argument(
         "--ai-args", default="{}", help='choose_move options for ai, e.g. {"quiescence": 2}'
+    )
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="what the in-process AI's deadline reads: wall time (as ai serve), or this "
+        "process's CPU time (the nodes an idle machine gives, on a loaded one)",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON line per opponent")
@@ -681,8 +778,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     specs = split_specs(args.opponents) + [f"cmd:{c}" for c in args.opponent_cmd]
     try:
-        ai = make_agent(args.ai, args.time_ms, args.depth, args.history, json.loads(args.ai_args))
-        opponents = [make_agent(s, args.time_ms, None) for s in specs]
+        clock = time.process_time if args.clock == "cpu" else time.monotonic
+        ai = make_agent(
+            args.ai, args.time_ms, args.depth, args.history, json.loads(args.ai_args), clock
+        )
+        opponents = [make_agent(s, args.time_ms, None, clock=clock) for s in specs]
     except ValueError as exc:
         print(f"bench/ai.py: {exc}", file=sys.stderr)
         return 2
@@ -699,7 +799,9 @@ def main(argv: list[str] | None = None) -> int:
                 seed=args.seed,
                 opening_plies=args.opening_plies,
                 balanced=args.balanced,
-                opening_depth=args.opening_depth,
+                opening_depth=args.opening_depth or (10 if args.opening_range else 0),
+                opening_range=tuple(args.opening_range) if args.opening_range else None,
+                seat=args.seat,
                 ply_cap=args.ply_cap,
                 repeat=args.repeat,
                 log=lambda s: print("  " + s, file=sys.stderr, flush=True),
@@ -713,7 +815,8 @@ def main(argv: list[str] | None = None) -> int:
                 s = summary
                 print(
                     f"{s['ai']} vs {s['opponent']}: {s['games']} games W{s['w']} D{s['d']} "
-                    f"L{s['l']} score {s['score']} (as P0 {s['as_p0']['score']}, "
+                    f"L{s['l']} score {s['score']} (95% CI {s['score_ci95'][0]}-"
+                    f"{s['score_ci95'][1]}; as P0 {s['as_p0']['score']}, "
                     f"as P1 {s['as_p1']['score']}); cut at {args.ply_cap}: {s['cut_games']} "
                     f"{s['cut_results']}; over {LONG_GAME} plies: {s['over_100_plies']}; "
                     f"margin mean {s['mean_margin']:+}, median {s['median_margin']:+}; "

@@ -39,6 +39,7 @@ from companion.appliance.pipeline import FramePipeline  # noqa: E402
 from companion.commands.track import track  # noqa: E402
 from companion.referee import Referee  # noqa: E402
 from engine import Game, Move, Position  # noqa: E402
+from vision import config_from_dict  # noqa: E402
 from vision.synth import REGION_NAMES  # noqa: E402
 
 REGION_SQUARE = {name: sq for sq, name in enumerate(REGION_NAMES)}
@@ -69,17 +70,23 @@ BINS = (0.0, 0.95, 0.99, 0.995, 0.999, 0.9999)
 
 
 def run_sequence(
-    frames: list[tuple[Path, str | None]], start: Position, labels: list[dict[str, str]]
+    frames: list[tuple[Path, str | None]],
+    start: Position,
+    labels: list[dict[str, str]],
+    corners: list[list[float]] | None = None,
 ) -> dict[str, Any]:
     """Referee one sequence as ``oanquan track --answers`` does; ``frames`` pairs each
     image with the true move that led to it, ``labels`` names each frame's conditions.
+    ``corners``: the board's corners given once, as ``oanquan calibrate`` sets them
+    where the board search fails on a ground (``[vision.locate] manual_corners``).
 
     Returns every move line (how it was decided, its confidence) filed under
     the conditions of the frame that showed it, and the per-frame decision times.
     """
     referee = Referee(start=start)
     referee.setup_checked = True
-    pipeline = FramePipeline(VisionObserver(stills=True), referee, start_shown=True)
+    config = config_from_dict({"locate": {"manual_corners": corners}} if corners else {})
+    pipeline = FramePipeline(VisionObserver(config, stills=True), referee, start_shown=True)
     answers = [Move.parse(m) for _, m in frames if m is not None]
     out = io.StringIO()
     times: list[float] = []
@@ -175,50 +182,93 @@ def synth_sequences(
 ) -> list[Sequence]:
     """Random self-play games photographed by the scene generator, one fixed scene each.
 
-    As with a fixed camera, a square whose count did not change keeps its
-    pebbles where they lay; the light drifts a little from frame to frame.
-    ``hands``: the share of frames (after the first) taken with an arm still
-    reaching over the board, as players' hands come in and out of real photos.
+    As with a fixed camera and real hands, a square the move did not touch
+    keeps its pebbles where they lay, one that gained pebbles keeps its pile
+    with the new ones dropped on it (nudging some aside), and one that was
+    picked up or captured holds only what was sown into it afterwards; the
+    light drifts from frame to frame (its strength a few percent, its direction
+    a random walk of 2 degrees a move, which moves every pebble's shadow and
+    shading a little) and every frame has its own sensor noise. ``hands``: the share of frames
+    (after the first) taken with an arm still reaching over the board, as
+    players' hands come in and out of real photos.
     """
     import random
 
     import numpy as np
 
-    from companion.referee.reconcile import board_of
-    from vision.synth import render_scene
+    from companion.referee.reconcile import board_of, cleared_squares
+    from engine import play
+    from vision.synth import random_conditions, rearranged, render_scene, scene_depth
 
     out = []
     for n in range(count):
         rng = random.Random(seed * 1000 + n)
         hand_rng = random.Random(f"hands {seed} {n}")  # the games stay those of --hands 0
         light_rng = random.Random(f"light {seed} {n}")
+        drop_rng = np.random.default_rng([seed, n, 5])
+        noise_rng = np.random.default_rng([seed, n, 6])
         game = Game()
         folder = workdir / f"sequence_{n:03d}"
         folder.mkdir(parents=True)
         frames: list[tuple[Path, str | None]] = []
         labels: list[dict[str, str]] = []
         move: str | None = None
+        scene = seed * 1000 + n
+        depth = scene_depth(scene)
+        looks = random_conditions(np.random.default_rng([scene, 1]))  # what render_scene draws
+        size = looks.pebble_size
+        sun = looks.light_deg
+        start = game.position.board
+        placed = rearranged((), [False] * 12, start, drop_rng, depth, size)
         for ply in range(plies + 1):
             board, big = board_of(game.position)
-            hand = ply > 0 and hand_rng.random() < hands
+            # (the last frame is taken once the hands have left: a game is not
+            # judged on a board nobody will show again)
+            last = ply == plies or game.is_over
+            hand = ply > 0 and hand_rng.random() < hands and not last
             image, truth = render_scene(
                 list(board),
                 big,
-                seed * 100_000 + n * 100,  # same arrangement for the same count
-                scene_seed=seed * 1000 + n,
+                seed * 100_000 + n * 100,
+                scene_seed=scene,
+                placed=placed,
                 hand=hand,
+                hand_seed=ply,  # the arm reaches somewhere else each time
+                light_deg=sun,
             )
+            sun += light_rng.gauss(0.0, 2.0)
             drift = 1.0 + light_rng.uniform(-0.04, 0.04)
-            image = np.clip(image.astype(np.float32) * drift, 0, 255).astype(np.uint8)
+            # a camera's noise is fresh in every frame (the scene's own is drawn once)
+            grain = noise_rng.normal(0.0, 2.0, image.shape)
+            image = np.clip(image.astype(np.float32) * drift + grain, 0, 255).astype(np.uint8)
             path = folder / f"frame_{ply:03d}.jpg"
             cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+            pos = game.position
+            truth["game"] = {
+                "ply": pos.ply,
+                "move": move,
+                "engine_counts": {
+                    name: {"small": board[sq], "big": big[sq // 6] if sq % 6 == 0 else 0}
+                    for sq, name in enumerate(REGION_NAMES)
+                },
+                "captured_small": list(pos.store),
+                "captured_big": list(pos.bigs),
+            }
+            path.with_suffix(".json").write_text(json.dumps(truth))
             frames.append((path, move))
             labels.append(_labels(truth))
             if game.is_over:
                 break
             m = rng.choice(game.legal_moves())
+            t = play(game.position, m, game.rules)
             game.play(m)
             move = str(m)
+            gone = cleared_squares(t)
+            after = board_of(t.position)[0]
+            # (a game that ends sweeps the squares without any pick-up)
+            cleared = [sq in gone or after[sq] < board[sq] for sq in range(12)]
+            added = [after[sq] if cleared[sq] else after[sq] - board[sq] for sq in range(12)]
+            placed = rearranged(placed, cleared, added, drop_rng, depth, size)
         out.append((folder.name, frames, Position.initial(), labels))
     return out
 
@@ -239,6 +289,18 @@ def main() -> int:
         "--hands", type=float, default=0.0, help="share of generated frames with an arm in view"
     )
     parser.add_argument("--plies", type=int, default=20, help="moves per generated sequence")
+    parser.add_argument(
+        "--given-corners",
+        action="store_true",
+        help="give the board's true corners once (as oanquan calibrate would), "
+        "to measure the referee where the board search fails",
+    )
+    parser.add_argument(
+        "--save",
+        type=Path,
+        help="keep the generated sequences here (render-public's layout: run them again "
+        "with bench/track.py SAVE)",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     moves: list[dict[str, Any]] = []
@@ -247,8 +309,10 @@ def main() -> int:
     true_moves = 0
     with tempfile.TemporaryDirectory() as tmp:
         if args.synth:
+            where = args.save or Path(tmp)
+            where.mkdir(parents=True, exist_ok=True)
             sequences = synth_sequences(
-                args.synth, args.seed, Path(tmp), plies=args.plies, hands=args.hands
+                args.synth, args.seed, where, plies=args.plies, hands=args.hands
             )
         elif args.dataset is not None:
             sequences = dataset_sequences(args.dataset)
@@ -257,7 +321,11 @@ def main() -> int:
         per_condition: dict[tuple[str, str], list[dict[str, Any]]] = {}
         condition_moves: dict[tuple[str, str], int] = {}
         for name, frames, start, labels in sequences:
-            result = run_sequence(frames, start, labels)
+            corners = None
+            if args.given_corners:
+                truth = json.loads(frames[0][0].with_suffix(".json").read_text())
+                corners = truth["corners"]
+            result = run_sequence(frames, start, labels, corners)
             seq_moves = result["moves"]
             print(
                 json.dumps(

@@ -44,6 +44,7 @@ from train_counter import (  # bench/
     folder_loader,
     load_items,
     optimise,
+    parse_holdout,
     progress,
     synth_items,
 )
@@ -328,13 +329,14 @@ def main(argv: list[str] | None = None) -> int:
         default=bigstone.CROP_X1,
         help="crop east edge, board units (run time: the vision config's [count] big_crop_x1)",
     )
+    ap.add_argument("--holdout", help="K/N: --data scenes with index %% N == K stay out (val)")
     args = ap.parse_args(argv)
     cfg = CountConfig(big_crop_x1=args.crop_x1)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     args.work.mkdir(parents=True, exist_ok=True)
     if args.data:
-        items, more = folder_loader(args.data)
+        items, more = folder_loader(args.data, parse_holdout(args.holdout))
         if not items:
             print("no scenes in " + ", ".join(map(str, args.data)), file=sys.stderr)
             return 2

@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from figures import bucket_lines  # bench/, next to this script
 
 from engine.board import MANDARINS
+from training.counter.calibrate import in_fold, parse_fold
 from vision import detect
 from vision.config import CountConfig
 from vision.geometry import homography_from_corners
@@ -53,6 +54,7 @@ LR = 3e-3
 COUNT_W = 1.0  # weight of the windowed count loss against the per-cell loss
 JPEG_P = 0.0  # share of training canvases re-encoded as JPEG (``--data`` runs: 0.3)
 SCALE = (0.85, 1.18)  # random zoom of the canvas (``--data`` runs: wider)
+BATCH = 4  # canvases a step (``--batch``)
 
 
 @dataclass
@@ -280,6 +282,7 @@ def train(
     init: Path | None = None,
     refresh: Any = None,
     favour: tuple[str, float] | None = None,
+    batch: int = BATCH,
 ) -> CounterNet:
     """``refresh``: called every 250 steps, returns scenes written since (a growing cache).
     ``favour`` (SUBSTR, P): a P share of samples comes from scenes whose name holds SUBSTR
@@ -294,7 +297,6 @@ def train(
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps, pct_start=0.1)
     pool = nn.AvgPool2d(4, 4)
-    batch = 4
     t0 = time.time()
     run = 0.0
     for step in range(steps):
@@ -437,14 +439,31 @@ def export(net: nn.Module, path: Path, dummy: torch.Tensor | None = None) -> Non
     )
 
 
-def folder_loader(folders: list[Path]) -> tuple[list[Item], Any]:
-    """Scenes in ``folders`` now, and a function that returns the ones written since."""
+def parse_holdout(text: str | None) -> tuple[int, int] | None:
+    """``K/N`` -> (K, N): scenes whose index % N == K are kept out of training (validation)."""
+    try:
+        return parse_fold(text)
+    except ValueError as exc:
+        raise SystemExit(f"--holdout: {exc}") from None
+
+
+def folder_loader(
+    folders: list[Path], holdout: tuple[int, int] | None = None
+) -> tuple[list[Item], Any]:
+    """Scenes in ``folders`` now, and a function that returns the ones written since.
+
+    ``holdout`` (K, N): scenes whose index % N == K are never returned, so a validation
+    split of the same folders stays unseen (``bench/vision.py --fold K/N`` measures it).
+    """
     seen: set[str] = set()
+
+    def kept(it: Item) -> bool:
+        return holdout is None or not in_fold(it.name, holdout)
 
     def more() -> list[Item]:
         new = [it for f in folders if f.is_dir() for it in load_items(f, seen)]
         seen.update(it.name for it in new)
-        return new
+        return [it for it in new if kept(it)]
 
     return more(), more
 
@@ -458,6 +477,8 @@ def train_on_folders(
     extra: list[Item],
     init: Path | None = None,
     favour: tuple[str, float] | None = None,
+    holdout: tuple[int, int] | None = None,
+    batch: int = BATCH,
 ) -> int:
     """Train the shipped-interface counter on scenes that are not render-public's (and the
     ``extra`` classic ``vision.synth`` scenes the unit tests draw).
@@ -467,13 +488,13 @@ def train_on_folders(
     """
     global JPEG_P, SCALE
     JPEG_P, SCALE = 0.3, (0.7, 1.35)
-    items, more = folder_loader(folders)
+    items, more = folder_loader(folders, holdout)
     items = items + extra
     if not items:
         print("no scenes in " + ", ".join(map(str, folders)), file=sys.stderr)
         return 2
     print(f"{len(items)} scenes from {len(folders)} folders", flush=True)
-    net = train(items, steps, seed + 200, "wide", init, refresh=more, favour=favour)
+    net = train(items, steps, seed + 200, "wide", init, refresh=more, favour=favour, batch=batch)
     export(net, out)
     torch.save(net.state_dict(), work / "wide.pt")
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB) after {steps} steps")
@@ -505,6 +526,8 @@ def main(argv: list[str] | None = None) -> int:
         "--favour", help="SUBSTR=P: a P share of samples from scenes whose path holds SUBSTR"
     )
     ap.add_argument("--init", type=Path, help="warm-start the (final or --data) run from these")
+    ap.add_argument("--holdout", help="K/N: --data scenes with index %% N == K stay out (val)")
+    ap.add_argument("--batch", type=int, default=BATCH, help="canvases per step")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
@@ -516,7 +539,16 @@ def main(argv: list[str] | None = None) -> int:
             key, _, share = args.favour.rpartition("=")
             favour = (key, float(share))
         return train_on_folders(
-            args.data, args.steps, args.seed, args.out, args.work, extra, args.init, favour
+            args.data,
+            args.steps,
+            args.seed,
+            args.out,
+            args.work,
+            extra,
+            args.init,
+            favour,
+            parse_holdout(args.holdout),
+            args.batch,
         )
     if args.dataset is None:
         ap.error("give DATASET_DIR or --data DIR")

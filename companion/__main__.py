@@ -27,6 +27,10 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
     ("tally",): ("companion.commands.tally:main", "count spread pieces to settle a score"),
     ("track",): ("companion.commands.track:main", "referee a folder of frames"),
     ("ai", "serve"): ("companion.commands.ai_serve:main", "answer move requests as JSON Lines"),
+    ("journal", "export"): (
+        "companion.commands.journal:main",
+        "write the journal's games as saved games",
+    ),
     ("screens",): ("companion.commands.screens:main", "write every OLED screen as PNG"),
     ("selftest",): ("companion.commands.selftest:main", "check display, buttons and camera"),
     ("run",): ("companion.commands.run:main", "run the appliance on the configured hardware"),
@@ -40,7 +44,8 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
 def _usage() -> str:
     lines = ["usage: oanquan [--version] COMMAND [ARGS...]", "", "commands:"]
     for words, (_, text) in COMMANDS.items():
-        lines.append(f"  {' '.join(words):<14} {text}")
+        lines.append(f"  {' '.join(words):<16} {text}")
+    lines += ["", "'oanquan COMMAND --help' shows a command's options."]
     return "\n".join(lines)
 
 
@@ -64,7 +69,7 @@ def _group_usage(first: str) -> str:
     lines = [f"usage: oanquan {first} SUBCOMMAND [ARGS...]", "", "subcommands:"]
     for words, (_, text) in COMMANDS.items():
         if len(words) > 1 and words[0] == first:
-            lines.append(f"  {' '.join(words):<14} {text}")
+            lines.append(f"  {' '.join(words):<16} {text}")
     return "\n".join(lines)
 
 

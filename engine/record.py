@@ -1,11 +1,16 @@
-"""Game records as JSON Lines: a header, then one line per move.
+"""Game records: one game as one ``rules replay`` line, and the older move-per-line format.
 
-A record is appended to as a game goes on, so a power cut can leave a torn
-last line. :func:`read_record` reports exactly where a file stops making
-sense; with ``lenient=True`` it keeps everything before that point and lists
-the problem instead of raising, so no confirmed move is thrown away.
+A saved game is what ``oanquan rules replay`` reads (interchange.md), so one
+file serves every tool: ``oanquan play`` saves and loads it, ``oanquan
+journal export`` writes it, and any checker can replay it::
 
-Format ``oanquan-record/1``::
+    {"rules": {...}, "position": {...the start...}, "moves": ["2+", "9-"]}
+
+:func:`load_game` reads that, or a record in the format ``play`` saved before,
+``oanquan-record/1``, appended to as a game goes on, so a power cut can leave
+a torn last line. :func:`read_record` reports exactly where such a file stops
+making sense; with ``lenient=True`` it keeps everything before that point and
+lists the problem instead of raising, so no confirmed move is thrown away::
 
     {"type": "header", "format": "oanquan-record/1", "rules": {...}, "start": {...}}
     {"type": "move", "move": "2+", "ply": 1, "time": 1764430000.5, "note": "..."}
@@ -14,6 +19,7 @@ Format ``oanquan-record/1``::
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Iterable
@@ -28,6 +34,9 @@ from engine.position import Position
 from engine.rules import Rules
 
 FORMAT = "oanquan-record/1"
+
+#: the keys of one game line, as ``rules replay`` reads it; ``id`` is the caller's own label
+GAME_KEYS = ("rules", "position", "moves", "id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,18 +85,91 @@ def _dump(data: dict[str, Any]) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
+def game_json(game: Game) -> dict[str, Any]:
+    """The game as ``rules replay`` reads it: rules, start position and the moves played."""
+    return {
+        "rules": game.rules.to_json(),
+        "position": game.start.to_json(),
+        "moves": [str(m) for m in game.moves],
+    }
+
+
+def save_game(path: str | Path, game: Game) -> None:
+    """Write the game as one ``rules replay`` line, atomically (temp file, fsync, rename)."""
+    _write_atomically(Path(path), [_dump(game_json(game))])
+
+
+def game_from_json(data: Any) -> GameRecord:
+    """A game line's content as a record; GameRecordError (or a RulesError) says what is wrong.
+
+    Only the start is checked here; an illegal move is found by :meth:`GameRecord.replay`.
+    """
+    if not isinstance(data, dict):
+        raise GameRecordError("a game must be a JSON object with rules, position and moves")
+    unknown = sorted(set(data) - set(GAME_KEYS))
+    if unknown:
+        raise GameRecordError(f"unknown key {unknown[0]!r} (a game has {', '.join(GAME_KEYS)})")
+    rules = Rules.from_json(data.get("rules"))
+    raw = data.get("position")
+    start = Position.initial(rules) if raw is None else Position.from_json(raw)
+    if not start.is_valid(rules):
+        raise GameRecordError(f"start position: {start.describe_status(rules)}")
+    moves = data.get("moves", [])
+    if not isinstance(moves, list):
+        raise GameRecordError("moves must be a list of strings like '2+'")
+    entries = []
+    for number, text in enumerate(moves, start=1):
+        try:
+            entries.append(MoveEntry(Move.parse(text)))
+        except EngineError as exc:
+            raise GameRecordError(f"move {number}: {exc}") from exc
+    return GameRecord(rules, start, tuple(entries))
+
+
+def load_game(path: str | Path) -> GameRecord:
+    """A saved game: one game line, or an ``oanquan-record/1`` file; GameRecordError if neither.
+
+    A file of several game lines (a journal archive's export) is refused rather
+    than guessed at: the message says how many games it holds.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise GameRecordError(f"cannot read the file: {why}") from None
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise GameRecordError("the file is empty")
+    try:
+        first = json.loads(lines[0])
+    except (ValueError, RecursionError) as exc:
+        raise GameRecordError(f"line 1 is not valid JSON ({exc})") from None
+    if isinstance(first, dict) and first.get("type") == "header":
+        return read_record(io.StringIO(text))
+    if len(lines) > 1:
+        raise GameRecordError(f"the file holds {len(lines)} lines; a saved game is one line")
+    return game_from_json(first)
+
+
 def write_record(path: str | Path, game: Game, times: Iterable[float | None] | None = None) -> None:
     """Write a whole game atomically (temp file, fsync, rename)."""
-    path = Path(path)
-    tmp = path.with_suffix(path.suffix + ".tmp")
     stamps = list(times) if times is not None else []
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(header_line(game.rules, game.start))
-        for ply, move in enumerate(game.moves, start=1):
-            fh.write(move_line(move, ply, stamps[ply - 1] if ply <= len(stamps) else None))
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    lines = [header_line(game.rules, game.start)]
+    for ply, move in enumerate(game.moves, start=1):
+        lines.append(move_line(move, ply, stamps[ply - 1] if ply <= len(stamps) else None))
+    _write_atomically(Path(path), lines)
+
+
+def _write_atomically(path: Path, lines: list[str]) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.writelines(lines)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def read_record(source: str | Path | IO[str], *, lenient: bool = False) -> GameRecord:

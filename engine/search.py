@@ -9,7 +9,7 @@ Negamax alpha-beta with iterative deepening over the fast kernel
   a better one the interrupted iteration already proved). The clock is a
   function the caller injects, read every 16 nodes, so the tests drive it
   with a fake clock instead of sleeping. The search aims at 80% of the
-  budget and starts no new iteration after 55% of that, so set-up, the
+  budget and starts no new iteration after 85% of that, so set-up, the
   answer and a loaded machine fit in the rest.
 * **Transposition table** keyed by the flat tuple of everything the future
   depends on (board, stones, stores, debts, side to move); Python hashes a
@@ -34,16 +34,24 @@ Negamax alpha-beta with iterative deepening over the fast kernel
 * **Options measured and left off**: ``quiescence`` (capture-only plies at
   the leaves) scored 21-19 at 100 ms against the same search without it;
   weights fitted to 3,000 self-play games (``bench/tune_eval.py --fit``)
-  scored 29-1-30 at depth 5 against the defaults. A :class:`SearchCache`
-  held by a long-lived caller saves about 12% of the nodes per move.
+  scored 29-1-30 at depth 5 against the defaults. ``reductions`` (late-move
+  reductions) reach 0.9 plies deeper in the same time, but as P1 against
+  depth-4 alpha-beta on 47 openings that decide games (valued +10 to +26 for
+  P0 at depth 8, 300 ms of CPU a move) they did better than the plain search
+  on 8 and worse on 5 (the rest alike): no clear gain, so they are off. A
+  :class:`SearchCache` held by a long-lived caller saves about 12% of the
+  nodes per move.
 * **Debt spirals** (a row emptied and refilled with borrowed pebbles again
-  and again, R11) are scored for what they are: debts count against the
-  borrower in every value, so a spiral reads as a loss growing by the
-  pebbles lost each cycle (deep searches of spiral positions value them
-  below the current count). The games of bench/ai.py matches cut at the ply
-  cap were lost within a dozen plies of a random opening (in 9 of 10 the
-  count was already against the AI 12 plies in) and then milked by the
-  opponent: the AI did not walk into them from an even game.
+  and again, R11): debts count against the borrower in every value, so a
+  spiral reads as a loss growing by the pebbles lost each cycle. What kept
+  spirals going was the side *behind*: a finished loss is worth ``-WIN``, so
+  any unfinished position looked better than ending a lost game, and it kept
+  the game alive while the debt grew (bench/ai.py: games cut at 300 plies at
+  -300 points, with a move that ended the game on the board). Now a deficit
+  past ``HOPELESS_FROM`` points is priced towards a loss (:func:`_hopeless`),
+  so a hopeless game is ended at the better count; a close game is valued as
+  before. This is relative to the searching side (like contempt): the
+  opponent is still modelled as maximising its margin.
 * **Randomness** comes only from the injected ``rng`` (root move shuffling
   before a stable sort, i.e. tie-breaking among equally ordered moves, and
   the random moves of the easy level), so a seed reproduces a game.
@@ -82,16 +90,35 @@ TIME_SAFETY = 0.8
 #: Seconds kept back from every budget on top of that: a loaded machine can
 #: pause the process for a scheduler slice (a few ms) at any point.
 TIME_RESERVE = 0.004
-#: Do not start a new iteration after this fraction of the search budget.
-_NEW_ITERATION = 0.55
+#: Do not start a new iteration after this fraction of the search budget. An
+#: iteration cut by the deadline still counts (its first move is the last best
+#: one, and any move it fully searched that beats it is trusted), so a late start
+#: costs nothing: 0.85 gives about 30% more nodes per move than 0.55 did.
+_NEW_ITERATION = 0.85
 #: Default contempt: points a draw or a repetition costs the searching side, so it
 #: plays on for a win where it can. Measured at 500 ms, 100 games each: 0 drew
 #: 0-7% against the greedy player (91-98% wins); 3 cut that to 2-3% but lost
 #: 10-14% against depth-4 alpha-beta (80-81% wins); 1.5 won 99% and 85%.
 CONTEMPT = 1.5
+#: Points of deficit over which an unfinished game turns from "behind" into "lost"
+#: for the searching side, and where it is as bad as a finished loss (see
+#: :func:`_hopeless`).
+HOPELESS_FROM = 15.0
+HOPELESS_AT = 35.0
+#: What a cycle the searching side loses by HOPELESS_FROM or more costs beyond
+#: that loss (see Searcher._repetition_value): as much as a loss, so any line
+#: that moves on is preferred, whatever it costs in points. With 10 points a
+#: match game still cycled to the 300-ply cap: every way out of the cycle lost
+#: 11 more points within the horizon.
+CYCLE_COST = WIN
 MAX_DEPTH = 64
 #: Plies of capture-only search at the leaves (see Searcher._quiesce).
 QUIESCENCE = 0
+#: Late-move reductions: at this remaining depth or more, quiet moves after the
+#: first REDUCE_AFTER are searched a ply shallower first.
+REDUCTIONS = False
+REDUCE_DEPTH = 3
+REDUCE_AFTER = 3
 _TT_LIMIT = 2_000_000
 #: Entries a SearchCache keeps across moves before it starts afresh (about 80 MB).
 CACHE_LIMIT = 250_000
@@ -127,6 +154,42 @@ class SearchCache:
         return len(self._table)
 
 
+#: Positions a GameMemory keeps (a game cut at 300 plies asks for 150).
+MEMORY_LIMIT = 400
+
+
+class GameMemory:
+    """The positions a long-lived caller was asked to move in, for one game at a time.
+
+    ``ai serve`` answers one position per request and gets no game history,
+    so a search cannot see a cycle that runs across its own moves: each
+    answer plans a way forward, the next one plans another, and together they
+    shuttle the same pebbles for ever (a bench/ai.py game as P1, 35 behind,
+    cut at 300 plies). Passing :meth:`see`'s positions as ``choose_move``'s
+    ``history`` makes the search value a return to one of them as the cycle it
+    is. A request whose ply is not later than the last one's, or under other
+    rules, starts a new game, so with a client that always sends ply 0 it
+    simply remembers nothing.
+    """
+
+    def __init__(self, limit: int = MEMORY_LIMIT) -> None:
+        self._limit = limit
+        self._rules: Rules | None = None
+        self._ply = -1
+        self._seen: list[Position] = []
+
+    def see(self, position: Position, rules: Rules) -> tuple[Position, ...]:
+        """The earlier positions of this game; then ``position`` is remembered too."""
+        if rules != self._rules or position.ply <= self._ply:
+            self._seen = []
+        earlier = tuple(self._seen)
+        self._seen.append(position)
+        del self._seen[: -self._limit]
+        self._rules = rules
+        self._ply = position.ply
+        return earlier
+
+
 class GameOverError(EngineError, ValueError):
     """The position is finished (or ends at the start of the turn): there is no move."""
 
@@ -153,13 +216,54 @@ class SearchResult:
     elapsed: float = 0.0
 
 
-def _reported(value: float) -> float:
-    """Strip the win bonus so the score reads as a margin in points."""
+def _reported(value: float, finished: bool = True) -> float:
+    """The root's value as a margin in points: the win bonus stripped, and an
+    unfinished deficit (``finished`` false: the principal variation does not
+    end the game) freed of what :func:`_hopeless` added."""
     if value >= WIN / 2:
         value -= WIN
+    elif value < 0 and not finished:
+        value = _unfinished_value(value)
     elif value <= -WIN / 2:
         value += WIN
+        if value <= -WIN / 2:
+            value += CYCLE_COST  # a lost cycle: a loss and its price
     return round(value, 2)
+
+
+def _hopeless(deficit: float) -> float:
+    """What an unfinished deficit (points behind) costs the searching side beyond itself.
+
+    A finished loss is worth ``-WIN`` plus its margin, so without this the side
+    that is behind prefers any unfinished position to ending the game: it keeps
+    a lost game going, and under the default rules that is a debt spiral whose
+    loss grows by about a pebble a ply until a cap judges it by the count. Here
+    a deficit past ``HOPELESS_FROM`` points grows towards a loss, reached at
+    ``HOPELESS_AT``, so a hopeless game is ended when that gives the better
+    count, while a game still close is valued as before and played on for a win.
+    """
+    if deficit <= HOPELESS_FROM:
+        return 0.0
+    if deficit >= HOPELESS_AT:
+        return WIN
+    return WIN * (deficit - HOPELESS_FROM) / (HOPELESS_AT - HOPELESS_FROM)
+
+
+def _to_root(value: float, root_to_move: bool) -> float:
+    """An unfinished position's value (for the side to move) with the root's deficit priced in."""
+    if root_to_move:
+        return value - _hopeless(-value) if value < -HOPELESS_FROM else value
+    return value + _hopeless(value) if value > HOPELESS_FROM else value
+
+
+def _unfinished_value(root_value: float) -> float:
+    """The inverse of :func:`_to_root` for the root: the value as a margin again."""
+    if root_value >= -HOPELESS_FROM:
+        return root_value
+    if root_value <= -HOPELESS_AT - WIN:
+        return _reported(root_value)
+    slope = WIN / (HOPELESS_AT - HOPELESS_FROM)
+    return (root_value - slope * HOPELESS_FROM) / (1 + slope)
 
 
 def _terminal_value(st: State, contempt: float, root: int) -> float:
@@ -207,8 +311,11 @@ class Searcher:
         contempt: float = 0.0,
         quiescence: int = 0,
         table: dict[tuple[int | None, ...], tuple[int, float, int, int, bool]] | None = None,
+        reductions: bool = False,
     ) -> None:
         self.rules = rules
+        #: late-move reductions (see _node)
+        self.reduce = reductions
         #: plies of capture-only search at the leaves (0: the static value)
         self.qdepth = quiescence
         #: points a draw or a repetition costs the side searching (set in search())
@@ -238,10 +345,28 @@ class Searcher:
 
     def _repetition_value(self, st: State) -> float:
         v = float(settlement_diff(st, self.value))
+        rooted = st.to_move == self.root
         if self.rep_is_end and v:
             v += WIN if v > 0 else -WIN
+        elif v <= -HOPELESS_FROM if rooted else v >= HOPELESS_FROM:
+            # Without a repetition rule a cycle goes on until someone stops and
+            # counts (the device's offer, a match's ply cap). For the searching
+            # side hopelessly behind by the count that is a loss, and one that
+            # never ends, so it is priced below any other loss by CYCLE_COST
+            # and the side behind plays on rather than cycle. A closer cycle
+            # stays the plain count: pricing every cycle lost by a point as a
+            # loss makes the search shun any line where the opponent could
+            # repeat, which a real opponent seldom does (with it, bench/ai.py
+            # against ab4 scored 0.765 at seed 18, as P1 0.57; without it 0.81
+            # and 0.68 at seed 17: within the noise, but no gain either).
+            v += WIN + CYCLE_COST if v > 0 else -WIN - CYCLE_COST
         # A cycle is draw-ish: the searching side would rather play on.
-        return v - self.contempt if st.to_move == self.root else v + self.contempt
+        return v - self.contempt if rooted else v + self.contempt
+
+    def _leaf(self, st: State) -> float:
+        """The static value of an unfinished leaf, as the root sees a deficit."""
+        v = evaluate(st, self.weights, self.value, self.ripe_min)
+        return _to_root(v, st.to_move == self.root)
 
     def _quiesce(self, st: State, alpha: float, beta: float, qd: int) -> float:
         """The leaf value once the captures the side to move has are played out.
@@ -250,7 +375,7 @@ class Searcher:
         it than the static value says; here it may take any capture (and the
         opponent reply with one) for ``qd`` plies, or stand on the static value.
         """
-        stand = evaluate(st, self.weights, self.value, self.ripe_min)
+        stand = self._leaf(st)
         if stand >= beta or qd <= 0:
             return stand
         best = stand
@@ -287,8 +412,9 @@ class Searcher:
 
     # -- the recursive search -------------------------------------------------
 
-    def _moves(self, st: State, tt_move: int, ply: int) -> Iterator[tuple[int, State]]:
-        """(code, child) pairs, best first, played lazily.
+    def _moves(self, st: State, tt_move: int, ply: int) -> Iterator[tuple[int, State, bool]]:
+        """(code, child, quiet) triples, best first, played lazily; ``quiet``: a move
+        that captures nothing and is neither the table's move nor a killer.
 
         The table's move is played and yielded alone first: it causes most
         cut-offs, and then the other moves are never played at all. The rest
@@ -300,7 +426,7 @@ class Searcher:
         if tt_move and tt_move in codes:
             child = st.copy()
             core.play(child, tt_move, cfg)
-            yield tt_move, child
+            yield tt_move, child, False
         else:
             tt_move = 0
         value = self.value
@@ -322,8 +448,8 @@ class Searcher:
                 order += 4.5e6
             rest.append((order, code, child))
         rest.sort(key=_first, reverse=True)
-        for _, code, child in rest:
-            yield code, child
+        for order, code, child in rest:
+            yield code, child, order < 4e6
 
     def _node(self, st: State, depth: int, alpha: float, beta: float, ply: int) -> float:
         """Negamax value of ``st`` for its side to move, within (alpha, beta)."""
@@ -364,7 +490,7 @@ class Searcher:
             self.cuts += 1
             if self.qdepth:
                 return self._quiesce(st, alpha, beta, self.qdepth)
-            return evaluate(st, self.weights, self.value, self.ripe_min)
+            return self._leaf(st)
         cuts_before = self.cuts
         alpha0 = alpha
         p = st.to_move
@@ -373,8 +499,21 @@ class Searcher:
         best = -_INF
         best_move = 0
         first = True
-        for code, child in self._moves(st, tt_move, ply):
+        reduce = self.reduce and depth >= REDUCE_DEPTH
+        tried = 0
+        for code, child, quiet in self._moves(st, tt_move, ply):
             same = child.to_move == p
+            tried += 1
+            if reduce and quiet and tried > REDUCE_AFTER and not same:
+                # Late-move reduction: a quiet move this far down the order is
+                # first searched shallower; only one that beats alpha is searched
+                # again at full depth.
+                v = -self._node(child, depth - 2, -alpha - _EPS, -alpha, ply + 1)
+                if v <= alpha:
+                    if v > best:
+                        best = v
+                        best_move = code
+                    continue
             if first:
                 if same:
                     v = self._node(child, depth - 1, alpha, beta, ply + 1)
@@ -495,10 +634,12 @@ class Searcher:
                 # A proven win (its whole subtree is exact): a deeper search could
                 # only find a bigger margin, not a better result.
                 break
-        pv = self._pv(st, best_code, done_depth)
+        pv, finished = self._pv(st, best_code, done_depth)
         return SearchResult(
             Move.from_code(best_code),
-            _reported(best_value) if best_value > -_INF else 0.0,
+            _reported(best_value, finished or exact or self.rep_is_end)
+            if best_value > -_INF
+            else 0.0,
             done_depth,
             self.nodes,
             pv,
@@ -507,17 +648,19 @@ class Searcher:
             self.now - start if budget is not None else self.clock() - start,
         )
 
-    def _pv(self, st: State, first: int, depth: int) -> tuple[Move, ...]:
-        """Follow the table's best moves from the root (stops at a repetition)."""
+    def _pv(self, st: State, first: int, depth: int) -> tuple[tuple[Move, ...], bool]:
+        """Follow the table's best moves from the root (stops at a repetition);
+        also whether they end the game (by the rules or by a repetition)."""
         moves = [Move.from_code(first)]
         cur = st.copy()
         core.play(cur, first, self.cfg)
         seen = {state_key(st, self.with_taker)}
-        for _ in range(max(depth - 1, 0)):
-            if cur.outcome is not None:
-                break
+        while cur.outcome is None:
             key = state_key(cur, self.with_taker)
-            if key in seen:
+            if key in seen or key in self.game_history:
+                # A repetition is valued like a game ended by the count.
+                return tuple(moves), True
+            if len(moves) >= depth:
                 break
             seen.add(key)
             entry = self.tt.get(key)
@@ -528,7 +671,7 @@ class Searcher:
                 break
             moves.append(Move.from_code(code))
             core.play(cur, code, self.cfg)
-        return tuple(moves)
+        return tuple(moves), cur.outcome is not None
 
 
 def _first(item: tuple[float, int, State]) -> float:
@@ -568,6 +711,7 @@ def choose_move(
     contempt: float = CONTEMPT,
     quiescence: int = QUIESCENCE,
     cache: SearchCache | None = None,
+    reductions: bool = REDUCTIONS,
 ) -> SearchResult:
     """The best move found within ``time_ms`` and/or ``depth`` plies.
 
@@ -592,7 +736,7 @@ def choose_move(
             keys.append(state_key(est, with_taker))
     table = None
     if cache is not None:
-        table = cache.table((rules, st.to_move, weights, contempt, quiescence))
+        table = cache.table((rules, st.to_move, weights, contempt, quiescence, reductions))
     searcher = Searcher(
         rules,
         weights=weights,
@@ -602,6 +746,7 @@ def choose_move(
         contempt=contempt,
         quiescence=quiescence,
         table=table,
+        reductions=reductions,
     )
     max_depth = MAX_DEPTH if depth is None else max(1, min(depth, MAX_DEPTH))
     return searcher.search(st, max_depth, rng, start)
@@ -710,7 +855,9 @@ class Level:
 #: Measured with bench/ai.py (4 random opening plies, colours swapped): greedy scores
 #: 0.78 against random (40 games); easy 0.95 against random and 0.69 against greedy
 #: (100 games; depth 2 with 25% random moves scored 0.61, hardly above greedy); medium
-#: 0.83 against easy (40); hard 0.80 against medium (20).
+#: 0.83 against easy (40); hard 0.80 against medium (20). Again with the hopeless
+#: deficits priced (``--clock cpu --seed 17``, 20 games each): easy 1.0 against
+#: random and 0.75 against greedy, medium 0.725 against easy, hard 0.80 against medium.
 LEVELS: dict[str, Level] = {
     # Sees a capture, the reply and its own answer, and blunders now and then.
     "easy": Level(depth=3, time_ms=200, random_move=0.15),

@@ -19,15 +19,29 @@ One frame through them, for a fixed camera (the caller keeps ``previous``
     reading = read_board(image, outline=located.outline, calibration=calibration,
                          previous=previous, partial=stills)   # adds the hand check
     hidden = [sq.hidden for sq in reading.squares]
-    grey = square_grey(image)
-    regions, unit = located.outline.regions, located.outline.px_per_unit()
-    changed = changed_since(reference, grey, regions, unit, hidden)   # None: no reference
+    canvas, depth = change_canvas(image, located.outline), located.outline.arc_depth
+    changes = square_changes(reference, canvas, depth, hidden, pebbles=ref_pebbles)  # None: none
     # once the referee confirms this frame:
-    reference = confirmed_reference(reference, grey, regions, hidden)
+    reference = confirmed_canvas(reference, canvas, depth, hidden)
+    ref_pebbles = confirmed_pebbles(ref_pebbles, reading.pebbles, depth, hidden)
+
+(The ring board of three or four seats, which has no canvas, flags changed
+squares instead: ``changed_since`` and ``confirmed_reference`` on ``square_grey``.)
 """
 
 from vision.api import BoardReading, SquareReading, calibrate, read_board
-from vision.change import changed_since, confirmed_reference, is_new_scene, square_grey, thumbnail
+from vision.change import (
+    SquareChange,
+    change_canvas,
+    changed_since,
+    confirmed_canvas,
+    confirmed_pebbles,
+    confirmed_reference,
+    is_new_scene,
+    square_changes,
+    square_grey,
+    thumbnail,
+)
 from vision.config import (
     ChangeConfig,
     CountConfig,
@@ -57,20 +71,25 @@ __all__ = [
     "Located",
     "Locator",
     "Outline",
+    "SquareChange",
     "SquareReading",
     "Unfit",
     "VisionConfig",
     "VisionError",
     "assess_frame",
     "calibrate",
+    "change_canvas",
     "changed_since",
     "config_from_dict",
+    "confirmed_canvas",
+    "confirmed_pebbles",
     "confirmed_reference",
     "is_new_scene",
     "load_config",
     "locate_board",
     "outline_from_corners",
     "read_board",
+    "square_changes",
     "square_grey",
     "thumbnail",
 ]

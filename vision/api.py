@@ -15,7 +15,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.config import VisionConfig
-from vision.count import Calibration, Grid, SquareCount, calibrate_opening, count_board
+from vision.count import (
+    Calibration,
+    Grid,
+    SquareCount,
+    calibrate_opening,
+    count_board_density,
+)
 from vision.errors import BoardNotFoundError
 from vision.gate import FrameQuality, assess_frame, assess_hand, hand_cover
 from vision.geometry import FloatArray
@@ -53,6 +59,8 @@ class BoardReading:
     homography: FloatArray | None = None  # board units -> image px
     frame: FrameQuality | None = None
     outline: Outline | None = None
+    #: small-pebble density over the rectified board (``count_board_density``), None unread
+    pebbles: NDArray[np.float32] | None = field(default=None, repr=False)
 
 
 def _find_outline(image: NDArray[np.uint8], cfg: VisionConfig) -> tuple[Outline | None, str | None]:
@@ -122,7 +130,7 @@ def read_board(
         hidden = tuple(c > cfg.gate.hidden_share for c in cover)
     t1 = time.perf_counter()
     counts: list[SquareCount]
-    counts, grid = count_board(image_bgr, outline, cfg.count, calibration)
+    counts, grid, pebbles = count_board_density(image_bgr, outline, cfg.count, calibration)
     timings["count"] = (time.perf_counter() - t1) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
     flat = (1.0 / (cfg.count.max_count + 1),) * (cfg.count.max_count + 1)
@@ -132,7 +140,7 @@ def read_board(
         else SquareReading(i, c.count, c.probs, c.big, c.big_prob)
         for i, c in enumerate(counts)
     )
-    return replace(located, squares=squares, regions=_grid_regions(outline, grid))
+    return replace(located, squares=squares, regions=_grid_regions(outline, grid), pebbles=pebbles)
 
 
 def _grid_regions(outline: Outline, grid: Grid) -> tuple[FloatArray, ...]:

@@ -13,14 +13,20 @@ thumbnail, and drops both when ``Locator`` says the board moved.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.board import NUM_SQUARES
+from vision import detect
 from vision.config import ChangeConfig
-from vision.geometry import FloatArray
+from vision.count import rectify
+from vision.geometry import FloatArray, region_polygons_board
+from vision.locate import Outline
 
 _DEFAULT = ChangeConfig()
 
@@ -187,3 +193,183 @@ def intrusion_cover(
         area = float(mask.sum())
         out.append(float((arm & mask).sum()) / area if area else 0.0)
     return tuple(out)
+
+
+def change_canvas(
+    image_bgr: NDArray[np.uint8], outline: Outline, cfg: ChangeConfig | None = None
+) -> NDArray[np.uint8]:
+    """The board rectified to ``area_px`` per square side (a pebble has the same size
+    everywhere on it), lightly blurred against sensor noise: what areas are measured on."""
+    cfg = cfg or _DEFAULT
+    rect = rectify(image_bgr, outline, cfg.area_px)
+    return np.asarray(cv2.GaussianBlur(rect, (3, 3), 0), dtype=np.uint8)
+
+
+@functools.lru_cache(maxsize=8)
+def canvas_squares(depth: float, px: int) -> NDArray[np.int32]:
+    """Square index (0..11, -1 off the board) of every pixel of a change canvas."""
+    w, h, a = detect.canvas(px)
+    lab = np.full((h, w), -1, np.int32)
+    for i, poly in enumerate(region_polygons_board(depth)):
+        p = (np.concatenate([poly, np.ones((len(poly), 1))], axis=1) @ a.T)[:, :2]
+        cv2.fillPoly(lab, [np.rint(p * 16).astype(np.int32)], i, shift=4)
+    lab.setflags(write=False)
+    return lab
+
+
+def _shake(reference: NDArray[np.float32], canvas: NDArray[np.float32], limit: float) -> FloatArray:
+    """The small shift of ``canvas`` against ``reference`` (a shaken camera), or zero."""
+    g0 = cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY)
+    g1 = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
+    window = cv2.createHanningWindow(g0.shape[::-1], cv2.CV_32F)
+    (dx, dy), response = cv2.phaseCorrelate(g0, g1, window)
+    shift = np.array([dx, dy])
+    if response < 0.2 or not 0.25 <= float(np.hypot(dx, dy)) <= limit:
+        return np.zeros(2)
+    return shift
+
+
+@dataclass(frozen=True)
+class SquareChange:
+    """What changed in one square since the reference (``square_changes``).
+
+    ``area``: pebble areas that changed. ``pieces``: the pebbles the counter
+    found there on the reference frame; ``kept``: the share of them whose
+    place did not change (None under half a pebble): a pile a move left, or
+    only dropped pieces on, keeps most of its pebbles in place; one it
+    picked up keeps none.
+    """
+
+    area: float
+    pieces: float
+    kept: float | None
+
+
+def _changed_mask(
+    reference: NDArray[np.uint8],
+    canvas: NDArray[np.uint8],
+    labels: NDArray[np.int32],
+    cfg: ChangeConfig,
+) -> NDArray[np.uint8]:
+    ref = reference.astype(np.float32)
+    now = canvas.astype(np.float32)
+    shift = _shake(ref, now, cfg.max_shift)
+    if shift.any():
+        move = np.array([[1.0, 0.0, shift[0]], [0.0, 1.0, shift[1]]])
+        ref = cv2.warpAffine(ref, move, ref.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+    inside = labels >= 0
+    lab = labels[inside]
+    # per square and channel, the light of the frame against the reference's
+    # (the median of the pixels' ratios: a square half in a shadow has no stable median)
+    ratio = (now + 4.0) / (ref + 4.0)
+    gain = np.ones((NUM_SQUARES + 1, 3), np.float32)
+    for sq in range(NUM_SQUARES):
+        sel = labels == sq
+        if sel.any():
+            gain[sq] = np.clip(np.median(ratio[sel], axis=0), 0.5, 2.0)
+    g = np.ones_like(now)
+    g[inside] = gain[lab]
+    kernel = np.ones((3, 3), np.uint8)
+    high = cv2.dilate(ref, kernel) * g
+    low = cv2.erode(ref, kernel) * g
+    diff = np.maximum(now - high, low - now).max(axis=2)
+    step: NDArray[np.float32] | float = cfg.area_step
+    if cfg.area_rel > 0:
+        level = (ref * g).max(axis=2)
+        step = np.clip(cfg.area_rel * level, cfg.area_least, cfg.area_step)
+    changed = (diff > step).astype(np.uint8)
+    width = max(2, round(cfg.min_width * cfg.pebble_share * cfg.area_px))
+    blob = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+    return np.asarray(cv2.morphologyEx(changed, cv2.MORPH_OPEN, blob))
+
+
+def square_changes(
+    reference: NDArray[np.uint8] | None,
+    canvas: NDArray[np.uint8],
+    depth: float,
+    hidden: Sequence[bool] = (),
+    cfg: ChangeConfig | None = None,
+    pebbles: NDArray[np.float32] | None = None,
+) -> tuple[SquareChange | None, ...] | None:
+    """How each square changed since the reference canvas (see :class:`SquareChange`).
+
+    A move leaves a square untouched (area about 0), drops one or two pieces
+    on it (about 1 or 2, whatever lay there before, most of it kept), or
+    takes its pile away (the pile's area and whatever was sown afterwards,
+    nothing kept): the referee weighs each candidate move by how well it
+    predicts these. Each square's light is matched channel by channel first
+    (a cloud, the sun moving), a pixel counts as changed only when it lies
+    outside the range of its reference neighbourhood (a piece nudged a
+    pixel) by ``area_step`` levels, or ``area_rel`` of its brightness where
+    that is less (a shadow), a camera shaken by up to ``max_shift`` pixels
+    is realigned, and changed blobs narrower than ``min_width`` pebbles are
+    dropped (a shadow's rim moving with the sun). ``pebbles``: the
+    counter's pebble density on the reference frame
+    (``vision.count.count_board_density``): where its pebbles lay, for
+    ``kept`` (None without it). None for a square ``hidden`` (under a hand),
+    and None in all when there is no comparable reference.
+    """
+    cfg = cfg or _DEFAULT
+    if reference is None or reference.shape != canvas.shape:
+        return None
+    labels = canvas_squares(round(depth, 3), cfg.area_px)
+    if labels.shape != canvas.shape[:2]:
+        return None
+    changed = _changed_mask(reference, canvas, labels, cfg)
+    inside = labels >= 0
+    lab = labels[inside]
+    pebble = np.pi / 4 * (cfg.pebble_share * cfg.area_px) ** 2
+    area = np.bincount(lab, changed[inside].astype(np.float64), minlength=NUM_SQUARES)
+    laid = np.zeros(NUM_SQUARES)
+    still = np.zeros(NUM_SQUARES)
+    h, w = canvas.shape[0] // detect.STRIDE, canvas.shape[1] // detect.STRIDE
+    if pebbles is not None and abs(pebbles.shape[0] - h) <= 1 and abs(pebbles.shape[1] - w) <= 1:
+        # the share of each density cell left as it was, weighed by its pebbles
+        cells = detect.region_cells(depth, px=cfg.area_px)
+        same = cv2.resize((changed == 0).astype(np.float32), (w, h), interpolation=cv2.INTER_AREA)
+        hh = min(h, cells.shape[0], pebbles.shape[0])
+        ww = min(w, cells.shape[1], pebbles.shape[1])
+        c, d = cells[:hh, :ww], pebbles[:hh, :ww].astype(np.float64)
+        on = c >= 0
+        laid = np.bincount(c[on], d[on], minlength=NUM_SQUARES)
+        still = np.bincount(c[on], (d * same[:hh, :ww])[on], minlength=NUM_SQUARES)
+    out: list[SquareChange | None] = []
+    for sq in range(NUM_SQUARES):
+        if hidden and hidden[sq]:
+            out.append(None)
+            continue
+        kept = float(still[sq] / laid[sq]) if laid[sq] >= 0.5 else None
+        out.append(SquareChange(float(area[sq] / pebble), float(laid[sq]), kept))
+    return tuple(out)
+
+
+def confirmed_canvas(
+    reference: NDArray[np.uint8] | None,
+    canvas: NDArray[np.uint8],
+    depth: float,
+    hidden: Sequence[bool] = (),
+    px: int = _DEFAULT.area_px,
+) -> NDArray[np.uint8]:
+    """The change reference after the referee confirmed ``canvas``: hidden squares keep theirs."""
+    if reference is None or reference.shape != canvas.shape or not any(hidden):
+        return canvas
+    labels = canvas_squares(round(depth, 3), px)
+    keep = np.isin(labels, [sq for sq, h in enumerate(hidden) if h])
+    return np.where(keep[..., None], reference, canvas).astype(np.uint8)
+
+
+def confirmed_pebbles(
+    reference: NDArray[np.float32] | None,
+    pebbles: NDArray[np.float32],
+    depth: float,
+    hidden: Sequence[bool] = (),
+    px: int = _DEFAULT.area_px,
+) -> NDArray[np.float32]:
+    """The pebble density kept with the change reference: hidden squares keep theirs."""
+    if reference is None or reference.shape != pebbles.shape or not any(hidden):
+        return pebbles
+    cells = detect.region_cells(depth, px=px)
+    hh, ww = min(cells.shape[0], pebbles.shape[0]), min(cells.shape[1], pebbles.shape[1])
+    keep = np.zeros(pebbles.shape, bool)
+    keep[:hh, :ww] = np.isin(cells[:hh, :ww], [sq for sq, h in enumerate(hidden) if h])
+    return np.where(keep, reference, pebbles).astype(np.float32)

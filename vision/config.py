@@ -120,6 +120,19 @@ class ChangeConfig:
     intrusion_step: int = 10  # grey levels (brightness matched) a pixel must differ by
     intrusion_reach: float = 0.5  # squares beyond the board the blob must extend to
     intrusion_min: float = 0.02  # share of a region under the (grown) blob to call it hidden
+    # How much of each square changed, in pebble areas (the ``area`` of ``vision.change.square_changes``):
+    # measured on the board rectified to ``area_px`` per square side, each pixel compared
+    # with its reference neighbourhood (pieces nudged a pixel, a camera shaken a little).
+    area_px: int = 80
+    area_step: float = 14.0  # colour levels (each square's light matched) a pixel must differ by
+    # ... or this share of the reference's brightness there, where that is less (a pebble in
+    # a shadow differs from the ground by fewer levels), but never fewer than area_least
+    area_rel: float = 0.1
+    area_least: float = 5.0
+    max_shift: float = 4.0  # canvas px of camera shake taken out before comparing
+    # changed blobs narrower than this (pebble diameters) are dropped: the rim a shadow
+    # leaves when the sun moves, the crescents of a pebble nudged a pixel or two
+    min_width: float = 0.3
 
 
 @dataclass(frozen=True)

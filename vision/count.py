@@ -243,6 +243,19 @@ def count_board(
 ) -> tuple[list[SquareCount], Grid]:
     """Count distribution and big-stone probability for the 12 regions, plus the grid
     they were assigned with (for drawing the regions)."""
+    counts, grid, _ = count_board_density(image_bgr, outline, cfg, calibration)
+    return counts, grid
+
+
+def count_board_density(
+    image_bgr: NDArray[np.uint8],
+    outline: Outline,
+    cfg: CountConfig | None = None,
+    calibration: Calibration | None = None,
+) -> tuple[list[SquareCount], Grid, NDArray[np.float32]]:
+    """:func:`count_board`, and the small-pebble density it counted (cells of
+    ``detect.STRIDE`` canvas pixels): where this frame's pebbles lie, which
+    ``vision.change`` uses to tell a pile left in place from one taken away."""
     cfg = cfg or CountConfig()
     rect = rectify(image_bgr, outline, cfg.px_per_square)
     dens, labels, vis = densities(image_bgr, outline, cfg, rect)
@@ -270,7 +283,8 @@ def count_board(
                 int(np.argmax(probs)), tuple(float(p) for p in probs), int(bp >= 0.5), bp, raw
             )
         )
-    return out, Grid.regular(outline.arc_depth)
+    pebbles = np.where(dens[0] > detect.NOISE_FLOOR, dens[0], 0.0).astype(np.float32)
+    return out, Grid.regular(outline.arc_depth), pebbles
 
 
 def calibrate_opening(

@@ -14,7 +14,7 @@ Truth follows the render-public JSON shape where practical: ``corners``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -260,6 +260,76 @@ def _place(
 Placer = Callable[[np.random.Generator, FloatArray, int, float, bool], FloatArray]
 
 
+@dataclass(frozen=True)
+class Piece:
+    """One small piece of a persistent arrangement (``render_scene(placed=...)``).
+
+    A real sequence keeps every piece where it lay until a hand takes it: a
+    square that gains a pebble keeps its pile, with the new one on top. Its
+    look (shape, shade, colour) comes from (``seed``, ``key``) alone.
+    """
+
+    square: int
+    x: float  # board units
+    y: float
+    key: int
+
+
+def scene_depth(scene_seed: int) -> float:
+    """The semicircles' depth (square sides) of the scene ``render_scene`` draws for a seed."""
+    srng = np.random.default_rng([scene_seed, 1])
+    random_conditions(srng)
+    return float(srng.uniform(0.85, 1.05))
+
+
+def rearranged(
+    placed: Sequence[Piece],
+    cleared: Sequence[bool],
+    added: Sequence[int],
+    rng: np.random.Generator,
+    depth: float,
+    piece_size: float = 0.15,
+    nudge: float = 0.5,
+) -> tuple[Piece, ...]:
+    """The arrangement after hands took up the ``cleared`` squares and dropped ``added`` pieces.
+
+    New pieces land near the square's middle like the others (on top of the
+    pile, drawn last); with probability ``nudge`` each piece a new one lands
+    on is pushed a little aside, as a dropped pebble does. Untouched squares
+    keep every piece exactly where it lay.
+    """
+    polys = region_polygons_board(depth)
+    keys = max((p.key for p in placed), default=-1) + 1
+    out = [p for p in placed if not cleared[p.square]]
+    for sq, k in enumerate(added):
+        contour = polys[sq].astype(np.float32).reshape(-1, 1, 2)
+        centre = polys[sq].mean(axis=0)
+        for _ in range(k):
+            n = sum(p.square == sq for p in out) + 1
+            spread = 0.08 + 0.035 * np.sqrt(n)
+            spot = centre
+            for _tries in range(400):
+                p = centre + rng.normal(0, spread, 2)
+                if (
+                    cv2.pointPolygonTest(contour, (float(p[0]), float(p[1])), True)
+                    > 0.4 * piece_size
+                ):
+                    spot = p
+                    break
+            for i, other in enumerate(out):
+                gap = np.hypot(other.x - spot[0], other.y - spot[1])
+                if other.square == sq and gap < piece_size and rng.random() < nudge:
+                    away = (np.array([other.x, other.y]) - spot) / max(gap, 1e-6)
+                    step = away * piece_size * rng.uniform(0.15, 0.4)
+                    moved = (other.x + step[0], other.y + step[1])
+                    inset = cv2.pointPolygonTest(contour, moved, True)
+                    if inset > 0.4 * piece_size:
+                        out[i] = replace(other, x=float(moved[0]), y=float(moved[1]))
+            out.append(Piece(sq, float(spot[0]), float(spot[1]), keys))
+            keys += 1
+    return tuple(out)
+
+
 def _draw_pebble(
     plane: NDArray[np.float32],
     rng: np.random.Generator,
@@ -326,6 +396,8 @@ def render_scene(
     scene_seed: int | None = None,
     size: tuple[int, int] = (1280, 960),
     placer: Placer | None = None,
+    placed: Sequence[Piece] | None = None,
+    hand_seed: int | None = None,
     **conditions: Any,
 ) -> tuple[NDArray[np.uint8], dict[str, Any]]:
     """Render one frame and its truth.
@@ -336,9 +408,18 @@ def render_scene(
     pieces lie (default: clustered handfuls; ``vision.synth_spread`` lays
     them out in one layer); ``conditions``: overrides of SceneConditions
     fields (e.g. ``ground="tiles"``, ``hand=True``).
+    ``placed``: draw exactly these pieces, in this order (a persistent
+    arrangement, see :func:`rearranged`) instead of a fresh one per count;
+    the big stones then lie where they lay in the scene's first frame.
+    ``hand_seed``: where the arm reaches (default: a place fixed by the
+    scene), so the frames of one scene can show hands in different places.
     """
     if len(board_counts) != NUM_SQUARES or any(c < 0 for c in board_counts):
         raise ValueError("board_counts must be 12 non-negative integers")
+    if placed is not None and [sum(p.square == sq for p in placed) for sq in range(12)] != list(
+        board_counts
+    ):
+        raise ValueError("placed pieces do not match board_counts")
     scene_seed = seed if scene_seed is None else scene_seed
     srng = np.random.default_rng([scene_seed, 1])
     cond = random_conditions(srng)
@@ -359,26 +440,36 @@ def render_scene(
     polys = region_polygons_board(depth)
     palette = PALETTES[cond.palette]
     pieces: list[dict[str, Any]] = []
+    wide = cond.pieces != "pebbles" or bool(cond.colours)
+    colours = list(cond.colours) or palette
+    place = placer or _place
+
+    def draw(prng: np.random.Generator, sq: int, c: FloatArray) -> None:
+        cp = c @ a[:2, :2].T + a[:2, 2]
+        col = colours[int(prng.integers(0, len(colours)))]
+        diam = cond.pebble_size * _PPU * prng.uniform(0.85, 1.15)
+        if wide:
+            _draw_piece(plane, prng, cp, diam, col, light, cond.pieces)
+        else:
+            _draw_pebble(plane, prng, cp, diam, col, light)
+        pieces.append({"kind": "small", "region": REGION_NAMES[sq], "position": c.tolist()})
+
     for sq_i in range(NUM_SQUARES):
         prng = np.random.default_rng([seed, 7, sq_i, board_counts[sq_i]])
         has_big = sq_i in MANDARINS and big[MANDARINS.index(sq_i)]
         if has_big:
-            c = polys[sq_i].mean(axis=0) + prng.normal(0, 0.05, 2)
+            brng = prng if placed is None else np.random.default_rng([seed, 9, sq_i])
+            c = polys[sq_i].mean(axis=0) + brng.normal(0, 0.05, 2)
             cp = c @ a[:2, :2].T + a[:2, 2]
-            _draw_pebble(plane, prng, cp, cond.big_size * _PPU, (120, 125, 128), light)
+            _draw_pebble(plane, brng, cp, cond.big_size * _PPU, (120, 125, 128), light)
             pieces.append({"kind": "big", "region": REGION_NAMES[sq_i], "position": c.tolist()})
-        wide = cond.pieces != "pebbles" or bool(cond.colours)
-        cents = (placer or _place)(prng, polys[sq_i], board_counts[sq_i], cond.pebble_size, wide)
-        colours = list(cond.colours) or palette
-        for c in cents:
-            cp = c @ a[:2, :2].T + a[:2, 2]
-            col = colours[int(prng.integers(0, len(colours)))]
-            diam = cond.pebble_size * _PPU * prng.uniform(0.85, 1.15)
-            if wide:
-                _draw_piece(plane, prng, cp, diam, col, light, cond.pieces)
-            else:
-                _draw_pebble(plane, prng, cp, diam, col, light)
-            pieces.append({"kind": "small", "region": REGION_NAMES[sq_i], "position": c.tolist()})
+        if placed is None:
+            for c in place(prng, polys[sq_i], board_counts[sq_i], cond.pebble_size, wide):
+                draw(prng, sq_i, c)
+    for piece in placed or ():
+        draw(
+            np.random.default_rng([seed, 8, piece.key]), piece.square, np.array([piece.x, piece.y])
+        )
     w, h = size
     cam = _camera(cond, size, depth)
     m = cam @ np.linalg.inv(a)
@@ -403,13 +494,14 @@ def render_scene(
         out *= (1.0 - 0.45 * mask)[..., None]
     hand_info: dict[str, Any] = {"present": bool(cond.hand)}
     if cond.hand:
-        target = project(cam, np.array([[irng.uniform(0.5, 4.5), irng.uniform(0.3, 1.7)]]))[0]
-        start = np.array([irng.uniform(0, w), h + 40.0])
+        arng = irng if hand_seed is None else np.random.default_rng([scene_seed, 5, hand_seed])
+        target = project(cam, np.array([[arng.uniform(0.5, 4.5), arng.uniform(0.3, 1.7)]]))[0]
+        start = np.array([arng.uniform(0, w), h + 40.0])
         unit_px = float(
             np.linalg.norm(np.diff(project(cam, np.array([[2.0, 1.0], [3.0, 1.0]])), axis=0))
         )
-        width = max(12, round(irng.uniform(0.45, 0.7) * unit_px))
-        skin = np.array([110, 150, 205], np.float32) * irng.uniform(0.7, 1.1)
+        width = max(12, round(arng.uniform(0.45, 0.7) * unit_px))
+        skin = np.array([110, 150, 205], np.float32) * arng.uniform(0.7, 1.1)
         sh = np.zeros((h, w), np.float32)
         off = (int(0.3 * width), int(0.3 * width))
         cv2.line(

@@ -32,12 +32,13 @@ from vision import (
     SquareReading,
     VisionConfig,
     calibrate,
-    changed_since,
+    change_canvas,
     config_from_dict,
-    confirmed_reference,
+    confirmed_canvas,
+    confirmed_pebbles,
     is_new_scene,
     read_board,
-    square_grey,
+    square_changes,
     thumbnail,
 )
 from vision.change import intrusion_cover
@@ -80,10 +81,16 @@ class VisionObserver:
         self.locator = Locator(self.config)
         self.calibration: Calibration | None = None
         self._history = FrameHistory(self.config, stills)
+        #: the board of the last confirmed frame, rectified (``vision.change_canvas``)
         self._reference: NDArray[np.uint8] | None = None
-        self._grey: NDArray[np.uint8] | None = None
+        self._canvas: NDArray[np.uint8] | None = None
+        #: the counter's pebble density on the reference frame, and on the last frame
+        self._ref_pebbles: NDArray[np.float32] | None = None
+        self._pebbles: NDArray[np.float32] | None = None
+        #: squares whose reference shows a hand (confirmed under one, with nothing older)
+        self._no_reference: frozenset[int] = frozenset()
+        self._depth = 0.95
         self._hidden: tuple[bool, ...] = ()
-        self._regions: tuple[NDArray[np.float64], ...] = ()
         #: the last confirmed frame that showed no hand: what the surroundings look like
         self._clear: NDArray[np.uint8] | None = None
         self._hand_seen = False
@@ -107,7 +114,7 @@ class VisionObserver:
             # A bumped camera: the old reference frame no longer lines up with
             # the squares, so no square may be called unchanged against it. The
             # calibration (pebble size and look, in board units) still holds.
-            self._reference = self._clear = None
+            self._reference = self._clear = self._ref_pebbles = None
             self.moves_noticed += 1
         # A still with a hand held over part of the board is all there is of
         # that position; a live stream just waits for the hand to go.
@@ -125,7 +132,6 @@ class VisionObserver:
         partial = reading.frame is not None and reading.frame.hand and bool(reading.squares)
         if (reading.reason is not None and not partial) or not reading.squares:
             return Observation(None, fit=False, reason=reading.reason or "frame not usable")
-        self._grey = square_grey(image)
         self._image = image
         squares = reading.squares
         # An arm the skin test missed (a terracotta or wooden floor is skin-coloured):
@@ -147,15 +153,23 @@ class VisionObserver:
             partial = True
             reading = replace(reading, reason=reading.reason or "hand over the board")
         self._hidden = tuple(sq.hidden for sq in squares)
-        self._regions = outline.regions
-        changed = changed_since(
+        self._canvas = change_canvas(image, outline, self.config.change)
+        self._depth = outline.arc_depth
+        self._pebbles = reading.pebbles
+        unknown = tuple(h or sq in self._no_reference for sq, h in enumerate(self._hidden))
+        changes = square_changes(
             self._reference,
-            self._grey,
-            outline.regions,
-            outline.px_per_unit(),
-            self._hidden,
+            self._canvas,
+            self._depth,
+            unknown,
             self.config.change,
+            pebbles=self._ref_pebbles,
         )
+        areas = None if changes is None else tuple(None if c is None else c.area for c in changes)
+        kept = None if changes is None else tuple(None if c is None else c.kept for c in changes)
+        # a square changed when a quarter of a pebble's area did (under a hand: unknown)
+        least = self.config.change.changed_pebbles
+        changed = None if areas is None else tuple(a is None or a >= least for a in areas)
         return Observation(
             squares,
             fit=True,
@@ -164,18 +178,30 @@ class VisionObserver:
             changed=changed,
             partial=partial,
             hidden=self._hidden if any(self._hidden) else None,
+            areas=areas,
+            kept=kept,
         )
 
     def confirmed(self) -> None:
         """The referee trusts the board in the last frame: compare later frames with it.
 
-        Squares a hand hid keep their old reference (``vision.confirmed_reference``).
+        Squares a hand hid keep their old reference (``vision.confirmed_canvas``).
         """
-        if self._grey is None:
+        if self._canvas is None:
             return
-        self._reference = confirmed_reference(
-            self._reference, self._grey, self._regions, self._hidden
+        hidden = {sq for sq, h in enumerate(self._hidden) if h}
+        if self._reference is None:
+            self._no_reference = frozenset(hidden)
+        else:
+            self._no_reference = frozenset(self._no_reference & hidden)
+        px = self.config.change.area_px
+        self._reference = confirmed_canvas(
+            self._reference, self._canvas, self._depth, self._hidden, px
         )
+        if self._pebbles is not None:
+            self._ref_pebbles = confirmed_pebbles(
+                self._ref_pebbles, self._pebbles, self._depth, self._hidden, px
+            )
         if self._image is not None and not self._hand_seen:
             # Never from a frame with an arm in it: its going would look like one.
             self._clear = self._image

@@ -129,6 +129,6 @@ class FramePipeline:
         reports = [self.referee.confirm(move)]
         if reports[0].behind and self._last is not None:
             obs, source = self._last
-            reports.append(self.referee.see(obs, source))
+            reports.append(self.referee.see(obs, source, again=True))
         self._sync_reference()
         return reports

@@ -8,7 +8,9 @@ and one answer line per request, flushed at once::
 
     {"move": "3+", "score": 4.5, "depth": 9, "nodes": 120345, "pv": ["3+", "9-"]}
 
-``rules`` defaults to ``{}`` and ``time_ms`` to 500. The clock starts when
+``rules`` defaults to ``{}`` and ``time_ms`` to 500. A request's ``id`` (any
+JSON value) comes back unchanged in its answer, errors included, so a caller
+with several requests in flight can match answers to them. The clock starts when
 the line has been read, so parsing and checking count against the budget
 and the answer arrives within ``time_ms``. A finished game, an impossible
 position (``Position.status``), or any malformed line (bad JSON, unknown
@@ -36,14 +38,14 @@ from engine.search import GameOverError, choose_move
 DEFAULT_TIME_MS = 500
 #: Longest budget accepted for one move (ten minutes).
 MAX_TIME_MS = 600_000
-_KEYS = {"position", "rules", "time_ms"}
+_KEYS = {"position", "rules", "time_ms", "id"}
 
 
 class RequestError(ValueError):
     """A request line that cannot be answered with a move."""
 
 
-def _parse(line: str) -> tuple[Position, Rules, float]:
+def _read(line: str) -> dict[str, Any]:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -52,9 +54,13 @@ def _parse(line: str) -> tuple[Position, Rules, float]:
         raise RequestError("bad JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise RequestError(f"request must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _parse(data: dict[str, Any]) -> tuple[Position, Rules, float]:
     unknown = sorted(set(data) - _KEYS)
     if unknown:
-        raise RequestError(f"unknown key {unknown[0]!r} (expected position, rules, time_ms)")
+        raise RequestError(f"unknown key {unknown[0]!r} (expected position, rules, time_ms, id)")
     if "position" not in data:
         raise RequestError("missing key 'position'")
     time_ms = data.get("time_ms", DEFAULT_TIME_MS)
@@ -74,15 +80,23 @@ def _parse(line: str) -> tuple[Position, Rules, float]:
 
 
 def answer(line: str, received: float, rng: random.Random) -> dict[str, Any]:
-    """The answer object for one request line read at monotonic time ``received``."""
+    """The answer object for one request line read at monotonic time ``received``.
+
+    The request's ``id`` is echoed whenever the line was a JSON object.
+    """
     try:
-        position, rules, time_ms = _parse(line)
+        data = _read(line)
+    except RequestError as exc:
+        return {"error": str(exc)}
+    echo = {"id": data["id"]} if "id" in data else {}
+    try:
+        position, rules, time_ms = _parse(data)
         left_ms = time_ms - (time.monotonic() - received) * 1000.0
         result = choose_move(position, rules, time_ms=max(int(left_ms), 1), rng=rng)
     except (RequestError, EngineError, ValueError, TypeError) as exc:
-        return {"error": str(exc)}
+        return {"error": str(exc), **echo}
     except Exception as exc:  # keep serving whatever happens to one request
-        return {"error": f"internal error: {type(exc).__name__}: {exc}"}
+        return {"error": f"internal error: {type(exc).__name__}: {exc}", **echo}
     return {
         "move": str(result.move),
         "score": result.score,
@@ -90,6 +104,7 @@ def answer(line: str, received: float, rng: random.Random) -> dict[str, Any]:
         "nodes": result.nodes,
         "pv": [str(m) for m in result.pv],
         "exact": result.exact,
+        **echo,
     }
 
 
@@ -101,7 +116,10 @@ def main(argv: list[str]) -> int:
 def _serve(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="oanquan ai serve",
-        description="Answer move requests given as JSON Lines on standard input.",
+        description="Answer move requests given as JSON Lines on standard input, one a line: "
+        '{"position": {...}, "rules": {...}, "time_ms": 500, "id": ...}. Each answer is one '
+        'line, {"move": "3+", ...} or {"error": "..."}, with the request\'s id. '
+        "docs/interchange.md has every key.",
     )
     parser.add_argument("--seed", type=int, default=None, help="seed ties between equal moves")
     args = parser.parse_args(argv)

@@ -216,8 +216,12 @@ def analyze_main(argv: list[str]) -> int:
 def _analyze(argv: list[str]) -> int:
     from companion.appliance.config import ConfigError
 
-    ap = argparse.ArgumentParser(prog="oanquan analyze", description="count pebbles per square")
-    ap.add_argument("images", nargs="+", metavar="IMAGE")
+    ap = argparse.ArgumentParser(
+        prog="oanquan analyze",
+        description="Find the board in each photo and count the pebbles per square; "
+        "prints one JSON object per image (docs/interchange.md).",
+    )
+    ap.add_argument("images", nargs="+", metavar="IMAGE", help="photos of the board (JPEG, PNG)")
     ap.add_argument("--json-out", metavar="DIR", help="write DIR/<image stem>.json per image")
     ap.add_argument("--annotate", metavar="DIR", help="write annotated copies of the images")
     ap.add_argument(

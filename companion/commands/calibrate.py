@@ -79,7 +79,7 @@ def _calibrate(argv: list[str]) -> int:
         prog="oanquan calibrate",
         description="give the board corners by hand (or check the automatic ones)",
     )
-    ap.add_argument("image", metavar="IMAGE")
+    ap.add_argument("image", metavar="IMAGE", help="a photo from the camera, board in view")
     ap.add_argument(
         "--corners",
         help="x1,y1,...,x4,y4: the 4 outer corners of the 2x5 "

@@ -1,8 +1,9 @@
 """``oanquan demo``: the whole companion on emulated hardware and bundled frames.
 
 The bundled game is the hand-traced full game of the rules (9 plies from the
-opening to a 52-18 finish), photographed by the scene generator from one
-fixed camera, with the things that happen at a real board: a hint asked
+opening to a 52-18 finish), rendered by training/render's Blender scene
+generator (a fixed camera 1.3 m above chalk on concrete, pebbles 15+ px
+wide), with the things that happen at a real board: a hint asked
 for, a refill with borrowed pebbles, a pebble dropped in the wrong square
 (a dispute, then the board put right), a hand over the board, and players
 confirming a move the camera cannot tell apart. Buttons are pressed by a
@@ -12,13 +13,16 @@ found by itself; ``--frames`` adds every OLED frame (64 columns), and
 ``--frames-out DIR`` writes them through luma.emulator's capture devices
 (PNGs and a GIF).
 
-``python -m companion.commands.demo --make`` regenerates the bundled frames.
+``oanquan demo --make`` (or ``make demo-frames``) re-renders the bundled frames
+with the render venv (training/README.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -31,19 +35,6 @@ FRAMES = Path(__file__).resolve().parent / "demo_frames"
 SCRIPT = "script.json"
 #: V40 of the rules: a whole game from the opening to a 6-square chain that ends it.
 GAME = ["5-", "9-", "4+", "9+", "5-", "9-", "5-", "7+", "5-"]
-#: Of scene seeds 0-20 (measured at 1332b6d), 1 and 6 let the camera find 4 of the 9 moves,
-#: the others 1-3.
-SCENE_SEED = 6
-SCENE = {
-    "ground": "earth",
-    "chalk": "white",
-    "tilt_deg": 10.0,
-    "yaw_deg": 3.0,
-    "fill": 0.86,
-    "shadow": False,
-    "pebble_size": 0.17,
-    "palette": "mixed",
-}
 
 
 @dataclass
@@ -57,78 +48,30 @@ class Step:
     ply: int | None = None
 
 
-def _board_after(moves: list[str]) -> tuple[list[int], tuple[int, int], list[int]]:
-    """Board after ``moves`` (refill owed by the next player not yet made) and the refilled board."""
-    from companion.referee.reconcile import after_sowing
-    from engine import Game
-
-    game = Game()
-    for m in moves[:-1]:
-        game.play(m)
-    if not moves:
-        p = game.position
-        return list(p.board), p.big, list(p.board)
-    t = game.play(moves[-1])
-    sown, big = after_sowing(t)
-    return list(sown), big, list(t.position.board)
+class DemoError(Exception):
+    """The bundled frames cannot be re-rendered here."""
 
 
-def make_frames(out: Path = FRAMES, size: tuple[int, int] = (800, 600)) -> list[Step]:
-    """Render the bundled frames with the scene generator (deterministic)."""
-    import cv2
+#: The Blender generator's venv (Makefile RENDER_VENV); OANQUAN_RENDER_PYTHON overrides it.
+RENDER_PYTHON = Path.home() / ".cache" / "oanquan" / "venv-render" / "bin" / "python"
 
-    from vision.synth import render_scene
 
-    out.mkdir(parents=True, exist_ok=True)
-    steps: list[Step] = []
+def make_frames(out: Path = FRAMES) -> int:
+    """Re-render the bundled frames with training/render's Blender generator (`make demo-frames`).
 
-    def shoot(
-        counts: list[int], big: tuple[int, int], caption: str, ply: int | None, **extra: Any
-    ) -> Step:
-        name = f"frame_{len(steps):02d}.jpg"
-        conditions = {**SCENE, **extra}
-        image, _ = render_scene(
-            counts, big, 100 + len(steps), scene_seed=SCENE_SEED, size=size, **conditions
-        )
-        cv2.imwrite(str(out / name), image, [cv2.IMWRITE_JPEG_QUALITY, 82])
-        step = Step(name, caption, ply=ply)
-        steps.append(step)
-        return step
+    Returns the generator's exit status.
 
-    board, big, _ = _board_after([])
-    opening = shoot(board, big, "the opening: 5 pebbles a square, a big stone in each quan", 0)
-    opening.presses = ["ok", "back"]  # a hint, then back to the board
-    for ply, move in enumerate(GAME, start=1):
-        board, big, refilled = _board_after(GAME[:ply])
-        player = f"P{(ply - 1) % 2}"
-        if ply == 4:
-            wrong = list(board)
-            donor = next(sq for sq in (3, 4, 5, 2) if wrong[sq] > 0)
-            wrong[donor] -= 1
-            wrong[(donor + 1) % 12] += 1
-            shoot(
-                wrong, big, f"{player} plays {move}, but one pebble lands in the wrong square", None
-            )
-            shoot(board, big, "the players put the pebble right", ply)
-            continue
-        if ply == 6:
-            shoot(
-                board,
-                big,
-                f"{player} plays {move}; a hand is still over the board",
-                None,
-                hand=True,
-            )
-            shoot(board, big, "the hand is gone", ply)
-            continue
-        shoot(board, big, f"{player} plays {move}", ply)
-        if refilled != board:
-            shoot(refilled, big, "P1 refills with 5 pebbles borrowed from P0", ply)
-    (out / SCRIPT).write_text(
-        json.dumps([s.__dict__ for s in steps], indent=1, ensure_ascii=False) + "\n",
-        encoding="utf-8",
-    )
-    return steps
+    Raises:
+        DemoError: no source checkout (training/render) or no render venv to run it.
+    """
+    root = Path(__file__).resolve().parents[2]
+    python = Path(os.environ.get("OANQUAN_RENDER_PYTHON", RENDER_PYTHON))
+    if not (root / "training" / "render" / "sequence").is_dir():
+        raise DemoError(f"--make needs a source checkout: no training/render under {root}")
+    if not python.is_file():
+        raise DemoError(f"--make needs the render venv ({python}): run 'make render-venv'")
+    cmd = [str(python), "-m", "training.render.sequence", "--demo", str(out.resolve())]
+    return subprocess.run(cmd, cwd=root, check=False).returncode
 
 
 def load_script(folder: Path = FRAMES) -> list[Step]:
@@ -510,7 +453,11 @@ def _conflict(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="oanquan demo", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="oanquan demo",
+        description="The whole companion on emulated hardware: a recorded game refereed from "
+        "bundled camera frames, one line per event.",
+    )
     parser.add_argument(
         "--frames", action="store_true", help="print every OLED frame too (64 columns)"
     )
@@ -538,9 +485,11 @@ def main(argv: list[str]) -> int:
         return 2
     lang = args.lang or "en"
     if args.make:
-        steps = make_frames(args.frames_dir)
-        print(f"wrote {len(steps)} frames to {args.frames_dir}")
-        return 0
+        try:
+            return make_frames(args.frames_dir)
+        except DemoError as exc:
+            print(f"oanquan demo: {exc}", file=sys.stderr)
+            return 2
     from device.errors import DeviceError
 
     try:

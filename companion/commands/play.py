@@ -1,9 +1,11 @@
-"""``oanquan play``: a two-player game in the terminal, to try the rules without hardware.
+"""``oanquan play``: a game in the terminal, to try the rules without hardware.
 
 It shows the board, the legal moves with a preview of what each one does,
 and the scores. Moves are typed as ``3+`` / ``9-``; ``?`` previews every
-legal move, ``undo`` takes one back, ``save FILE`` writes the game record.
-``--moves "2+ 9- ..."`` plays a scripted game without asking (the demo uses it).
+legal move, ``undo`` takes one back (against the computer: the player's own
+last move with the computer's reply), ``save FILE`` writes the game as one
+``rules replay`` line, which ``--load FILE`` continues. ``--moves "2+ 9- ..."``
+plays a scripted game without asking (the demo uses it).
 """
 
 from __future__ import annotations
@@ -17,10 +19,16 @@ from typing import IO
 
 from companion.commands._cli import guarded
 from engine import EngineError, Game, Move, Position, Rules, Transition
-from engine.record import write_record
+from engine.record import load_game, save_game
 from engine.rules import _CHOICES, _RANGES
 
 HELP = "type a move like 3+ or 9-, '?' to preview every move, 'undo', 'save FILE', or 'quit'"
+
+DESCRIPTION = (
+    "Play Ô ăn quan in the terminal: two to four players at one keyboard, or one against "
+    "the computer (--ai). Type a move like 3+ or 9-; '?' previews every legal move, 'undo' "
+    "takes one back, 'save FILE' writes the game, which --load FILE continues."
+)
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,6 +110,31 @@ def previews(game: Game, out: IO[str]) -> None:
         out.write(f"  {move!s:>4}  {describe(game.preview(move), game.rules)}\n")
 
 
+def take_back(game: Game, computer_side: int | None = None) -> list[str]:
+    """Undo the last move; against the computer, back to before the player's own last move.
+
+    Taking back only the computer's reply would be pointless: it would play it
+    again at once. So the computer's moves at the end go, then the player's
+    move before them. Returns what was taken back, last first ("P1 9-"); empty
+    when there is nothing of the player's to take back.
+    """
+    steps = game.transitions
+    count = 1
+    if computer_side is not None:
+        replies = 0
+        while replies < len(steps) and steps[-1 - replies].before.to_move == computer_side:
+            replies += 1
+        count = replies + 1
+    if count > len(steps):
+        return []
+    taken = []
+    for _ in range(count):
+        mover = game.transitions[-1].before.to_move
+        move = game.undo()
+        taken.append(f"P{mover} {move}" if move is not None else f"P{mover}'s stop")
+    return taken
+
+
 def run(
     game: Game,
     inp: IO[str],
@@ -140,19 +173,23 @@ def run(
             previews(game, out)
             continue
         if line == "undo":
-            try:
-                game.undo()
-            except IndexError:
+            taken = take_back(game, computer_side if computer is not None else None)
+            if taken:
+                out.write("took back " + ", ".join(taken) + "\n")
+            else:
                 out.write("nothing to undo\n")
             show(game, out)
             continue
-        if line.startswith("save "):
+        if line == "save" or line.startswith("save "):
             path = line[5:].strip()
+            if not path:
+                out.write("save needs a file name: save FILE\n")
+                continue
             try:
-                write_record(path, game)
-                out.write(f"saved {path}\n")
+                save_game(path, game)
+                out.write(f"saved {path} (continue it with: oanquan play --load {path})\n")
             except OSError as exc:
-                out.write(f"cannot save {path!r}: {exc.strerror}\n")
+                out.write(f"cannot save {path!r}: {exc.strerror or exc}\n")
             continue
         try:
             transition = game.play(Move.parse(line))
@@ -178,25 +215,37 @@ def main(argv: list[str]) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="oanquan play", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="oanquan play", description=DESCRIPTION)
     add_rules_arguments(parser)
     parser.add_argument("--start", help="start position in the one-line notation")
-    parser.add_argument("--first", type=int, choices=(0, 1), default=0, help="who moves first")
+    parser.add_argument(
+        "--first", type=int, default=None, metavar="SEAT", help="who moves first: 0-3 (default 0)"
+    )
+    parser.add_argument(
+        "--load",
+        metavar="FILE",
+        help="continue a saved game: its rules, start and moves (from 'save FILE', "
+        "'oanquan journal export', or a 'rules replay' line)",
+    )
     parser.add_argument("--moves", help="play these moves without asking, e.g. '2+ 9-'")
     parser.add_argument(
         "--ai", metavar="LEVEL", help="play against the computer: easy, medium or hard"
     )
     parser.add_argument(
-        "--ai-side", type=int, choices=(0, 1), default=1, help="the computer's side"
+        "--ai-side",
+        type=int,
+        default=None,
+        metavar="SEAT",
+        help="with --ai: the computer's seat (default 1)",
     )
     args = parser.parse_args(argv)
     try:
-        rules = rules_from_args(args)
-        start = (
-            Position.from_text(args.start)
-            if args.start
-            else Position.initial(rules, first=args.first)
-        )
+        game = _game_from_args(args)
+        if args.ai_side is not None and not args.ai:
+            raise ValueError("--ai-side needs --ai LEVEL: without --ai nobody is the computer")
+        seats = game.rules.players
+        if args.ai_side is not None and not 0 <= args.ai_side < seats:
+            raise ValueError(f"--ai-side: a seat from 0 to {seats - 1}, got {args.ai_side}")
     except (EngineError, ValueError) as exc:
         print(f"oanquan play: {exc}", file=sys.stderr)
         return 2
@@ -214,4 +263,31 @@ def _main(argv: list[str]) -> int:
             history = [game.start] + [t.before for t in game.transitions]
             return ai_move(game.position, game.rules, level, history=history)
 
-    return run(Game(rules, start), sys.stdin, sys.stdout, script, computer, args.ai_side)
+    side = 1 if args.ai_side is None else args.ai_side
+    return run(game, sys.stdin, sys.stdout, script, computer, side)
+
+
+def _game_from_args(args: argparse.Namespace) -> Game:
+    """A new game from the rule flags, or the saved game of ``--load`` (which has its own)."""
+    if args.load is None:
+        rules = rules_from_args(args)
+        if args.start:
+            if args.first is not None:
+                raise ValueError("--first: the --start position already says who moves")
+            return Game(rules, Position.from_text(args.start))
+        first = 0 if args.first is None else args.first
+        if not 0 <= first < rules.players:
+            raise ValueError(f"--first: a seat from 0 to {rules.players - 1}, got {first}")
+        return Game(rules, Position.initial(rules, first=first))
+    given = [
+        f"--{f.name.replace('_', '-')}"
+        for f in fields(Rules)
+        if getattr(args, f"rule_{f.name}") is not None
+    ]
+    given += [f for f in ("--rules", "--start", "--first") if getattr(args, f[2:]) is not None]
+    if given:
+        raise ValueError(f"--load takes the rules and start from the file; leave out {given[0]}")
+    try:
+        return load_game(args.load).replay()
+    except EngineError as exc:
+        raise ValueError(f"--load {args.load}: {exc}") from None

@@ -1,8 +1,9 @@
 """``oanquan rules replay``: replay games given as JSON Lines (interchange.md).
 
 Every input line gets exactly one answer line, whatever is wrong with it, so
-an outside checker can line up questions and answers; the exit status says
-whether any line had an error.
+an outside checker can line up questions and answers (and a line's ``id``, if
+it has one, comes back unchanged in its answer); the exit status says whether
+any line had an error.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from typing import IO, Any
 
 from companion.commands._cli import guarded
 from engine import EngineError, Game, IllegalMoveError, Move, Position, Rules
-
-_GAME_KEYS = {"rules", "position", "moves"}
+from engine.record import GAME_KEYS
 
 
 def _fail(message: str, ply: int | None = None, move: Any = None) -> dict[str, Any]:
@@ -26,7 +26,7 @@ def _fail(message: str, ply: int | None = None, move: Any = None) -> dict[str, A
 
 
 def replay_line(line: str) -> dict[str, Any]:
-    """The answer object for one input line; never raises for bad input."""
+    """The answer object for one input line (its ``id`` echoed); never raises for bad input."""
     answer: dict[str, Any] = {"positions": [], "captured": [], "error": None}
     try:
         data = json.loads(line)
@@ -36,7 +36,9 @@ def replay_line(line: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         answer["error"] = _fail("a game line must be a JSON object")
         return answer
-    unknown = sorted(set(data) - _GAME_KEYS)
+    if "id" in data:
+        answer["id"] = data["id"]
+    unknown = sorted(set(data) - set(GAME_KEYS))
     if unknown:
         answer["error"] = _fail(f"unknown key {unknown[0]!r}")
         return answer
@@ -92,7 +94,10 @@ def main(argv: list[str]) -> int:
 def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="oanquan rules replay",
-        description="Replay games from JSON Lines on standard input (see interchange.md).",
+        description="Replay games given as JSON Lines on standard input, one game a line: "
+        '{"rules": {...}, "position": {...}, "moves": ["2+", "9-"], "id": ...} (all optional). '
+        "Each gets one answer line: the positions after every move, what each move captured, "
+        "and the error that stopped it, if any. docs/interchange.md has every key.",
     )
     parser.parse_args(argv)
     errors = replay_stream(sys.stdin, sys.stdout)

@@ -34,8 +34,17 @@ from device.settings import laptop_settings
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="oanquan run", description="Run the companion.")
-    parser.add_argument("--config", help="config file (default: /etc/oanquan/config.toml)")
+    parser = argparse.ArgumentParser(
+        prog="oanquan run",
+        description="Run the referee: camera, OLED and buttons on a Pi, or a webcam, a window "
+        "and the keyboard on a laptop (laptop mode below).",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="config file (default: $OANQUAN_CONFIG, else /etc/oanquan/config.toml if present, "
+        "else the built-in defaults)",
+    )
     parser.add_argument("--manual", action="store_true", help="no camera: moves from the buttons")
     parser.add_argument(
         "--kiosk", action="store_true", help="museum mode: attract loop, auto reset"
@@ -113,7 +122,8 @@ def _serve(args: argparse.Namespace, config: Config, journal_path: Path, notifie
     try:
         journal = Journal.open(journal_path)
     except JournalError as exc:
-        print(f"oanquan run: {exc}", file=sys.stderr)
+        hint = "" if args.journal else " (off the Pi, name one: --journal ~/oanquan.jsonl)"
+        print(f"oanquan run: {exc}{hint}", file=sys.stderr)
         return 1
     try:
         try:

@@ -535,7 +535,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="keep the display test pattern up this long",
     )
-    p.add_argument("--save-frame", type=Path, default=None, help="write the camera frame here")
+    p.add_argument(
+        "--save-frame", type=Path, default=None, metavar="FILE", help="write the camera frame here"
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of unexpected errors")
     return p
 

@@ -371,7 +371,9 @@ def _tally(argv: list[str]) -> int:
         prog="oanquan tally",
         description="count pieces spread in one layer over the board, with an honest interval",
     )
-    ap.add_argument("images", nargs="+", metavar="IMAGE")
+    ap.add_argument(
+        "images", nargs="+", metavar="IMAGE", help="photos of the spread pieces (JPEG, PNG)"
+    )
     ap.add_argument("--json-out", metavar="DIR", help="write DIR/<image stem>.json per image")
     ap.add_argument(
         "--config",

@@ -91,34 +91,36 @@ class _Players:
         self.moves = moves
         self.start_ply = start_ply
 
-    def next_move(self, referee: Referee, offset: int = 0) -> Move | None:
-        k = referee.position.ply - self.start_ply + offset
+    def next_move(self, referee: Referee) -> Move | None:
+        """The move the players make next from the referee's position."""
+        return self.move_at(referee.position.ply + 1)
+
+    def move_at(self, ply: int) -> Move | None:
+        """The file's move that makes ``ply`` (None beyond the file)."""
+        k = ply - 1 - self.start_ply
         return self.moves[k] if 0 <= k < len(self.moves) else None
 
 
-def _accepted_lines(
-    reports: list[Report], frame: str, referee: Referee, players: _Players | None
+def _move_lines(
+    report: Report, frame: str, referee: Referee, players: _Players | None
 ) -> list[dict[str, Any]]:
-    """The move lines for what the camera accepted, corrected by the players where wrong."""
+    """The move lines of one report, a wrong camera move corrected by the players."""
     lines: list[dict[str, Any]] = []
-    for report in reports:
-        done = list(report.accepted)
-        for i, accepted in enumerate(done):
-            line: dict[str, Any] = {"move": str(accepted.move), "ply": accepted.ply, "frame": frame}
-            if accepted.how == "camera":
-                line["confidence"] = round(accepted.confidence, 4)
-            else:
-                line["answered"] = True
-            lines.append(line)
-            if players is None or accepted.how != "camera":
-                continue
-            # the position before this move: the referee is len(done) - i - 1 moves past it
-            later = len(done) - i
-            want = players.next_move(referee, -later)
-            if want is not None and want != accepted.move:
-                line["expected"] = str(want)
-                referee.correct(want, undo=later)
-                break
+    for accepted in report.accepted:
+        line: dict[str, Any] = {"move": str(accepted.move), "ply": accepted.ply, "frame": frame}
+        if accepted.how == "camera":
+            line["confidence"] = round(accepted.confidence, 4)
+        else:
+            line["answered"] = True
+        lines.append(line)
+        if players is None or accepted.how != "camera":
+            continue
+        want = players.move_at(accepted.ply)
+        if want is not None and want != accepted.move:
+            line["expected"] = str(want)
+            # this move and every one the referee took after it go; the players' is played
+            referee.correct(want, undo=referee.position.ply - accepted.ply + 1)
+            break
     return lines
 
 
@@ -164,6 +166,8 @@ def track(
             json.dumps({"frame": path.name, "state": report.state, "detail": report.detail}) + "\n"
         )
         referee = pipeline.referee
+        lines = _move_lines(report, path.name, referee, players)
+        corrected = any("expected" in line for line in lines)
         reports = [report]
         # One photo per move at most: a frame shows no more moves than there
         # were frames since the last board the referee trusted.
@@ -171,7 +175,8 @@ def track(
         answered = 0
         while (
             players is not None
-            and reports[-1].state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE)
+            and not corrected
+            and referee.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE)
             and not referee.position.over
             and answered < unsettled
         ):
@@ -187,13 +192,14 @@ def track(
                 ) from exc
             reports += more
             answered += 1
+            for r in more:
+                lines += _move_lines(r, path.name, referee, players)
+            corrected = any("expected" in line for line in lines)
             if not more[0].behind:
                 break  # the board asked about shows this move: trusted
-        if any(r.confirmed or r.accepted for r in reports[1:]) or (
-            report.confirmed or report.accepted
-        ):
+        if corrected or any(r.confirmed or r.accepted for r in reports):
             unsettled = 0
-        for line in _accepted_lines(reports, path.name, referee, players):
+        for line in lines:
             out.write(json.dumps(line) + "\n")
     referee = pipeline.referee
     summary = {
@@ -208,13 +214,25 @@ def track(
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="oanquan track", description=__doc__.split("\n")[0])
-    parser.add_argument("frames_dir", help="folder of frames, read in file-name order")
-    parser.add_argument("--start", help="start position JSON file (default: the opening)")
-    parser.add_argument("--rules", help="rules JSON file (default: the default rules)")
-    parser.add_argument("--vision", help="vision config TOML file")
+    parser = argparse.ArgumentParser(
+        prog="oanquan track",
+        description="Referee a folder of frames from a fixed camera as if they came live; "
+        "prints JSON Lines: a verdict per frame, a line per accepted move, a summary "
+        "(docs/interchange.md).",
+    )
+    parser.add_argument(
+        "frames_dir", metavar="FRAMES_DIR", help="folder of frames, read in file-name order"
+    )
+    parser.add_argument(
+        "--start", metavar="FILE", help="start position JSON file (default: the opening)"
+    )
+    parser.add_argument(
+        "--rules", metavar="FILE", help="rules JSON file (default: the default rules)"
+    )
+    parser.add_argument("--vision", metavar="FILE", help="vision config TOML file")
     parser.add_argument(
         "--answers",
+        metavar="FILE",
         help="moves file (one per line): answers the referee's questions and disputes",
     )
     parser.add_argument(

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from companion.referee.change import ChangeEvidence, ChangeScorer
 from engine import (
     Capture,
     Drop,
@@ -113,7 +114,7 @@ class ReconcileConfig:
     #: a move whose variants together pass ``accept`` is taken as played right
     #: when this share of them is the correct result: readings too coarse to tell
     #: a pebble one square off are no evidence of a mistake
-    correct_share: float = 0.9
+    correct_share: float = 0.2
     prior_two_moves: float = 0.05
     max_choices: int = 3
     #: log-likelihoods are divided by this before they become a posterior: the
@@ -133,10 +134,14 @@ class Candidate:
     mistake: str | None = None
     follows: tuple[Move, ...] = ()  # later moves, when frames between them were missed
     via: Board | None = None  # the board between the first move and the later ones
+    #: squares the first move picked up or captured (for ``via``)
+    via_cleared: frozenset[int] = frozenset()
     #: squares whose pile the move(s) took up or captured: a new pile, read afresh
     cleared: frozenset[int] = frozenset()
     loglik: float = 0.0
     outliers: int = 0  # squares whose count the reading makes very unlikely
+    #: log-likelihood of the changed areas (``companion.referee.change``), 0 without them
+    change_ll: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +185,8 @@ class Verdict:
     diffs: tuple[SquareDiff, ...] = ()
     seen: Board | None = None
     ranked: tuple[Candidate, ...] = field(default=(), repr=False)
-    #: the question is about the first of several moves (answer it, then judge again)
+    #: the question (or the move accepted) is about the first of several moves:
+    #: once it is answered (or played), the same board is judged again
     behind: bool = False
 
     @property
@@ -205,6 +211,25 @@ class Verdict:
 
 def board_of(position: Position) -> Board:
     return (position.board, position.big)
+
+
+def _pinned(
+    reading: Sequence[SquareEvidence], board: Board, squares: set[int], sure: float = 0.99
+) -> list[SquareEvidence]:
+    """The reading with ``squares`` held at the count ``board`` gives them (``sure`` of the mass)."""
+    counts, big = board
+    out: list[SquareEvidence] = []
+    for sq, e in enumerate(reading):
+        if sq not in squares:
+            out.append(e)
+            continue
+        n = counts[sq]
+        probs = [(1 - sure) * p for p in e.probs] + [0.0] * max(0, n + 1 - len(e.probs))
+        probs[n] += sure
+        stone = big[sq // SIDE] if sq % SIDE == 0 else 0
+        held = sure + (1 - sure) * e.big_prob if stone else (1 - sure) * e.big_prob
+        out.append(Evidence(tuple(probs), held))
+    return out
 
 
 def map_board(reading: Sequence[SquareEvidence]) -> Board:
@@ -266,36 +291,60 @@ class _Scorer:
                 outliers += 1
         return total, outliers
 
+    def fit_without(
+        self, board: Board, cleared: frozenset[int], skip: Collection[int]
+    ) -> tuple[float, int]:
+        """(shortfall from the ceiling, outlier squares) over the squares not in ``skip``."""
+        counts, big = board
+        short = 0.0
+        outliers = 0
+        for stones, stone in zip(self.big, big, strict=True):
+            short += max(stones) - stones[stone]
+            outliers += stones[stone] < self.outlier
+        for sq, n in enumerate(counts):
+            if sq in skip:
+                continue
+            table = self.tables[sq] if sq in cleared else self.kept[sq]
+            v = table[n] if 0 <= n < len(table) else self.floor
+            short += max(max(self.tables[sq]), max(self.kept[sq])) - v
+            outliers += v < self.outlier
+        return short, outliers
+
 
 def cleared_squares(transition: Transition) -> frozenset[int]:
     """Squares whose pile a move picked up or captured (whatever lies there now is new)."""
     return frozenset(e.square for e in transition.events if isinstance(e, PickUp | Capture))
 
 
-def _walk(transition: Transition) -> list[tuple[Board, bool]]:
-    """Board after every step of a move, flagged when the hand is about to relay."""
+def _walk(transition: Transition) -> list[tuple[Board, bool, frozenset[int]]]:
+    """Board after every step of a move, flagged when the hand is about to relay,
+    with the squares picked up or captured so far."""
     counts = list(transition.before.board)
     big = list(transition.before.big)
     rows = ring(transition.before.players).rows
-    states: list[tuple[Board, bool]] = []
+    states: list[tuple[Board, bool, frozenset[int]]] = []
     picks = 0
+    gone: frozenset[int] = frozenset()
     for event in transition.events:
         if isinstance(event, Refill) and picks == 0:
             for sq in rows[event.player]:
                 counts[sq] += 1
         elif isinstance(event, PickUp):
             if picks and states:
-                states[-1] = (states[-1][0], True)  # the last drop before a relay
+                board, _, taken = states[-1]
+                states[-1] = (board, True, taken)  # the last drop before a relay
             picks += 1
             counts[event.square] -= event.count
+            gone |= {event.square}
         elif isinstance(event, Drop):
             counts[event.square] += 1
-            states.append(((tuple(counts), tuple(big)), False))
+            states.append(((tuple(counts), tuple(big)), False, gone))
         elif isinstance(event, Capture):
             counts[event.square] = 0
             if event.big:
                 big[event.square // 6] = 0
-            states.append(((tuple(counts), tuple(big)), False))
+            gone |= {event.square}
+            states.append(((tuple(counts), tuple(big)), False, gone))
         elif isinstance(event, TurnEnd):
             break
     return states
@@ -357,10 +406,12 @@ def as_question(verdict: Verdict) -> Verdict:
     )
 
 
-def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
-    """Boards players often leave by mistake while making this move."""
-    out: list[tuple[str, Board]] = []
+def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board, frozenset[int]]]:
+    """Boards players often leave by mistake while making this move, with the squares
+    whose pile was taken up or captured on the way."""
+    out: list[tuple[str, Board, frozenset[int]]] = []
     counts, big = after_sowing(transition)
+    gone = cleared_squares(transition)
     # A pebble dropped one square too far or too short along the path.
     for sq in sorted(set(transition.sown)):
         if counts[sq] == 0:
@@ -369,7 +420,7 @@ def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
             shifted = list(counts)
             shifted[sq] -= 1
             shifted[nb] += 1
-            out.append(("pebble in the wrong square", (tuple(shifted), big)))
+            out.append(("pebble in the wrong square", (tuple(shifted), big), gone))
     # Captured pebbles not taken off the board (all of them, or the later ones of a chain).
     captures = transition.captures
     for first in range(len(captures)):
@@ -379,12 +430,13 @@ def _mistakes(transition: Transition, rules: Rules) -> list[tuple[str, Board]]:
             left[sq] += n
             if stone:
                 left_big[sq // 6] = 1
-        out.append(("captured pebbles left on the board", (tuple(left), tuple(left_big))))
+        stayed = gone - {sq for sq, _, _ in captures[first:]}
+        out.append(("captured pebbles left on the board", (tuple(left), tuple(left_big)), stayed))
     # A quan non captured although the rules forbid it.
     if transition.stop == "quan_non" and transition.move is not None:
         loose = replace(rules, quan_non_min=0)
         greedy = play(transition.before, transition.move, loose)
-        out.append(("quan non captured", after_sowing(greedy)))
+        out.append(("quan non captured", after_sowing(greedy), cleared_squares(greedy)))
     return out
 
 
@@ -406,12 +458,21 @@ def _later_results(
         sown = after_sowing(t2)
         via = board_of(t.position) if not follows else None
         gone = cleared | cleared_squares(t2)
-        out.append((Candidate("move", sown, move, follows=chain, via=via, cleared=gone), t2))
+        first = cleared if not follows else frozenset()
+        out.append(
+            (
+                Candidate(
+                    "move", sown, move, follows=chain, via=via, via_cleared=first, cleared=gone
+                ),
+                t2,
+            )
+        )
         if board_of(t2.position) != sown:
             board = board_of(t2.position)
-            out.append(
-                (Candidate("move", board, move, True, follows=chain, via=via, cleared=gone), t2)
+            again = Candidate(
+                "move", board, move, True, follows=chain, via=via, via_cleared=first, cleared=gone
             )
+            out.append((again, t2))
         out.extend(_later_results(t2, move, chain, depth - 1, rules, gone))
     return out
 
@@ -440,15 +501,15 @@ def candidates(
         normalized = board_of(t.position)
         if normalized != sown:
             out.append((Candidate("move", normalized, move, refilled=True, cleared=gone), t))
-        for text, board in _mistakes(t, rules):
-            out.append((Candidate("mistake", board, move, mistake=text, cleared=gone), t))
-        for board, at_relay in walk[:-1]:
+        for text, board, taken in _mistakes(t, rules):
+            out.append((Candidate("mistake", board, move, mistake=text, cleared=taken), t))
+        for board, at_relay, taken in walk[:-1]:
             if at_relay:
                 out.append(
-                    (Candidate("mistake", board, move, mistake="missed relay", cleared=gone), t)
+                    (Candidate("mistake", board, move, mistake="missed relay", cleared=taken), t)
                 )
             else:
-                pauses.append((Candidate("moving", board, move, cleared=gone), t))
+                pauses.append((Candidate("moving", board, move, cleared=taken), t))
         if plies >= 2:
             out.extend(_later_results(t, move, (), plies - 1, rules, gone))
     # A board that is a named mistake of any move is not called a pause of another.
@@ -468,6 +529,8 @@ def reconcile(
     earlier: Sequence[SquareEvidence] | None = None,
     kept: Sequence[SquareEvidence] | None = None,
     still: bool = False,
+    change: ChangeEvidence | None = None,
+    earlier_change: ChangeEvidence | None = None,
 ) -> Verdict:
     """Decide what a settled reading means for the trusted ``position``.
 
@@ -480,11 +543,43 @@ def reconcile(
     last trusted board; it is used for the squares a candidate leaves (or only
     adds to) rather than picks up, since the same pile is read the same way.
     ``still``: the reading is of a photo of a settled scene, not a live stream.
+    ``change``: how much each square changed since the trusted board
+    (:mod:`companion.referee.change`); it weighs every candidate by what it
+    did to each square (``earlier_change``: the same for the ``earlier``
+    frame, against the same reference). The counts are then given unpinned: squares whose
+    area says "untouched" are pinned here, for the fit check and the
+    squares named in a dispute only, so no evidence is counted twice.
     """
     rules = rules or Rules()
     cfg = config or ReconcileConfig()
+    start_board = current or board_of(position)
     score = _Scorer(reading, cfg.floor, cfg.min_square, kept)
-    early = _Scorer(earlier, cfg.floor, cfg.min_square) if earlier is not None else None
+    fit_score = score
+    changes = None
+    if change is not None:
+        changes = ChangeScorer(change, change.reference or start_board, change.gone)
+        quiet = {
+            sq
+            for sq in changes.quiet()
+            if change.reference is None or change.reference[0][sq] == start_board[0][sq]
+        }
+        if quiet:
+            reading = _pinned(reading, start_board, quiet)
+            kept = _pinned(kept, start_board, quiet) if kept is not None else None
+            fit_score = _Scorer(reading, cfg.floor, cfg.min_square, kept)
+    early_counts = _Scorer(earlier, cfg.floor, cfg.min_square) if earlier is not None else None
+    early_changes = (
+        ChangeScorer(earlier_change, earlier_change.reference or start_board, earlier_change.gone)
+        if earlier_change is not None and earlier is not None
+        else None
+    )
+
+    def early(board: Board, gone: frozenset[int] = frozenset()) -> float:
+        """How well the earlier frame (a hand over part of the board) shows ``board``."""
+        assert early_counts is not None
+        total = early_counts(board, gone)[0]
+        return total + (early_changes(board, gone) if early_changes is not None else 0.0)
+
     seen = map_board(reading)
     priors = {
         "unchanged": 0.0,
@@ -507,22 +602,24 @@ def reconcile(
     for cand, _t in pool:
         if cand.kind in ("moving", "mistake"):
             variants[cand.kind, cand.move] = variants.get((cand.kind, cand.move), 0) + 1
-    start_board = current or board_of(position)
-    early_start = early(start_board)[0] if early is not None else 0.0
+    early_start = early(start_board) if early_counts is not None else 0.0
     temp = cfg.temperature
     for cand, t in pool:
-        ll, outliers = score(cand.board, cand.cleared)
+        raw, _ = score(cand.board, cand.cleared)
+        ll, outliers = fit_score(cand.board, cand.cleared) if fit_score is not score else (raw, _)
+        cll = changes(cand.board, cand.cleared) if changes is not None else 0.0
         prior = priors[cand.kind] + len(cand.follows) * priors["move2"]
-        if early is not None:
+        if early_counts is not None:
             if cand.via is not None:
-                prior += early(cand.via)[0] / temp
+                prior += early(cand.via, cand.via_cleared) / temp
             elif cand.kind == "unchanged" or cand.move is None:
                 prior += early_start / temp
             else:
-                prior += max(early_start, early(cand.board)[0]) / temp
+                prior += max(early_start, early(cand.board, cand.cleared)) / temp
         if cand.kind in ("moving", "mistake"):
             prior -= math.log(variants[cand.kind, cand.move])
-        scored.append((ll / temp + prior, replace(cand, loglik=ll, outliers=outliers), t))
+        cand = replace(cand, loglik=ll, outliers=outliers, change_ll=cll)
+        scored.append(((raw + cll) / temp + prior, cand, t))
     # Merge a move's variants that end in the same position (same board, same score).
     groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
     for item in scored:
@@ -545,7 +642,15 @@ def reconcile(
     deficit = cfg.max_deficit * len(reading) / 12 if len(reading) != 12 else cfg.max_deficit
 
     def fits(c: Candidate) -> bool:
-        return score.ceiling - c.loglik <= deficit and c.outliers <= cfg.max_outliers
+        if fit_score.ceiling - c.loglik <= deficit and c.outliers <= cfg.max_outliers:
+            return True
+        if changes is None:
+            return False
+        # A pile the camera saw stay (only pieces dropped on it) holds the trusted
+        # count plus those: however far the counter reads it, it is no misfit.
+        stayed = changes.stayed(c.board, c.cleared)
+        short, outliers = fit_score.fit_without(c.board, c.cleared, stayed)
+        return short <= deficit and outliers <= cfg.max_outliers
 
     fit_ok = fits(best)
     if best.kind == "move" and not best.follows and confidence < cfg.accept:
@@ -559,6 +664,28 @@ def reconcile(
         if mass >= cfg.accept and weights[best_key] / (mass * total) >= cfg.correct_share:
             confidence = mass
 
+    if fit_ok and best.kind == "move" and best.follows and confidence < cfg.accept:
+        # Several moves since the last trusted board, the later ones unclear: the
+        # first may still be certain. It is taken alone, and the same board is
+        # judged again from the position after it (``behind``).
+        firsts: dict[Move, float] = {}
+        for key in ranked_keys:
+            cand = groups[key][0][1]
+            if cand.move is not None:
+                firsts[cand.move] = firsts.get(cand.move, 0.0) + weights[key]
+        first = max(firsts, key=lambda m: firsts[m])
+        mass = firsts[first] / total
+        if mass >= cfg.accept and first == best.move:
+            return Verdict(
+                VerdictKind.ACCEPT,
+                mass,
+                first,
+                play(position, first, rules),
+                seen=seen,
+                ranked=ranked,
+                behind=True,
+            )
+
     def diffs_against(board: Board) -> tuple[SquareDiff, ...]:
         out = []
         for sq in range(len(board[0])):
@@ -569,7 +696,9 @@ def reconcile(
         return tuple(out)
 
     if fit_ok and best.kind in ("unchanged", "refill", "move", "moving"):
-        if confidence >= cfg.accept or best.kind in ("unchanged", "moving"):
+        # (a photo is taken after a move: that nothing moved must be as sure as a move)
+        settled = best.kind == "moving" or (best.kind == "unchanged" and not still)
+        if confidence >= cfg.accept or settled:
             if best.kind == "move" and best_t is not None and best.move is not None:
                 if best.follows:
                     chain = [play(position, best.move, rules)]
@@ -597,12 +726,15 @@ def reconcile(
             kind = VerdictKind.REFILL_DONE if best.kind == "refill" else VerdictKind(best.kind)
             return Verdict(kind, confidence, seen=seen, ranked=ranked)
         # Ask between the likeliest moves; a move's pauses and mistakes count
-        # towards it, since the players' answer settles those too.
+        # towards it, since the players' answer settles those too. When the
+        # board shows several moves, ask how they began (the answer comes
+        # first, then the same board is judged again).
+        several = bool(best.follows)
         by_move: dict[Move, float] = {}
         fitting: set[Move] = set()
         for key in ranked_keys:
             _, cand, _t = max(groups[key], key=lambda item: item[0])
-            if cand.move is None or cand.follows:
+            if cand.move is None or (cand.follows and not several):
                 continue
             by_move[cand.move] = by_move.get(cand.move, 0.0) + weights[key] / total
             if cand.kind == "move" and fits(cand):
@@ -611,7 +743,12 @@ def reconcile(
         shared = sum(by_move[m] for m in choices)
         if choices and shared >= cfg.ask:
             return Verdict(
-                VerdictKind.AMBIGUOUS, confidence, choices=tuple(choices), seen=seen, ranked=ranked
+                VerdictKind.AMBIGUOUS,
+                confidence,
+                choices=tuple(choices),
+                seen=seen,
+                ranked=ranked,
+                behind=several,
             )
     # A dispute: name the mistake if one fits, and compare with the closest legal result.
     legal = [

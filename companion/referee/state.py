@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from companion.referee.change import AreaScale, ChangeEvidence, ChangeModel, square_units
 from companion.referee.evidence import (
     COUNT_PRIOR,
     SHARPNESS,
@@ -53,6 +54,7 @@ from companion.referee.reconcile import (
     after_sowing,
     as_question,
     board_of,
+    cleared_squares,
     map_board,
     reconcile,
     refills_after,
@@ -122,6 +124,10 @@ class Observation:
     partial: bool = False
     #: per square, hidden by a hand in this frame (None: nothing hidden or unknown)
     hidden: tuple[bool, ...] | None = None
+    #: per square, how much changed since that frame, in pebble areas (None: unknown)
+    areas: tuple[float | None, ...] | None = None
+    #: per square, the share of that frame's pebbles still in place (None: unknown)
+    kept: tuple[float | None, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +137,7 @@ class RefereeConfig:
     #: of 2, and a third move in one frame is asked about anyway)
     max_catch_up: int = 2
     reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
+    change: ChangeModel = field(default_factory=ChangeModel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +213,12 @@ class Referee:
         self._undecided = 0
         #: frames since the last decision that could not be read at all (lost)
         self._lost = 0
+        #: photos of settled scenes since the last trusted board, and its ply: a photo
+        #: shows at most one more move, so the moves it may show are counted out
+        self._photos = 0
+        self._trust_ply = self.game.position.ply
         #: readings of frames with a hand since the last decision (what they did show)
-        self._partials: list[Sequence[SquareEvidence]] = []
+        self._partials: list[tuple[Sequence[SquareEvidence], ChangeEvidence | None]] = []
         #: squares that moves entered with the buttons changed since the last board
         #: the camera showed and the referee trusted (vision's reference frame)
         self._ref_touched: frozenset[int] = frozenset()
@@ -224,6 +235,17 @@ class Referee:
         self._change_stats = [0, 0, 0, 0]
         #: pebbles concluded on the board, pebbles the counter expected there
         self._count_stats = [0.0, 0.0]
+        #: how far the counter read the squares of trusted boards off (pebbles, summed),
+        #: and the pebbles they held
+        self._sight = [0.0, 0.0]
+        #: how large a pebble looks here, learnt from the areas of trusted boards
+        self._area_scale = AreaScale()
+        #: the board vision's change reference shows, square by square (a square a hand
+        #: hid when a board was trusted keeps an older one), and the squares picked up since
+        self._vref: Board = board_of(self.position)
+        self._vref_gone: frozenset[int] = frozenset()
+        #: the changed areas of the frame just judged (learnt from when it is trusted)
+        self._last_areas: tuple[float | None, ...] | None = None
 
     # -- bookkeeping ------------------------------------------------------
 
@@ -244,12 +266,40 @@ class Referee:
             self.journal.move(move, ply=ply, how=how, confidence=confidence, frame=frame)
         t = self.game.play(move)
         self.pending = None
+        self._vref_gone |= cleared_squares(t)
         if how != "camera":
             self._ref_touched |= touched_squares(t)
         return Accepted(move, self.position.ply, confidence, how)
 
     def _trust(self) -> None:
         """The board in the frame just judged is trusted: it is vision's new reference."""
+        now = self.owed or board_of(self.position)
+        if self._last_areas is not None:
+            units = square_units(self._vref, now, self._vref_gone, self.config.change)
+            pairs = [(a, u) for a, u in zip(self._last_areas, units, strict=True) if a is not None]
+            self._area_scale = self._area_scale.learn(pairs, self.config.change)
+        self._last_areas = None
+        if self._last_reading is not None:
+            reading, hidden = self._last_reading
+            seen = [sq for sq in range(len(reading)) if not (hidden and hidden[sq])]
+            truth = sum(now[0][sq] for sq in seen)
+            if truth >= 10:
+                self._sight[0] += sum(abs(mean_count(reading[sq]) - now[0][sq]) for sq in seen)
+                self._sight[1] += truth
+        # vision keeps the old reference of squares a hand hid in the frame trusted
+        under = self._last_reading[1] if self._last_reading is not None else None
+        kept = {sq for sq, h in enumerate(under or ()) if h}
+        counts = tuple(
+            o if sq in kept else n
+            for sq, (o, n) in enumerate(zip(self._vref[0], now[0], strict=True))
+        )
+        side = len(counts) // len(now[1])
+        big = tuple(
+            o if m * side in kept else n
+            for m, (o, n) in enumerate(zip(self._vref[1], now[1], strict=True))
+        )
+        self._vref = (counts, big)
+        self._vref_gone = frozenset(sq for sq in self._vref_gone if sq in kept)
         if self._last_reading is not None:
             reading, hidden = self._last_reading
             counts = (self.owed or board_of(self.position))[0]
@@ -266,6 +316,8 @@ class Referee:
         self._stale_after_trust = frozenset()
         self._partials = []
         self._lost = 0
+        self._photos = 0
+        self._trust_ply = self.position.ply
 
     def _may_catch_up(self) -> bool:
         """Whether several moves may be accepted from one frame without the players.
@@ -318,6 +370,9 @@ class Referee:
         changed: Sequence[bool] | None = None,
         partial: bool = False,
         hidden: Sequence[bool] | None = None,
+        areas: Sequence[float | None] | None = None,
+        again: bool = False,
+        in_place: Sequence[float | None] | None = None,
     ) -> Report:
         """One camera frame: ``fit`` False (motion, hand, exposure) means do not count it.
 
@@ -326,8 +381,16 @@ class Referee:
         ``changed`` says which squares look different from the last frame the
         referee confirmed; the others hold what the referee knows they held.
         ``partial``: some squares are hidden (see :class:`Observation`).
+        ``areas``: how much of each square changed since then, in pebble areas
+        (:mod:`companion.referee.change`); it supersedes ``changed``.
+        ``again``: the same frame judged again after the players answered.
+        ``in_place``: the share of each square's pebbles still where they lay.
         """
-        report = self._observe(reading, frame, fit, reason, still, changed, partial, hidden)
+        if still and not again:
+            self._photos += 1
+        report = self._observe(
+            reading, frame, fit, reason, still, changed, partial, hidden, areas, in_place
+        )
         decided = report.accepted or (
             report.verdict is not None
             and report.verdict.kind in (VerdictKind.UNCHANGED, VerdictKind.REFILL_DONE)
@@ -337,7 +400,9 @@ class Referee:
             return replace(report, confirmed=True)
         return report
 
-    def see(self, observation: Observation, frame: str | None = None) -> Report:
+    def see(
+        self, observation: Observation, frame: str | None = None, *, again: bool = False
+    ) -> Report:
         """:meth:`observe` for an observation from :mod:`companion.appliance.observe`."""
         return self.observe(
             observation.reading,
@@ -348,6 +413,9 @@ class Referee:
             changed=observation.changed,
             partial=observation.partial,
             hidden=observation.hidden,
+            areas=observation.areas,
+            again=again,
+            in_place=observation.kept,
         )
 
     def changed_same_ratio(self) -> float:
@@ -365,6 +433,17 @@ class Referee:
         self._change_stats = list(other._change_stats)
         self._count_stats = list(other._count_stats)
         self._sharp_scores = list(other._sharp_scores)
+        self._area_scale = other._area_scale
+        self._sight = list(other._sight)
+
+    @property
+    def blind(self) -> bool:
+        """The counter reads this scene's trusted boards off by more than 60% of the
+        pebbles they hold, square by square: it cannot see these pieces (too small, or
+        the ground's pattern reads as pieces), so neither a move nor "no move" is
+        taken from a photo alone. (Ordinary scenes read 10-25% off.)"""
+        off, truth = self._sight
+        return truth >= 10 and (off + 2) / (truth + 2) > 0.6
 
     def sharpness(self) -> float:
         """How much sharper (> 1) or wider (< 1) the counter is worth on this scene.
@@ -431,6 +510,8 @@ class Referee:
         changed: Sequence[bool] | None,
         partial: bool = False,
         hidden: Sequence[bool] | None = None,
+        areas: Sequence[float | None] | None = None,
+        in_place: Sequence[float | None] | None = None,
     ) -> Report:
         if self.position.over:
             return Report(RefereeState.SETTLED, "game over")
@@ -461,15 +542,35 @@ class Referee:
         kept: Sequence[SquareEvidence] | None = None
         if self.setup_checked and any(abs(o) > 0.05 for o in self._offsets):
             kept = [shifted(e, o) for e, o in zip(reading, self._offsets, strict=True)]
+        # under a hand a square is flagged changed, but that says nothing: it must
+        # not count against the move leaving it alone; nor may a square whose
+        # reference shows a board older than ``before`` (moves entered since)
+        free = self._ref_touched | {sq for sq, h in enumerate(hidden or ()) if h}
+        change: ChangeEvidence | None = None
+        self._last_areas = None
+        if areas is not None and self.setup_checked:
+            self._last_areas = tuple(areas)
+            scale = self._area_scale
+            change = ChangeEvidence(
+                tuple(areas),
+                self.config.change,
+                scale.scale,
+                scale.spread,
+                reference=self._vref if self._vref != before else None,
+                gone=self._vref_gone,
+                noise=scale.noise(self.config.change),
+                kept=None if in_place is None else tuple(in_place),
+            )
+        pinned = reading
         if changed is not None and self.setup_checked:
-            # under a hand a square is flagged changed, but that says nothing:
-            # it must not count against the move leaving it alone
-            free = self._ref_touched | {sq for sq, h in enumerate(hidden or ()) if h}
-            ratio = self.changed_same_ratio()
-            reading = pin_unchanged(reading, changed, before, moved_same=ratio, free=free)
-            if kept is not None:
-                kept = pin_unchanged(kept, changed, before, moved_same=ratio, free=free)
-        seen = map_board(reading)
+            ratio = self.changed_same_ratio() if change is None else 1.0
+            pinned = pin_unchanged(reading, changed, before, moved_same=ratio, free=free)
+            if change is None:
+                # with areas, reconcile weighs the change itself (pinning would count it twice)
+                reading = pinned
+                if kept is not None:
+                    kept = pin_unchanged(kept, changed, before, moved_same=ratio, free=free)
+        seen = map_board(pinned)
         self._stable = self._stable + 1 if seen == self._last_seen else 1
         self._last_seen = seen
         settled = still or self._stable >= self.config.settle_frames
@@ -483,7 +584,13 @@ class Referee:
                 return Report(RefereeState.WAITING, "waiting for a move")
             return Report(RefereeState.MOVING, "move in progress")
         # After frames that decided nothing, more moves may have been made since.
-        plies = min(1 + self._undecided, self.config.max_catch_up)
+        needed = 1 + self._undecided
+        if still and self._photos:
+            # every photo since the trusted board shows at most one move: those the
+            # players answered since are accounted for
+            unexplained = self._photos - (self.position.ply - self._trust_ply)
+            needed = max(1, min(needed, unexplained))
+        plies = min(needed, self.config.max_catch_up)
         verdict = reconcile(
             self.position,
             reading,
@@ -491,24 +598,35 @@ class Referee:
             current=self.owed,
             config=self.config.reconcile,
             plies=plies,
-            earlier=self._partials[-1] if self._partials and plies > 1 else None,
+            earlier=self._partials[-1][0] if self._partials and plies > 1 else None,
             kept=kept,
             still=still,
+            change=change,
+            earlier_change=self._partials[-1][1] if self._partials and plies > 1 else None,
         )
-        if verdict.kind == VerdictKind.ACCEPT and verdict.follows and not self._may_catch_up():
+        several = verdict.follows or verdict.behind
+        if verdict.kind == VerdictKind.ACCEPT and several and not self._may_catch_up():
             # Several moves at once are only taken when a frame with a hand showed
             # the board between them; after a question, or frames nobody saw, ask.
             verdict = as_question(verdict)
+        if verdict.kind == VerdictKind.ACCEPT and still and needed > plies:
+            # more moves may have been made than were weighed: whatever fits best
+            # may be the wrong story, so the players say how it began
+            verdict = as_question(verdict)
+        if still and self.blind and verdict.kind != VerdictKind.AMBIGUOUS:
+            verdict = self._blind_question(verdict)
+        if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial:
+            verdict = replace(verdict, kind=VerdictKind.MOVING)  # wait for a clear frame
         if partial and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked):
             # Hidden squares may hold anything: "unchanged", a dispute or a
             # question would rest on what the camera could not see. Wait, and
             # let the next clear frame decide (perhaps on one more move).
             self._undecided += 1
-            self._partials.append(reading)
+            self._partials.append((reading, change))
             why = reason or "hand over the board"
             if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
                 return Report(self.state, f"{self._pending_detail()} ({why})")
-            return Report(RefereeState.MOVING, why)
+            return Report(RefereeState.MOVING, why, verdict=verdict)
         decided = verdict.kind in (
             VerdictKind.ACCEPT,
             VerdictKind.UNCHANGED,
@@ -528,6 +646,17 @@ class Referee:
                     moved |= touched_squares(t) if t is not None else set(range(len(hidden)))
                 self._stale_after_trust = frozenset(sq for sq in moved if hidden[sq])
             accepted = self._apply(verdict.move, "camera", verdict.confidence, frame)
+            if verdict.behind and not self.position.over:
+                # The first of several moves is certain: judge the board again from
+                # after it (it shows the later ones, so it is not trusted yet).
+                self._undecided = 0
+                self._stable -= 1
+                self.state = RefereeState.SETTLED
+                then = self._observe(
+                    raw, frame, fit, reason, still, changed, partial, hidden, areas, in_place
+                )
+                detail = f"{accepted.move} accepted; {then.detail}"
+                return replace(then, detail=detail, accepted=(accepted, *then.accepted))
             if verdict.follows:
                 done = [accepted]
                 for later in verdict.follows:
@@ -586,6 +715,18 @@ class Referee:
         self.pending = verdict
         self.state = RefereeState.DISPUTE
         return Report(RefereeState.DISPUTE, verdict.detail, verdict=verdict)
+
+    def _blind_question(self, verdict: Verdict) -> Verdict:
+        """A photo of a scene the counter cannot see: the players say what happened."""
+        if verdict.kind == VerdictKind.ACCEPT:
+            return replace(as_question(verdict), behind=bool(verdict.follows))
+        firsts: list[Move] = []
+        for cand in verdict.ranked:
+            if cand.kind == "move" and cand.move is not None and cand.move not in firsts:
+                firsts.append(cand.move)
+        if not firsts:
+            return verdict
+        return replace(verdict, kind=VerdictKind.AMBIGUOUS, choices=tuple(firsts[:3]))
 
     def _check_setup(self, verdict: Verdict, settled: bool) -> Report:
         """The opening must be right before the first move is refereed.
@@ -767,4 +908,8 @@ class Referee:
         self.game = game
         self.setup_checked = True
         self.pending = pending
+        self._vref = board_of(game.position)
+        self._vref_gone = frozenset()
+        self._trust_ply = game.position.ply
+        self._photos = 0
         self.state = RefereeState.WAITING if pending is None else RefereeState(pending.kind.value)

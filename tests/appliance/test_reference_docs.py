@@ -86,7 +86,7 @@ def documented(key: str) -> bool:
 def test_replay_keys_are_documented() -> None:
     lines = "\n".join(
         [
-            json.dumps({"moves": ["5-", "9-", "4+"]}),
+            json.dumps({"moves": ["5-", "9-", "4+"], "id": 1}),
             json.dumps({"moves": ["5-", "5-"]}),
             "not json",
         ]
@@ -100,10 +100,10 @@ def test_replay_keys_are_documented() -> None:
 
 
 def test_ai_serve_keys_are_documented() -> None:
-    request = json.dumps({"position": Position.initial().to_json(), "time_ms": 50})
+    request = json.dumps({"position": Position.initial().to_json(), "time_ms": 50, "id": 1})
     answers = run(ai_serve.main, [], request + "\nnot json\n")
     printed = {k for obj in answers for k in keys(obj)}
-    assert {"move", "error"} <= printed
+    assert {"move", "error", "id"} <= printed
     assert not [k for k in sorted(printed) if not documented(k)]
 
 

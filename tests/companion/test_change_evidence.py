@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from companion.referee import Referee
+from companion.referee import Observation, Referee
 from companion.referee.evidence import mean_count, pile_offsets, shifted
 from companion.referee.reconcile import Evidence, cleared_squares, reconcile, touched_squares
 from engine import Game, Position, play
@@ -63,7 +63,8 @@ def test_a_pile_read_low_on_the_trusted_board_is_read_right_after_a_pebble_lands
     assert plain.kind != "accept"  # absolute counts: the pile is 3 short, no move fits
     ref = Referee(start=start)
     ref.setup_checked = True
-    assert ref.observe(seen(start), still=True).confirmed  # the counter's view of this pile
+    # the players vouch for the start (as track's first frame): the counter's view of this pile
+    assert ref.vouch(Observation(seen(start), still=True)).confirmed
     report = ref.observe(seen(after.position), still=True)
     assert [str(a.move) for a in report.accepted] == ["5+"], report.detail
 

@@ -230,8 +230,16 @@ def test_a_frame_with_a_hand_never_asks_objects_or_calls_the_board_unchanged() -
     assert clear.observe(misread, still=True).state == "dispute"
     assert ref.observe(misread, still=True, partial=True).state == "moving"
     assert ref.position == start and not [r for r in journal.records if r[0] == "dispute"]
-    # the next clear frame decides, with the move the hidden frames left open
+    # the next clear photo may show a move after each of the three photos with a hand:
+    # more than the two it can weigh, so it asks how the game went on, 2+ first
     report = ref.observe(reading(game.position.board, game.position.big), still=True)
+    assert report.state == "ambiguous" and not report.accepted
+    assert report.verdict is not None and str(report.verdict.choices[0]) == "2+"
+    # after one photo with a hand, the clear photo decides, with the move it left open
+    again = Referee()
+    again.observe(reading(start.board, start.big), still=True)
+    assert again.observe(partial, still=True, partial=True).state == "moving"
+    report = again.observe(reading(game.position.board, game.position.big), still=True)
     assert [str(a.move) for a in report.accepted] == ["2+"]
 
 

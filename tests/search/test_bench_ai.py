@@ -89,3 +89,28 @@ def test_an_ai_serve_command_plays_whole_games() -> None:
 def test_unknown_player_names_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown player 'ab0'"):
         bench.make_agent("ab0", 10, None)
+
+
+def test_one_seat_on_openings_of_a_given_value() -> None:
+    def games(seed: int, depth: int) -> list[object]:
+        summary = bench.run(
+            bench.make_agent("ai", None, depth),
+            bench.make_agent("greedy", None, None),
+            3,
+            time_ms=None,
+            seed=seed,
+            opening_depth=4,
+            opening_range=(5.0, 40.0),
+            seat=1,
+            ply_cap=40,
+        )
+        assert summary["as_p0"]["w"] + summary["as_p0"]["d"] + summary["as_p0"]["l"] == 0
+        assert summary["as_p1"]["w"] + summary["as_p1"]["d"] + summary["as_p1"]["l"] == 3
+        openings: list[object] = summary["openings"]
+        return openings
+
+    first = games(8, 1)
+    assert all(5.0 <= value < 40.0 for _, value in first)
+    assert len({moves for moves, _ in first}) == 3
+    # Another setting of the AI meets the same openings.
+    assert games(8, 2) == first

@@ -25,6 +25,7 @@ from engine.search import (
     CONTEMPT,
     LEVELS,
     WIN,
+    GameMemory,
     GameOverError,
     SearchCache,
     Threat,
@@ -372,3 +373,98 @@ def test_a_cache_carries_the_table_to_the_next_move() -> None:
     other = Position.initial()
     choose_move(other, Rules(quan_non_min=0), depth=2, rng=random.Random(0), cache=cache)
     assert len(cache) < kept
+
+
+# A debt spiral in the making (from a bench/ai.py game): P1 is 19 behind by the
+# count with 15 pebbles on square 9, and 9+ or 11- ends the game at once, lost 24-48.
+BEHIND = "0|0,1,0,0,0|3|0,1,15,0,1 P1 s22/7 q2/0 d0/0 n13 t0/0"
+
+
+def test_a_hopeless_game_is_ended_rather_than_spiralled() -> None:
+    # Every way of playing on leaves P1 further behind (the opponent keeps taking
+    # the refills), so the side behind takes the finished loss, by its margin.
+    pos = Position.from_text(BEHIND)
+    for depth in (4, 8):
+        result = choose_move(pos, RULES, depth=depth, rng=random.Random(0))
+        after = play(pos, result.move, RULES).position
+        assert after.outcome is not None and after.outcome.winner == 0
+        assert result.score == after.outcome.final[1] - after.outcome.final[0] == -24
+
+
+def test_a_deficit_is_reported_as_points_not_as_its_price() -> None:
+    # At depth 1 the unfinished moves (about 25 behind) still beat the finished
+    # losses, and the score is the evaluation's margin, whatever the search
+    # added to it internally.
+    pos = Position.from_text(BEHIND)
+    result = choose_move(pos, RULES, depth=1, rng=random.Random(0))
+    unfinished = [
+        -evaluate(after.to_state(), DEFAULT_WEIGHTS, 10)
+        for after in (play(pos, m, RULES).position for m in legal_moves(pos, RULES))
+        if after.outcome is None
+    ]
+    assert -30 < max(unfinished) < -15
+    assert result.score == round(max(unfinished), 2)
+
+
+def test_a_cycle_lost_by_the_count_is_broken() -> None:
+    # From a bench/ai.py game cut at 300 plies: P1 (35 behind) played 8+, P0
+    # 4-, and the position came back 145 times. Without a repetition rule
+    # such a cycle never ends; for the side behind it is a loss, so it plays on.
+    pos = Position.from_text("0|2,0,2,0,1|9B|1,1,1,1,1 P1 s28/3 q1/0 d0/0 n11 t0/-")
+    back = play(play(pos, Move.parse("8+"), RULES).position, Move.parse("4-"), RULES).position
+    assert back.to_text().split(" n")[0] == pos.to_text().split(" n")[0]
+    for depth in (8, 12):
+        result = choose_move(pos, RULES, depth=depth, rng=random.Random(0))
+        assert result.move != Move.parse("8+")
+    # Another such game: every way out of the cycle loses 11 more points within
+    # the horizon, and it is still taken.
+    worse = Position.from_text("0|2,0,2,0,1|17B|1,1,1,1,1 P1 s22/1 q1/0 d0/0 n21 t0/-")
+    for depth in (12, 16):
+        result = choose_move(worse, RULES, depth=depth, rng=random.Random(0))
+        assert result.move != Move.parse("8+")
+    # A level cycle stays what it was: a draw, less the contempt.
+    level = Position.from_text("0B|0,0,0,1,0|0B|0,1,0,0,0 P0 s24/24 q0/0 d0/0 n0")
+    children = [play(level, m, RULES).position for m in legal_moves(level, RULES)]
+    ahead = choose_move(level, RULES, depth=1, rng=random.Random(0), history=children)
+    assert ahead.score == -CONTEMPT
+
+
+def test_a_game_memory_gives_the_earlier_positions_of_one_game() -> None:
+    memory = GameMemory()
+    game = Game(RULES)
+    asked = []
+    for move in ["2+", "9-", "4+", "11-"]:
+        asked.append(game.position)
+        assert memory.see(game.position, RULES) == tuple(asked[:-1])
+        game.play(move)
+    # A new game (its ply is not later), or other rules, starts afresh.
+    assert memory.see(Position.initial(), RULES) == ()
+    assert memory.see(game.position, Rules(quan_non_min=0)) == ()
+    assert memory.see(game.position, Rules(quan_non_min=0)) == ()  # same ply: a new game
+    small = GameMemory(limit=2)
+    for ply in range(4):
+        small.see(replace(Position.initial(), ply=ply), RULES)
+    assert [p.ply for p in small.see(replace(Position.initial(), ply=9), RULES)] == [2, 3]
+
+
+def test_with_the_memory_a_shuttle_across_moves_is_seen() -> None:
+    # From a bench/ai.py game cut at 300 plies: P1, 35 behind, answered each
+    # request alone and shuttled its pebble 7+ 8- with P0's 1+ 2- for ever.
+    cycle = ["7+", "2-", "8-", "1+"]
+    game = Game(RULES, Position.from_text("4B|0,1,0,0,0|0|1,0,0,0,0 P1 s34/10 q1/0 d0/0 n200 t-/0"))
+    memory = GameMemory()
+    for move in cycle:
+        if game.position.to_move == 1:
+            memory.see(game.position, RULES)
+        game.play(move)
+    assert game.position.to_text() == game.start.to_text().replace("n200", "n204")
+    alone = choose_move(game.position, RULES, depth=10, rng=random.Random(0))
+    remembered = choose_move(
+        game.position,
+        RULES,
+        depth=10,
+        rng=random.Random(0),
+        history=memory.see(game.position, RULES),
+    )
+    assert alone.move == Move.parse("7+")
+    assert remembered.move != Move.parse("7+")

@@ -54,12 +54,31 @@ def fit(t: NDArray[np.int64], raw: NDArray[np.float64]) -> tuple[float, float, f
     return best[1], best[2], best[3], best[0] / max(t.size, 1)
 
 
+def parse_fold(text: str | None) -> tuple[int, int] | None:
+    """``K/N`` -> (K, N), the fold of scenes whose index % N == K; None for no fold."""
+    if not text:
+        return None
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
+        raise ValueError(f"a fold must look like K/N with K < N, got {text!r}")
+    return int(k), int(n)
+
+
+def in_fold(name: str, fold: tuple[int, int] | None) -> bool:
+    """Whether ``img_00042.json`` is in fold (K, N) (index % N == K); every scene without one."""
+    if fold is None:
+        return True
+    digits = "".join(ch for ch in Path(name).stem if ch.isdigit())
+    return bool(digits) and int(digits) % fold[1] == fold[0]
+
+
 def raw_estimates(
-    folder: Path, cfg: CountConfig, limit: int | None
+    folder: Path, cfg: CountConfig, limit: int | None, fold: tuple[int, int] | None = None
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """True counts and raw estimates of every square, counted on the true outline."""
     ts, raws = [], []
-    for js in sorted(folder.glob("img_*.json"))[:limit]:
+    names = [js for js in sorted(folder.glob("img_*.json")) if in_fold(js.name, fold)]
+    for js in names[:limit]:
         data = json.loads(js.read_text("utf-8"))
         image = cv2.imread(str(js.with_suffix(".jpg")))
         if image is None:
@@ -77,7 +96,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, help="counter network (default: the shipped one)")
     ap.add_argument("--big-model", type=Path, help="big-stone network (default: shipped)")
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--fold", help="K/N: only scenes whose index %% N == K (a validation fold)")
     args = ap.parse_args(argv)
+    try:
+        fold = parse_fold(args.fold)
+    except ValueError as exc:
+        print(f"--fold: {exc}", file=sys.stderr)
+        return 2
     if not args.folder.is_dir():
         print(f"no such folder: {args.folder}", file=sys.stderr)
         return 2
@@ -87,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         cfg = replace(cfg, model=str(args.model))
     if args.big_model:
         cfg = replace(cfg, big_model=str(args.big_model))
-    t, raw = raw_estimates(args.folder, cfg, args.limit)
+    t, raw = raw_estimates(args.folder, cfg, args.limit, fold)
     if t.size == 0:
         print(f"no scenes in {args.folder}", file=sys.stderr)
         return 2

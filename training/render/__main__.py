@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from training.render import blender  # bpy only from here on
     from training.render.post import apply_post
-    from training.render.truth import build_truth
+    from training.render.truth import truth_of_render
 
     w, h = args.size
     todo = [(i, s) for i, s in ds.seeds(args.count) if i >= args.start]
@@ -103,24 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         res = blender.render_scene(spec, str(png))
         name = f"img_{i:05d}.jpg"
         apply_post(png, tmp / name, spec.conditions["post"], w)
-        truth = build_truth(
-            spec,
-            name,
-            res["camera"],
-            res["positions"],
-            res["sizes"],
-            res["visibility"],
-            {
-                "renderer": res["renderer"],
-                "physics": res["physics"],
-                "shadow_casters": res["casters"],
-                "cycles_samples": res["samples"],
-                "denoiser": res["denoiser"],
-                "render_seconds": res["render_seconds"],
-                "build_seconds": res["build_seconds"],
-                "total_seconds": round(time.time() - t0, 2),
-            },
-        )
+        truth = truth_of_render(spec, name, res, time.time() - t0)
         (tmp / name).replace(out / name)  # the jpg first: a json means the pair is complete
         js = out / f"img_{i:05d}.json"
         js.with_suffix(".part").write_text(json.dumps(truth, separators=(",", ":")))

@@ -451,8 +451,13 @@ def _build_pieces(spec: SceneSpec) -> list[Any]:
     return objs
 
 
-def _simulate(objs: list[Any], spec: SceneSpec) -> dict[str, Any]:
-    """Drop the pieces with Bullet; return the physics settings used."""
+def _simulate(
+    objs: list[Any], spec: SceneSpec, resting: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """Drop the pieces with Bullet; return the physics settings used.
+
+    Pieces named in `resting` stay where they are (passive colliders the others land on).
+    """
     scene = bpy.context.scene
     rollers = {f"piece{p.id}" for p in spec.pieces if p.family == "marbles"}
     t0 = time.perf_counter()
@@ -477,7 +482,8 @@ def _simulate(objs: list[Any], spec: SceneSpec) -> dict[str, Any]:
     for o in [floor, *objs]:
         vl.objects.active = o
         with bpy.context.temp_override(object=o, active_object=o, selected_objects=[o]):
-            bpy.ops.rigidbody.object_add(type="PASSIVE" if o is floor else "ACTIVE")
+            passive = o is floor or o.name in resting
+            bpy.ops.rigidbody.object_add(type="PASSIVE" if passive else "ACTIVE")
         rb = o.rigid_body
         rb.collision_shape = "BOX" if o is floor else "CONVEX_HULL"
         rb.use_margin = True
@@ -893,13 +899,11 @@ def auto_exposure(spec: SceneSpec) -> float:
     return round(ev, 3)
 
 
-def render_scene(spec: SceneSpec, out_png: str) -> dict[str, Any]:
-    """Build, simulate and render the scene to out_png; return what the truth writer needs."""
-    t0 = time.perf_counter()
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    _build_ground(spec)
-    pieces = _build_pieces(spec)
-    physics = _simulate(pieces, spec)
+def _shoot(spec: SceneSpec, out_png: str, pieces: list[Any], t0: float) -> dict[str, Any]:
+    """Everything after the pieces are at rest: hand, light, camera, visibility, the render.
+
+    Shared by single scenes and sequence frames, so both are lit, framed and timed alike.
+    """
     cam = camera_for(spec)
     hand = _build_hand(spec, cam)
     _build_light(spec)
@@ -911,21 +915,65 @@ def render_scene(spec: SceneSpec, out_png: str) -> dict[str, Any]:
     t1 = time.perf_counter()
     bpy.ops.render.render(write_still=True)
     t2 = time.perf_counter()
-    final = []
-    sizes = []
-    for o in pieces:
-        final.append(list(o.matrix_world.translation))
-        sizes.append(max(o.dimensions))
     return {
         "camera": cam,
-        "positions": np.array(final),
-        "sizes": sizes,
         "visibility": vis,
-        "physics": physics,
         "casters": casters,
         "render_seconds": round(t2 - t1, 2),
         "build_seconds": round(t1 - t0, 2),
         "renderer": f"blender-cycles (bpy {bpy.app.version_string})",
         "samples": SAMPLES,
         "denoiser": "OpenImageDenoise (albedo + normal)",
+    }
+
+
+def render_scene(spec: SceneSpec, out_png: str) -> dict[str, Any]:
+    """Build, simulate and render the scene to out_png; return what the truth writer needs."""
+    t0 = time.perf_counter()
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    _build_ground(spec)
+    pieces = _build_pieces(spec)
+    physics = _simulate(pieces, spec)
+    shot = _shoot(spec, out_png, pieces, t0)
+    return {
+        **shot,
+        "positions": np.array([list(o.matrix_world.translation) for o in pieces]),
+        "sizes": [max(o.dimensions) for o in pieces],
+        "physics": physics,
+    }
+
+
+def render_frame(
+    spec: SceneSpec, out_png: str, kept: dict[int, tuple[float, ...]]
+) -> dict[str, Any]:
+    """Render one frame of a sequence: like :func:`render_scene`, but the pieces in `kept`
+    lie at their recorded poses (position, then quaternion w, x, y, z) and only the others
+    are dropped by the physics, onto them. Also returns every piece's resting pose."""
+    t0 = time.perf_counter()
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    _build_ground(spec)
+    pieces = _build_pieces(spec)
+    for o, p in zip(pieces, spec.pieces, strict=True):
+        if p.id in kept:
+            pose = kept[p.id]
+            o.rotation_mode = "QUATERNION"
+            o.location = pose[:3]
+            o.rotation_quaternion = pose[3:]
+    resting = frozenset(o.name for o, p in zip(pieces, spec.pieces, strict=True) if p.id in kept)
+    if len(resting) < len(pieces):
+        physics = _simulate(pieces, spec, resting)
+    else:
+        physics = {"engine": "none: every piece kept its pose", "frames": 0, "seconds": 0.0}
+    physics["dropped"] = len(pieces) - len(resting)
+    shot = _shoot(spec, out_png, pieces, t0)
+    poses = []
+    for o, p in zip(pieces, spec.pieces, strict=True):
+        loc, quat, _ = o.matrix_world.decompose()
+        poses.append(kept.get(p.id) or (*(float(v) for v in loc), *(float(v) for v in quat)))
+    return {
+        **shot,
+        "positions": np.array([list(pose[:3]) for pose in poses]),
+        "sizes": [max(o.dimensions) for o in pieces],
+        "poses": poses,
+        "physics": physics,
     }

@@ -62,7 +62,11 @@ def load_manifest(name: str, folder: Path = MANIFESTS) -> Dataset:
     return ds
 
 
+def cache_root() -> Path:
+    """$OANQUAN_CACHE, default ~/.cache/oanquan: rendered images live under it, never in git."""
+    return Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan"))
+
+
 def cache_dir(name: str) -> Path:
     """Where a dataset's images go: $OANQUAN_CACHE/renders/<name>, default ~/.cache/oanquan."""
-    root = Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan"))
-    return root / "renders" / name
+    return cache_root() / "renders" / name

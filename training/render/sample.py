@@ -453,15 +453,71 @@ SIZE_MM = {
 }
 
 
-def _pieces(
-    rng: random.Random,
-    board: Board,
-    counts: dict[str, dict[str, int]],
-    store: list[int],
-    family: str,
-    allowed: tuple[str, ...],
-    heaps: bool,
-) -> tuple[list[PieceSpec], dict[str, Any]]:
+@dataclass(frozen=True)
+class PieceSet:
+    """One scene's set of pieces: the kinds, their looks and the big stone, drawn once.
+
+    :meth:`make` draws one physical piece of the set, so a game's sequence of frames can
+    add the same kind of pebble later (a refill from the store) that the first frame had.
+    """
+
+    kinds: tuple[str, ...]
+    looks: dict[str, dict[str, Any]]
+    big_kind: str
+    big_size: float
+    big_colour: tuple[float, float, float]
+    tight: float
+
+    def info(self) -> dict[str, Any]:
+        """conditions['pieces'] without the heaps."""
+        return {
+            "kinds": list(self.kinds),
+            "looks": self.looks,
+            "big_piece": self.big_kind,
+            "big_size_mm": round(self.big_size * 1000, 1),
+            "pile_tightness": round(self.tight, 3),
+        }
+
+    def make(
+        self,
+        rng: random.Random,
+        piece_id: int,
+        kind: str,
+        role: str,
+        region: str | None,
+        xy: tuple[float, float],
+        z: float,
+        fam: str,
+    ) -> PieceSpec:
+        """A piece of this set (`kind` small or big) dropped from (xy, z)."""
+        look = self.looks.get(fam, self.looks[self.kinds[0]])
+        if kind == "big":
+            size, colour, rough = self.big_size, _jitter_colour(self.big_colour, rng, 0.15), 0.6
+            flat, el, fam_out = rng.uniform(0.45, 0.75), rng.uniform(0.7, 0.95), "big_stone"
+        else:
+            size = look["size_mm"] / 1000 * rng.uniform(0.8, 1.2)
+            colour = _jitter_colour(tuple(rng.choice(look["palette"])), rng, 0.12)
+            rough = look["roughness"]
+            flat = look["flatness"] * (rng.uniform(0.85, 1.15) if look["flatness"] < 1 else 1)
+            el = look["elongation"] * (rng.uniform(0.9, 1.1) if look["elongation"] < 1 else 1)
+            fam_out = fam
+        return PieceSpec(
+            id=piece_id,
+            kind=kind,
+            role=role,
+            family=fam_out,
+            intended_region=region,
+            size_m=round(size, 5),
+            scale=(1.0, round(min(1.0, el), 3), round(min(1.0, flat), 3)),
+            colour=colour,
+            roughness=rough,
+            shape_seed=rng.randrange(2**31),
+            drop=(round(xy[0], 5), round(xy[1], 5), round(z, 5)),
+            rotation=(rng.uniform(0, 6.283), rng.uniform(0, 6.283), rng.uniform(0, 6.283)),
+        )
+
+
+def _piece_set(rng: random.Random, board: Board, family: str, allowed: tuple[str, ...]) -> PieceSet:
     square = min(board.square_m)
     if family == "mixed":
         kinds = rng.sample(
@@ -484,38 +540,40 @@ def _pieces(
         "big_same": tuple(looks[kinds[0]]["palette"][0]),
     }[big_kind]
     tight = rng.uniform(0.4, 1.1)
+    return PieceSet(tuple(kinds), looks, big_kind, big_size, big_colour, tight)
+
+
+def region_centre(board: Board, name: str) -> tuple[float, float]:
+    """Where a region's pile is centred: its polygon's mean, pulled towards the outer end
+    in a mandarin (whose polygon mean sits near the arc's chord)."""
+    poly = board.regions[name]
+    cx = sum(p[0] for p in poly) / len(poly)
+    cy = sum(p[1] for p in poly) / len(poly)
+    if name == "west_mandarin":
+        cx = (cx * 2 + board.corners[0][0]) / 3
+    elif name == "east_mandarin":
+        cx = (cx * 2 + board.corners[1][0]) / 3
+    return cx, cy
+
+
+def _pieces(
+    rng: random.Random,
+    board: Board,
+    counts: dict[str, dict[str, int]],
+    store: list[int],
+    family: str,
+    allowed: tuple[str, ...],
+    heaps: bool,
+) -> tuple[list[PieceSpec], dict[str, Any]]:
+    pset = _piece_set(rng, board, family, allowed)
+    square = min(board.square_m)
+    kinds, looks, big_size, tight = list(pset.kinds), pset.looks, pset.big_size, pset.tight
     pieces: list[PieceSpec] = []
 
     def make(
         kind: str, role: str, region: str | None, xy: tuple[float, float], z: float, fam: str
     ) -> None:
-        look = looks.get(fam, looks[kinds[0]])
-        if kind == "big":
-            size, colour, rough = big_size, _jitter_colour(big_colour, rng, 0.15), 0.6
-            flat, el, fam_out = rng.uniform(0.45, 0.75), rng.uniform(0.7, 0.95), "big_stone"
-        else:
-            size = look["size_mm"] / 1000 * rng.uniform(0.8, 1.2)
-            colour = _jitter_colour(tuple(rng.choice(look["palette"])), rng, 0.12)
-            rough = look["roughness"]
-            flat = look["flatness"] * (rng.uniform(0.85, 1.15) if look["flatness"] < 1 else 1)
-            el = look["elongation"] * (rng.uniform(0.9, 1.1) if look["elongation"] < 1 else 1)
-            fam_out = fam
-        pieces.append(
-            PieceSpec(
-                id=len(pieces),
-                kind=kind,
-                role=role,
-                family=fam_out,
-                intended_region=region,
-                size_m=round(size, 5),
-                scale=(1.0, round(min(1.0, el), 3), round(min(1.0, flat), 3)),
-                colour=colour,
-                roughness=rough,
-                shape_seed=rng.randrange(2**31),
-                drop=(round(xy[0], 5), round(xy[1], 5), round(z, 5)),
-                rotation=(rng.uniform(0, 6.283), rng.uniform(0, 6.283), rng.uniform(0, 6.283)),
-            )
-        )
+        pieces.append(pset.make(rng, len(pieces), kind, role, region, xy, z, fam))
 
     def pile(
         center: tuple[float, float],
@@ -556,15 +614,9 @@ def _pieces(
 
     size0 = looks[kinds[0]]["size_mm"] / 1000
     for name in REGIONS:
-        poly = board.regions[name]
         n = counts[name]["small"]
         big = counts[name]["big"]
-        cx = sum(p[0] for p in poly) / len(poly)
-        cy = sum(p[1] for p in poly) / len(poly)
-        if name == "west_mandarin":
-            cx = (cx * 2 + board.corners[0][0]) / 3
-        elif name == "east_mandarin":
-            cx = (cx * 2 + board.corners[1][0]) / 3
+        cx, cy = region_centre(board, name)
         radius = min(0.3 * square, size0 * (0.5 + 0.45 * math.sqrt(n)) * tight)
         pile((cx, cy), n, radius, size0, name, "board", big > 0)
     heap_info: list[dict[str, Any]] = []
@@ -584,14 +636,7 @@ def _pieces(
                     "center_m": [round(x, 3), round(y, 3)],
                 }
             )
-    info = {
-        "kinds": kinds,
-        "looks": looks,
-        "big_piece": big_kind,
-        "big_size_mm": round(big_size * 1000, 1),
-        "pile_tightness": round(tight, 3),
-        "heaps": heap_info,
-    }
+    info = pset.info() | {"heaps": heap_info}
     return pieces, info
 
 
@@ -727,25 +772,34 @@ def fit_distance(c: dict[str, Any], board: Board, width: int, height: int, fill:
     return d
 
 
+def hand_params(rng: random.Random) -> dict[str, Any]:
+    """Where a hand and forearm reach over the board, and how they look (present or not aside)."""
+    tone = rng.random()
+    return {
+        "from_side": rng.choices(["south", "north", "east", "west"], weights=[5, 3, 1, 1])[0],
+        "height_m": round(rng.uniform(0.03, 0.22), 3),
+        "over_region": rng.choice(REGIONS),
+        "reach": round(rng.uniform(-0.1, 0.15), 3),
+        "skin_rgb": [
+            round(0.75 - 0.55 * tone, 3),
+            round(0.55 - 0.42 * tone, 3),
+            round(0.45 - 0.36 * tone, 3),
+        ],
+        "sleeve": rng.random() < 0.45,
+        "sleeve_rgb": list(_hsv(rng.random(), rng.uniform(0, 0.8), rng.uniform(0.05, 0.9))),
+        "spread": round(rng.uniform(0, 1), 3),
+        "scale": round(rng.uniform(0.85, 1.15), 3),
+    }
+
+
 def _occluders(rng: random.Random, light: dict[str, Any]) -> dict[str, Any]:
     hand: dict[str, Any] = {"present": rng.random() < 0.15}
     if hand["present"]:
-        tone = rng.random()
-        hand |= {
-            "from_side": rng.choices(["south", "north", "east", "west"], weights=[5, 3, 1, 1])[0],
-            "height_m": round(rng.uniform(0.03, 0.22), 3),
-            "over_region": rng.choice(REGIONS),
-            "reach": round(rng.uniform(-0.1, 0.15), 3),
-            "skin_rgb": [
-                round(0.75 - 0.55 * tone, 3),
-                round(0.55 - 0.42 * tone, 3),
-                round(0.45 - 0.36 * tone, 3),
-            ],
-            "sleeve": rng.random() < 0.45,
-            "sleeve_rgb": list(_hsv(rng.random(), rng.uniform(0, 0.8), rng.uniform(0.05, 0.9))),
-            "spread": round(rng.uniform(0, 1), 3),
-            "scale": round(rng.uniform(0.85, 1.15), 3),
-        }
+        hand |= hand_params(rng)
+    return {"hand": hand, "shadows": _shadow_casters(rng, light)}
+
+
+def _shadow_casters(rng: random.Random, light: dict[str, Any]) -> list[dict[str, Any]]:
     shadows: list[dict[str, Any]] = []
     if light["type"] in ("sun", "indoor") and rng.random() < 0.35:
         for _ in range(rng.randint(1, 2)):
@@ -757,7 +811,7 @@ def _occluders(rng: random.Random, light: dict[str, Any]) -> dict[str, Any]:
                     "seed": rng.randrange(10_000),
                 }
             )
-    return {"hand": hand, "shadows": shadows}
+    return shadows
 
 
 def _post(rng: random.Random, light: dict[str, Any]) -> dict[str, Any]:
@@ -827,3 +881,98 @@ def sample_scene(
     }
     conditions["hand"] = conditions["occluders"]["hand"]["present"]
     return SceneSpec(index, seed, dataset, width, height, board, tuple(plist), game, conditions)
+
+
+# -- sequences: one fixed scene for every frame of a game -----------------------------------
+
+
+@dataclass(frozen=True)
+class SequenceScene:
+    """What stays fixed over the frames of one game: the scene and its set of pieces.
+
+    `spec` has no pieces and no game: each frame fills them in. `heaps` holds the
+    centres of the captured heaps beside the board (south for player 0, north for
+    player 1), or None when the players keep captured pebbles out of view.
+    """
+
+    spec: SceneSpec
+    piece_set: PieceSet
+    heaps: tuple[tuple[float, float], tuple[float, float]] | None
+
+
+def _aim_at_board(
+    rng: random.Random, camera: dict[str, Any], board: Board, width: int, height: int
+) -> dict[str, Any]:
+    """A referee's camera is set up to see the whole board: re-aim one drawn off the board."""
+    if not camera["aimed_off_board"]:
+        return camera
+    target = [rng.gauss(0, 0.03), rng.gauss(0, 0.03)]
+    cam = {**camera, "target_m": target, "distance_m": 1.5}
+    distance = fit_distance(cam, board, width, height, camera["fill"])
+    return camera | {
+        "target_m": [round(target[0], 4), round(target[1], 4)],
+        "distance_m": round(distance, 3),
+        "aimed_off_board": False,
+    }
+
+
+def sample_sequence_scene(
+    index: int,
+    seed: int,
+    *,
+    dataset: str,
+    width: int = 1280,
+    height: int = 960,
+    grounds: tuple[str, ...] = GROUND_FAMILIES,
+    pieces: tuple[str, ...] = PIECE_FAMILIES,
+) -> SequenceScene:
+    """The fixed scene of sequence `index`, drawn from `seed` alone.
+
+    Drawn like a single scene (same board, grounds, lines, pieces, light, camera and
+    camera effects) except what a fixed referee camera rules out: it always sees the
+    whole board and is held still (no motion blur). Hands come per frame.
+    """
+    check_families(grounds, pieces)
+    rng = random.Random(seed)
+    square = rng.triangular(0.15, 0.45, 0.22)
+    aspect = rng.uniform(0.9, 1.15)
+    board = make_board(square, aspect, rng, irregularity=rng.uniform(0.3, 1.5))
+    ground_family = rng.choice(grounds)
+    piece_family = rng.choice(pieces)
+    pset = _piece_set(rng, board, piece_family, pieces)
+    heaps: tuple[tuple[float, float], tuple[float, float]] | None = None
+    if rng.random() < 0.5:
+        xmin, ymin, xmax, ymax = board.extent()
+        south = (rng.uniform(xmin * 0.7, xmax * 0.7), ymin - rng.uniform(0.06, 0.25))
+        north = (rng.uniform(xmin * 0.7, xmax * 0.7), ymax + rng.uniform(0.06, 0.25))
+        heaps = (
+            (round(south[0], 4), round(south[1], 4)),
+            (round(north[0], 4), round(north[1], 4)),
+        )
+    light = _light(rng)
+    camera = _aim_at_board(rng, _camera(rng, board, width, height), board, width, height)
+    post = _post(rng, light) | {"motion_blur_px": 0.0}
+    conditions: dict[str, Any] = {
+        "split": dataset,
+        "seed": {"seed": seed, "index": index, "sequence": True},
+        "generator": GENERATOR_VERSION,
+        "count_mode": "sequence",
+        "ground_family": ground_family,
+        "piece_family": piece_family,
+        "ground": ground_family,
+        "ground_params": _ground(rng, ground_family),
+        "lines": _lines(rng, ground_family),
+        "pieces": pset.info() | {"kind": piece_family},
+        "light": light,
+        "tilt_deg": camera["tilt_deg"],
+        "yaw_deg": camera["board_yaw_deg"],
+        "roll_deg": camera["roll_deg"],
+        "camera": camera,
+        "occluders": {"hand": {"present": False}, "shadows": _shadow_casters(rng, light)},
+        "store_heaps": heaps is not None,
+        "post": post,
+        "board_square_m": [round(v, 4) for v in board.square_m],
+        "hand": False,
+    }
+    spec = SceneSpec(index, seed, dataset, width, height, board, (), {}, conditions)
+    return SequenceScene(spec, pset, heaps)

@@ -79,6 +79,31 @@ def _px(cam: Camera, pts_m: Sequence[tuple[float, float]] | np.ndarray) -> list[
     return [[round(float(x), 2), round(float(y), 2)] for x, y in px]
 
 
+def truth_of_render(
+    spec: SceneSpec, image_name: str, res: dict[str, Any], total_seconds: float
+) -> dict[str, Any]:
+    """The truth of one rendered image from what ``blender.render_scene``/``render_frame``
+    returned: one place decides which render facts the conditions record."""
+    return build_truth(
+        spec,
+        image_name,
+        res["camera"],
+        res["positions"],
+        res["sizes"],
+        res["visibility"],
+        {
+            "renderer": res["renderer"],
+            "physics": res["physics"],
+            "shadow_casters": res["casters"],
+            "cycles_samples": res["samples"],
+            "denoiser": res["denoiser"],
+            "render_seconds": res["render_seconds"],
+            "build_seconds": res["build_seconds"],
+            "total_seconds": round(total_seconds, 2),
+        },
+    )
+
+
 def build_truth(
     spec: SceneSpec,
     image_name: str,

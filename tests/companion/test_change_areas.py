@@ -1,0 +1,139 @@
+"""The changed areas of each square as evidence for which move was made."""
+
+from __future__ import annotations
+
+import math
+
+from companion.referee import Referee
+from companion.referee.change import (
+    AreaScale,
+    ChangeEvidence,
+    ChangeModel,
+    ChangeScorer,
+    square_units,
+)
+from companion.referee.reconcile import (
+    Evidence,
+    VerdictKind,
+    board_of,
+    cleared_squares,
+    reconcile,
+)
+from engine import Position, play
+
+MODEL = ChangeModel()
+# 2+ and 4+ leave boards one pebble apart (squares 2 and 3): the counts cannot tell them
+START = Position.from_text("1B|7,1,1,7,7|2B|0,0,6,6,6 P0 s6/0 q0/0 d0/0 n2")
+
+
+def _areas(move: str, scale: float = 1.0) -> tuple[float, ...]:
+    """The areas the camera would measure after ``move`` (the model's expectation)."""
+    t = play(START, move)
+    units = square_units(board_of(START), board_of(t.position), cleared_squares(t), MODEL)
+    return tuple(scale * u for u in units)
+
+
+def _torn() -> list[Evidence]:
+    """Counts that fit both 2+ and 4+ equally: squares 2 and 3 read 0-or-1 and 1-or-2."""
+    a = board_of(play(START, "2+").position)
+    b = board_of(play(START, "4+").position)
+    out = []
+    for sq in range(12):
+        stone = a[1][sq // 6] if sq % 6 == 0 else 0
+        out.append(Evidence.either(a[0][sq], b[0][sq], stone))
+    return out
+
+
+def test_units_follow_what_the_move_did_to_each_square() -> None:
+    assert MODEL.units(False, 4, 4, False) == 0.0  # untouched
+    assert MODEL.units(False, 4, 6, False) == 2 * MODEL.added  # kept, two dropped on it
+    gone = MODEL.removed * 5 / (1 + 5 / MODEL.pile)
+    assert math.isclose(MODEL.units(True, 5, 1, False), gone + MODEL.added)
+    assert MODEL.units(True, 0, 0, True) == MODEL.big  # a lone big stone captured
+
+
+def test_the_likelihood_peaks_at_the_predicted_area_and_keeps_a_floor() -> None:
+    at = [MODEL.loglik(a / 4, 2.0, 1.0) for a in range(0, 25)]
+    assert max(range(len(at)), key=at.__getitem__) == 8  # 2.0 pebble areas
+    assert MODEL.loglik(0.0, 0.0, 1.0) > MODEL.loglik(1.3, 0.0, 1.0) + 3
+    # a wild area costs at most the wild share: one square cannot decide a board alone
+    assert math.isclose(MODEL.loglik(100.0, 0.0, 1.0), math.log(MODEL.wild / MODEL.wild_area))
+    # a change that was not seen at all costs about the missed share, not a wild area
+    unseen = MODEL.loglik(0.0, 2.0, 1.0) - MODEL.loglik(0.0, 0.0, 1.0)
+    assert math.log(MODEL.missed) - 0.5 < unseen < math.log(MODEL.missed) + 0.5
+
+
+def test_the_scale_is_one_unknown_shared_by_the_squares_of_a_frame() -> None:
+    before = ((0, 1, 5, 0), (0,))
+    after = ((0, 2, 0, 1), (0,))  # square 1 gains one, square 2 picked up into square 3
+    areas = tuple(0.4 * u for u in square_units(before, after, frozenset({2}), MODEL))
+    unsure = ChangeScorer(ChangeEvidence(areas, spread=0.7), before)
+    sure = ChangeScorer(ChangeEvidence(areas, spread=0.05), before)
+    # pebbles at 0.4 of the nominal area: a wide prior finds the scale, a narrow one cannot
+    assert unsure(after, frozenset({2})) > sure(after, frozenset({2})) + 5
+    # a board that leaves square 2's pile where it was cannot explain its area at any scale
+    assert unsure(after, frozenset({2})) > unsure(((0, 2, 5, 1), (0,)), frozenset()) + 2
+
+
+def test_the_scale_is_learnt_and_a_wild_board_cannot_drag_it() -> None:
+    scale = AreaScale()
+    assert scale.scale == 1.0 and scale.spread == scale.prior_spread
+    for _ in range(8):  # pebbles half the nominal area
+        scale = scale.learn([(0.5 * 1.3, 1.3), (0.5 * 2.6, 2.6), (0.0, 0.0)], MODEL)
+    assert 0.5 < scale.scale < 0.6 and scale.spread < 0.2
+    wild = scale.learn([(40.0, 1.3)], MODEL)  # a shadow over a square: not learnt from
+    assert wild == scale
+
+
+def test_areas_tell_apart_two_moves_the_counts_cannot() -> None:
+    plain = reconcile(START, _torn())
+    assert plain.kind == VerdictKind.AMBIGUOUS
+    assert {str(m) for m in plain.choices} >= {"2+", "4+"}
+    for move in ("2+", "4+"):
+        verdict = reconcile(START, _torn(), change=ChangeEvidence(_areas(move)))
+        assert verdict.kind == VerdictKind.ACCEPT and str(verdict.move) == move, verdict.detail
+
+
+def test_unknown_squares_and_a_wrong_scale_leave_the_decision_to_the_rest() -> None:
+    areas = list(_areas("4+", scale=0.6))  # smaller pebbles than nominal, not yet learnt
+    verdict = reconcile(START, _torn(), change=ChangeEvidence(tuple(areas)))
+    assert str(verdict.ranked[0].move) == "4+"
+    assert verdict.kind == VerdictKind.ACCEPT or {str(m) for m in verdict.choices} >= {"4+"}
+    hidden = tuple(None if sq in (2, 3, 4) else a for sq, a in enumerate(_areas("4+")))
+    verdict = reconcile(START, _torn(), change=ChangeEvidence(hidden))
+    assert verdict.kind == VerdictKind.AMBIGUOUS  # what told them apart is under a hand
+
+
+def test_the_referee_learns_this_scenes_pebble_area_from_trusted_boards() -> None:
+    ref = Referee(start=START)
+    ref.setup_checked = True
+    first = [
+        Evidence.exact(n, START.big[sq // 6] if sq % 6 == 0 else 0)
+        for sq, n in enumerate(START.board)
+    ]
+    assert ref.observe(first, still=True).confirmed
+    after = play(START, "2+").position
+    seen = [
+        Evidence.exact(n, after.big[sq // 6] if sq % 6 == 0 else 0)
+        for sq, n in enumerate(after.board)
+    ]
+    report = ref.observe(seen, still=True, areas=_areas("2+", scale=0.5))
+    assert [str(a.move) for a in report.accepted] == ["2+"]
+    assert ref._area_scale.scale < 1.0  # half-size pebbles: learnt from the squares that changed
+
+
+def test_the_noise_of_untouched_squares_is_learnt_but_a_shadow_is_not() -> None:
+    scale = AreaScale()
+    assert math.isclose(scale.noise(MODEL), MODEL.sigma_base)
+    for _ in range(6):  # light drift: untouched squares read 0.5 here
+        scale = scale.learn([(0.5, 0.0)] * 6, MODEL)
+    assert 0.3 < scale.noise(MODEL) < 0.5
+    assert scale.learn([(6.0, 0.0)], MODEL).noise(MODEL) == scale.noise(MODEL)
+
+
+def test_a_pile_left_in_place_and_one_taken_away_differ_in_what_stayed() -> None:
+    left = MODEL.kept_loglik(0.97, False, 1, 1.0)  # one pebble dropped on the pile
+    taken = MODEL.kept_loglik(0.97, True, 0, 1.0)
+    assert left > taken + 3
+    # a scene whose pebbles register weakly misses more of a pile's going
+    assert MODEL.kept_loglik(0.7, True, 0, 0.45) > MODEL.kept_loglik(0.7, True, 0, 1.2) + 3

@@ -1,0 +1,108 @@
+"""Photos of settled scenes: what each may show, what a blind camera may decide, and
+the change evidence in the fit check and after several moves."""
+
+from __future__ import annotations
+
+from companion.commands.track import _move_lines, _Players
+from companion.referee import Observation, Referee
+from companion.referee.change import ChangeEvidence, ChangeModel, square_units
+from companion.referee.reconcile import (
+    Evidence,
+    VerdictKind,
+    board_of,
+    cleared_squares,
+    reconcile,
+)
+from engine import Move, Position, play
+
+START = Position.from_text("1B|7,1,1,7,7|2B|0,0,6,6,6 P0 s6/0 q0/0 d0/0 n2")
+
+
+def reading(board: tuple[tuple[int, ...], tuple[int, ...]]) -> list[Evidence]:
+    counts, big = board
+    return [Evidence.exact(n, big[sq // 6] if sq % 6 == 0 else 0) for sq, n in enumerate(counts)]
+
+
+def torn(
+    a: tuple[tuple[int, ...], tuple[int, ...]], b: tuple[tuple[int, ...], tuple[int, ...]]
+) -> list[Evidence]:
+    """Counts that fit two boards equally well."""
+    return [
+        Evidence.either(a[0][sq], b[0][sq], a[1][sq // 6] if sq % 6 == 0 else 0)
+        for sq in range(len(a[0]))
+    ]
+
+
+def test_piles_the_camera_saw_stay_are_no_misfit_however_the_counter_reads_them() -> None:
+    t = play(START, "4+")  # square 4 taken up, one pebble on each of 5..11
+    after = board_of(t.position)
+    seen = reading(after)
+    seen[5], seen[9] = Evidence.exact(4), Evidence.exact(3)  # two piles read 4 low
+    assert reconcile(START, seen).kind == VerdictKind.DISPUTE  # the counts alone: no fit
+    units = square_units(board_of(START), after, cleared_squares(t), ChangeModel())
+    kept = tuple(
+        None if START.board[sq] == 0 else (0.2 if sq in cleared_squares(t) else 1.0)
+        for sq in range(12)
+    )
+    verdict = reconcile(START, seen, change=ChangeEvidence(tuple(units), kept=kept))
+    assert verdict.kind == VerdictKind.ACCEPT and str(verdict.move) == "4+", verdict.detail
+
+
+def test_the_first_of_two_moves_is_taken_when_only_the_second_is_unclear() -> None:
+    opening = Position.initial()
+    between = play(opening, "2+").position
+    a, b = board_of(play(between, "7+").position), board_of(play(between, "7-").position)
+    verdict = reconcile(opening, torn(a, b), plies=2)
+    assert verdict.kind == VerdictKind.ACCEPT and str(verdict.move) == "2+"
+    assert verdict.behind and not verdict.follows  # the board shows more: judged again
+    # the referee takes 2+ after a photo with a hand, then asks only about the second
+    ref = Referee()
+    ref.vouch(Observation(reading(board_of(opening)), still=True))
+    hidden = tuple(sq in (8, 9, 10) for sq in range(12))
+    covered = [
+        Evidence((1 / 41,) * 41, 0.5) if h else e for e, h in zip(torn(a, b), hidden, strict=True)
+    ]
+    assert ref.observe(covered, still=True, partial=True, hidden=hidden).state == "moving"
+    report = ref.observe(torn(a, b), still=True)
+    assert [str(x.move) for x in report.accepted] == ["2+"] and report.state == "ambiguous"
+    assert report.verdict is not None and {str(m) for m in report.verdict.choices} >= {"7+", "7-"}
+    # two photos, two moves: the answer accounts for both, so the board is trusted
+    answered = ref.confirm("7+")
+    assert answered.confirmed and not answered.behind
+
+
+def test_a_photo_says_nothing_moved_only_as_surely_as_it_would_say_a_move() -> None:
+    after = board_of(play(START, "4+").position)
+    unsure = torn(board_of(START), after)  # as likely unchanged as 4+
+    photos = Referee(start=START)
+    photos.vouch(Observation(reading(board_of(START)), still=True))
+    assert photos.observe(unsure, still=True).state != "waiting"
+    live = Referee(start=START)
+    live.vouch(Observation(reading(board_of(START)), still=True))
+    states = [live.observe(unsure).state for _ in range(3)]
+    assert states[-1] == "waiting"  # a live stream: no move yet, nothing is lost by waiting
+
+
+def test_a_camera_that_cannot_see_the_pieces_asks_instead_of_deciding() -> None:
+    ref = Referee(start=START)
+    blurred = [Evidence.exact(0, 1 if sq % 6 == 0 else 0) for sq in range(12)]  # reads nothing
+    ref.vouch(Observation(blurred, still=True))
+    assert ref.blind
+    report = ref.observe(reading(board_of(play(START, "4+").position)), still=True)
+    assert not report.accepted and report.state == "ambiguous"
+    assert report.verdict is not None and "4+" in {str(m) for m in report.verdict.choices}
+    sharp = Referee(start=START)
+    sharp.vouch(Observation(reading(board_of(START)), still=True))
+    assert not sharp.blind
+
+
+def test_each_camera_move_is_checked_against_the_answers_by_its_own_ply() -> None:
+    ref = Referee(start=START)
+    ref.vouch(Observation(reading(board_of(START)), still=True))
+    report = ref.observe(reading(board_of(play(START, "4+").position)), still=True)
+    assert [str(a.move) for a in report.accepted] == ["4+"]
+    right = _Players([Move.parse("4+")], START.ply)
+    assert "expected" not in _move_lines(report, "f1", ref, right)[0]
+    wrong = _Players([Move.parse("5+")], START.ply)
+    line = _move_lines(report, "f1", ref, wrong)[0]
+    assert line["expected"] == "5+" and [str(m) for m in ref.game.moves] == ["5+"]

@@ -6,7 +6,7 @@ looking straight down at a flat board, so the scale is the same everywhere on
 the board (lens distortion of the wide lenses makes the image edges a few
 per cent coarser).
 
-    python docs/camera_height.py [--square 0.40] [--pebble 0.015] [--margin 0.10]
+    python docs/camera_height.py [--square 0.40] [--pebble 0.030] [--margin 0.10]
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def px_per_metre(cam: Camera, height_m: float) -> float:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--square", type=float, default=0.40, help="square side, m")
-    p.add_argument("--pebble", type=float, default=0.015, help="pebble diameter, m")
+    p.add_argument("--pebble", type=float, default=0.030, help="pebble diameter, m")
     p.add_argument("--quan-depth", type=float, default=0.95, help="semicircle depth, squares")
     p.add_argument("--margin", type=float, default=0.10, help="free border, fraction per side")
     a = p.parse_args(argv)

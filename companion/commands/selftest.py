@@ -65,13 +65,6 @@ PHYSICAL_PIN: dict[int, int] = {
     25: 22, 26: 37, 27: 13,
 }  # fmt: skip
 
-#: Geometry of a standard board (hardware.md): squares 0.4 m, pebbles ~15 mm.
-SQUARE_MM = 400.0
-PEBBLE_MM = 15.0
-#: Below this a pebble is too few pixels across to count piles reliably (vision notes:
-#: the PebbleCounts rule of >= 20 px per pebble).
-MIN_PEBBLE_PX = 20.0
-
 
 class Status(enum.StrEnum):
     """Outcome of one check; only FAIL makes the selftest exit non-zero."""
@@ -475,20 +468,23 @@ def hardware_checks(
         return Shot(image, detail)
 
     def check_board(image: Image) -> str:
+        from vision.detect import PX as counter_px
         from vision.locate import locate_board
 
+        # The counter reads every square at ``counter_px`` pixels a side; a camera that
+        # gives fewer throws detail away before counting starts. Piece size relative to
+        # a square is the players' choice, so only pixels per square are judged here.
         outline = locate_board(image, locate)
         square_px = outline.px_per_unit()
-        pebble_px = square_px * PEBBLE_MM / SQUARE_MM
         detail = (
             f"board found (fit {outline.quality:.2f}); a square is {square_px:.0f} px, "
-            f"a pebble about {pebble_px:.1f} px"
+            f"the counter reads {counter_px}"
         )
-        if pebble_px < MIN_PEBBLE_PX:
+        if square_px < counter_px:
             raise CheckWarning(
-                f"{detail}: pebbles too small to count reliably",
-                f"lower the camera or use a higher resolution: need >= {MIN_PEBBLE_PX:g} px "
-                "per pebble (hardware.md, camera height)",
+                f"{detail}: squares too small to count pieces reliably",
+                f"lower the camera or use a higher resolution: need >= {counter_px} px "
+                "per square (hardware.md, camera height)",
             )
         return detail
 

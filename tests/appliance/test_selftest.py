@@ -262,10 +262,34 @@ def test_board_in_view_is_found_and_pebble_size_judged(
     closers.append(close)
     camera, found = run_checks(Checks(camera=checks.camera, board=checks.board))
     assert camera.status is Status.OK, camera
-    # 75 px per 0.4 m square -> a 15 mm pebble is ~2.8 px: found, but too small to count.
+    # 75 px per square, below the 80 the counter reads: found, but too coarse to count.
     assert found.status is Status.WARN, found
     assert "board found" in found.detail
     assert "lower the camera" in found.fix
+
+
+def test_board_with_enough_pixels_per_square_passes(
+    closers: list[Callable[[], None]],
+) -> None:
+    board = synthetic_board(width=1000, height=500, unit=120)
+    checks, close = hardware_checks(HardwareSettings(), backend="fake", frames=lambda i: board)
+    closers.append(close)
+    _, found = run_checks(Checks(camera=checks.camera, board=checks.board))
+    assert found.status is Status.OK, found
+    assert "a square is 1" in found.detail  # 115-125 px, whatever the fit's rounding
+
+
+def test_bundled_demo_frames_are_fine_for_counting(closers: list[Callable[[], None]]) -> None:
+    """The demo's camera game must not be one the selftest calls too coarse (issue 19)."""
+    import cv2
+
+    frame = Path(selftest.__file__).parent / "demo_frames" / "frame_00.jpg"
+    image = cv2.imread(str(frame))
+    assert image is not None
+    checks, close = hardware_checks(HardwareSettings(), backend="fake", frames=lambda i: image)
+    closers.append(close)
+    _, found = run_checks(Checks(camera=checks.camera, board=checks.board))
+    assert found.status is Status.OK, found
 
 
 def test_test_pattern_marks_every_edge() -> None:

@@ -2,6 +2,7 @@
 
     python bench/tally.py --fit --scenes 300 --timing 15   # fit on seeds 0.., measure on 10000..
     python bench/tally.py --scenes 300                     # measure with the shipped model
+    python bench/tally.py --unseen --scenes 300            # brick ground and shells only
     python bench/tally.py --classic --fit                  # the narrow scenes of the first bench
     python bench/tally.py --write-frames DIR               # the bundled demo frames
 
@@ -63,11 +64,14 @@ from companion.referee.tally import (
     fit_board_trust,
     fit_spread_model,
 )
+from vision.synth import HELD_OUT_GROUND, HELD_OUT_PIECE, PIECE_FAMILIES, WIDE_GROUNDS
 
 CACHE = Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan")) / "tally-v2"
 CITIZENS = (1, 2, 3, 4, 5, 7, 8, 9, 10, 11)
 FIT_SEEDS = 0  # fitting uses seeds FIT_SEEDS.., evaluation EVAL_SEEDS..: never the same scenes
 EVAL_SEEDS = 10_000
+#: the unseen kinds' scenes (``--unseen``): brick ground and shells, never in training
+UNSEEN_SEEDS = 20_000
 #: Bumped when ``read_spread`` changes what it reports (the cached readings go stale).
 READING_VERSION = "r2-bigheat"
 #: Corner error (px) beyond which a scene counts as located wrong (for the split figures).
@@ -114,21 +118,33 @@ def classic_scene(
     return image, truth
 
 
-def scene(seed: int, classic: bool) -> tuple[NDArray[np.uint8], dict[str, Any]]:
-    """Scene ``seed`` (image, truth), rendered once and cached as PNG and JSON."""
-    folder = CACHE / ("classic" if classic else "wide")
+def unseen_kinds(seed: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The grounds and piece kinds of unseen scene ``seed``: by turns the brick ground
+    (any pieces), shells (on any ground the detector saw) and shells on brick."""
+    seen_grounds = tuple(g for g in WIDE_GROUNDS if g != HELD_OUT_GROUND)
+    return (
+        ((HELD_OUT_GROUND,), PIECE_FAMILIES),
+        (seen_grounds, (HELD_OUT_PIECE,)),
+        ((HELD_OUT_GROUND,), (HELD_OUT_PIECE,)),
+    )[seed % 3]
+
+
+def scene(seed: int, kind: str) -> tuple[NDArray[np.uint8], dict[str, Any]]:
+    """Scene ``seed`` of set ``kind`` (image, truth), rendered once and cached as PNG and JSON."""
+    folder = CACHE / kind
     png, js = folder / f"scene_{seed}.png", folder / f"scene_{seed}.json"
     if png.is_file() and js.is_file():
         image = cv2.imread(str(png))
         if image is not None:
             cached: dict[str, Any] = json.loads(js.read_text())
             return np.asarray(image, dtype=np.uint8), cached
-    if classic:
+    if kind == "classic":
         image, truth = classic_scene(seed)
     else:
         from vision.synth_spread import spread_scene
 
-        image, truth = spread_scene(seed)
+        grounds, pieces = unseen_kinds(seed) if kind == "unseen" else (WIDE_GROUNDS, PIECE_FAMILIES)
+        image, truth = spread_scene(seed, grounds=grounds, pieces=pieces)
     cond = truth["conditions"]
     keep = {
         "seed": seed,
@@ -186,16 +202,16 @@ def contrast(image: NDArray[np.uint8], truth: dict[str, Any]) -> float:
     return float(np.percentile(out, 10)) if out else 0.0
 
 
-def located(seed: int, classic: bool) -> Any:
+def located(seed: int, kind: str) -> Any:
     """The board as ``read_spread`` would locate it in scene ``seed`` (cached: corners,
     arc depth, quality), or the reason it is not found."""
     from vision.config import VisionConfig
     from vision.errors import BoardNotFoundError
     from vision.locate import locate_board, outline_from_corners
 
-    path = CACHE / ("classic" if classic else "wide") / f"located_{seed}.json"
+    path = CACHE / kind / f"located_{seed}.json"
     if not path.is_file():
-        image, _ = scene(seed, classic)
+        image, _ = scene(seed, kind)
         cfg = VisionConfig().locate
         try:
             o = locate_board(image, cfg, np.random.default_rng(cfg.seed))
@@ -225,18 +241,18 @@ def given_outline(truth: dict[str, Any]) -> Any:
     return outline_from_corners(corners, depth, 1.0)
 
 
-def reading_of(seed: int, classic: bool, tag: str, given: bool = False) -> dict[str, Any]:
+def reading_of(seed: int, kind: str, tag: str, given: bool = False) -> dict[str, Any]:
     """Scene ``seed``'s reading (every square's evidence) with its truth: on the board
     located in the still, or (``given``) on the board the game already knew."""
-    folder = CACHE / ("classic" if classic else "wide")
+    folder = CACHE / kind
     path = folder / f"reading_{seed}_{'given' if given else 'located'}_{tag}.json"
     if path.is_file():
         cached: dict[str, Any] = json.loads(path.read_text())
         return cached
     from companion.commands.tally import SpreadReading, read_spread
 
-    image, truth = scene(seed, classic)
-    outline = given_outline(truth) if given else located(seed, classic)
+    image, truth = scene(seed, kind)
+    outline = given_outline(truth) if given else located(seed, kind)
     if isinstance(outline, str):
         reading = SpreadReading(False, reason=outline)
     else:
@@ -389,7 +405,7 @@ def evaluate_stills(
     }
 
 
-def time_still(seeds: range, classic: bool) -> tuple[float, float, float]:
+def time_still(seeds: range, kind: str) -> tuple[float, float, float]:
     """Median ms of ``tally_image`` on a still JPEG (decode, locate, count, tally maths),
     its CPU ms (what a shared, busy machine cannot inflate), and the live path's CPU ms
     (the fixed camera's outline known: count and maths only)."""
@@ -400,8 +416,8 @@ def time_still(seeds: range, classic: bool) -> tuple[float, float, float]:
     config = VisionConfig()
     wall, cpu, live = [], [], []
     for seed in seeds:
-        image, truth = scene(seed, classic)
-        path = CACHE / f"still_{seed}.jpg"
+        image, truth = scene(seed, kind)
+        path = CACHE / kind / f"still_{seed}.jpg"
         cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         t0, c0 = time.perf_counter(), time.process_time()
         tally_image(str(path), config)
@@ -443,7 +459,13 @@ def main() -> int:
     ap.add_argument("--scenes", type=int, default=300, help="held-out scenes to evaluate")
     ap.add_argument("--fit", action="store_true", help="refit the interval model first")
     ap.add_argument("--fit-scenes", type=int, default=600)
-    ap.add_argument("--classic", action="store_true", help="the first bench's narrow scenes")
+    group = ap.add_mutually_exclusive_group()
+    group.add_argument("--classic", action="store_true", help="the first bench's narrow scenes")
+    group.add_argument(
+        "--unseen",
+        action="store_true",
+        help="measure on the kinds the detector never saw (brick ground, shells; seeds 20000..)",
+    )
     ap.add_argument("--timing", type=int, default=15, help="stills to time")
     ap.add_argument("--write-frames", metavar="DIR", type=Path)
     args = ap.parse_args()
@@ -452,11 +474,14 @@ def main() -> int:
         return 0
     cv2.setNumThreads(1)
     tag = _model_tag()
+    fit_kind = "classic" if args.classic else "wide"
+    kind = "unseen" if args.unseen else fit_kind
+    first = UNSEEN_SEEDS if args.unseen else EVAL_SEEDS
     model, weights = SpreadModel(), FITTED_TRUST
     if args.fit:
         seeds = range(FIT_SEEDS, FIT_SEEDS + args.fit_scenes)
-        given = [reading_of(s, args.classic, tag, given=True) for s in seeds]
-        stills = [reading_of(s, args.classic, tag) for s in seeds]
+        given = [reading_of(s, fit_kind, tag, given=True) for s in seeds]
+        stills = [reading_of(s, fit_kind, tag) for s in seeds]
         found = [r for r in stills if r["found"]]
         weights = fit_board_trust([(evidence_of(r), located_right(r)) for r in found])
         answered = [r for r in found if trusted(r, weights, TRUST_MIN)]
@@ -467,9 +492,10 @@ def main() -> int:
             f" {weights} on {len(found)} stills with a board; spread model on"
             f" {len(given)} known boards and {len(answered)} trusted stills:\n{model!r}"
         )
-    seeds = range(EVAL_SEEDS, EVAL_SEEDS + args.scenes)
-    live = [reading_of(s, args.classic, tag, given=True) for s in seeds]
-    stills = [reading_of(s, args.classic, tag) for s in seeds]
+    seeds = range(first, first + args.scenes)
+    print(f"measured on {kind} scenes, seeds {first}..{first + args.scenes - 1}")
+    live = [reading_of(s, kind, tag, given=True) for s in seeds]
+    stills = [reading_of(s, kind, tag) for s in seeds]
     out = {
         "live (the board known from the game)": {"scenes": len(live), **evaluate(live, model)},
         "stills (the board located in the still)": evaluate_stills(
@@ -478,7 +504,7 @@ def main() -> int:
     }
     print(json.dumps(out, indent=1, ensure_ascii=False))
     if args.timing:
-        wall, cpu, live = time_still(range(EVAL_SEEDS, EVAL_SEEDS + args.timing), args.classic)
+        wall, cpu, live = time_still(range(first, first + args.timing), kind)
         print(
             f"tally of a 1280x960 still, median of {args.timing}: {wall:.0f} ms wall,"
             f" {cpu:.0f} ms CPU (1 thread); board already located (live camera):"

@@ -347,15 +347,38 @@ def demo_tally(
             show(f"tally: no board in {path.name}")
             return None
         controller.on_tally_reading(reading.squares, outside=reading.outside)
-        show(f"tally: the camera counts {side}'s pieces ({path.name})")
+        last = controller.tally.last if controller.tally is not None else None
+        if last is None:
+            show(f"tally: no count from {path.name}")
+            return None
+        show(f"tally: {path.name}: {side} has {_said(last)}")
         press("ok")
     if controller.tally is None or controller.tally.final is None:
         return None
     final = controller.tally.final
     press("right")
-    show("tally: how the totals are made")
+    for p, side in enumerate("AB"):
+        show(f"tally: {side} {_score_line(final, p)}")
     press("ok")
     return final
+
+
+def _said(t: Tally) -> str:
+    """A count as the screen says it: "37, surely 34-42, 1 quan; spread 3, 11 more"."""
+    sure = f"{t.total}" if t.exact else f"{t.total}, surely {t.low}-{t.high}"
+    unsure = ", ".join(str(sq) for sq in t.unsure[:3])
+    return f"{sure}, {t.big} quan" + (f"; spread {unsure} more" if unsure else "")
+
+
+def _score_line(final: Any, p: int) -> str:
+    """One side's R14 sum: pieces + quan x value +/- debts = score (winner marked)."""
+    net = final.debt_net(p)
+    debt = f" {'+' if net >= 0 else '-'} {abs(net)} debt" if net else ""
+    won = " wins" if final.winner == p else ""
+    return (
+        f"{final.pieces[p]} pieces + {final.bigs[p]} quan x {final.mandarin_value}{debt}"
+        f" = {final.scores[p]}{won}"
+    )
 
 
 def main(argv: list[str]) -> int:

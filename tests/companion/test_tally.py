@@ -281,7 +281,12 @@ def test_demo_tally_counts_the_heaps_of_the_demo_game_to_its_final_score() -> No
     assert final.pieces == (37, 13) and final.bigs == (1, 1) and final.debt == (0, 5)
     assert final.scores == (52, 18) and final.winner == 0
     assert tallies and tallies[0]["scores"] == (52, 18)
-    assert len(captions) == 4 and c.tally is None
+    assert c.tally is None
+    assert captions[1].startswith("tally: spread_a.jpg: A has 37") and ", 1 quan" in captions[1]
+    assert captions[-2:] == [
+        "tally: A 37 pieces + 1 quan x 10 + 5 debt = 52 wins",
+        "tally: B 13 pieces + 1 quan x 10 - 5 debt = 18",
+    ]
 
 
 def test_the_live_camera_path_counts_with_the_observers_board() -> None:

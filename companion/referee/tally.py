@@ -173,16 +173,6 @@ def _poisson(mean: float, tail: float = 1e-7) -> list[float]:
     return out
 
 
-def _normal(sigma: float) -> list[float]:
-    """A discretised normal of spread ``sigma`` centred on index ``len // 2``."""
-    if sigma <= 1e-6:
-        return [1.0]
-    half = math.ceil(5.0 * sigma)
-    w = [math.exp(-0.5 * ((k - half) / sigma) ** 2) for k in range(2 * half + 1)]
-    total = sum(w)
-    return [v / total for v in w]
-
-
 @dataclass(frozen=True, slots=True)
 class Tally:
     """One side's spread as counted: total small pieces with an interval, big stones."""
@@ -212,22 +202,34 @@ def _convolve(a: list[float], b: list[float]) -> list[float]:
     return out
 
 
-def _quantiles(dist: list[float], offset: int, tail: float) -> tuple[int, int]:
-    """The counts (index - ``offset``) cutting ``tail`` off each end of ``dist``."""
+def _quantiles(dist: Sequence[float], tail: float, sigma: float = 0.0) -> tuple[int, int]:
+    """The counts cutting ``tail`` off each end of ``dist`` (index = count) plus a normal
+    noise of spread ``sigma`` rounded to whole pieces.
+
+    The noisy distribution's CDF is a sum of normal CDFs, searched by bisection: a
+    fit tries hundreds of spreads on a thousand scenes, and convolving with the
+    normal (length 10 sigma) made that minutes of pure Python.
+    """
     mass = sum(dist) or 1.0
-    low, cumulative = 0, 0.0
-    for n, share in enumerate(dist):
-        cumulative += share / mass
-        if cumulative > tail:
-            low = n
-            break
-    high, cumulative = len(dist) - 1, 0.0
-    for n in range(len(dist) - 1, -1, -1):
-        cumulative += dist[n] / mass
-        if cumulative > tail:
-            high = n
-            break
-    return low - offset, high - offset
+    pts = [(n, p / mass) for n, p in enumerate(dist) if p / mass > 1e-9]
+    sigma = max(sigma, 1e-9)
+
+    def cdf(k: int) -> float:  # P(count + rounded noise <= k)
+        return sum(p * 0.5 * math.erfc((n - k - 0.5) / (sigma * math.sqrt(2.0))) for n, p in pts)
+
+    def first(level: float, strict: bool) -> int:
+        lo = pts[0][0] - math.ceil(8.0 * sigma) - 1
+        hi = pts[-1][0] + math.ceil(8.0 * sigma) + 1
+        while lo < hi:  # the smallest k whose cdf passes level
+            mid = (lo + hi) // 2
+            c = cdf(mid)
+            if c > level or (not strict and c >= level):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    return first(tail, strict=True), first(1.0 - tail, strict=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,10 +287,7 @@ class _Reading:
         scene-level spread (``scene``, default the model's) and by the pieces outside."""
         a, b, c = scene or model.scene
         sigma = a + b * self.variance + c * self.faintness * self.expected
-        noise = _normal(sigma)
-        low, high = _quantiles(
-            _convolve(list(self.total_dist), noise), len(noise) // 2, (1.0 - model.coverage) / 2
-        )
+        low, high = _quantiles(self.total_dist, (1.0 - model.coverage) / 2, sigma)
         total = sum(self.best)
         if outside > 0:
             high += math.ceil(model.outside_widen * outside)

@@ -388,21 +388,39 @@ def _posterior(probs: Sequence[float], lam: float, n: int) -> list[float]:
     """P(candidate i is a piece | the square held n pieces), for each i."""
     miss = _poisson(lam)
 
-    def likelihood(ps: Sequence[float], need: int) -> float:
-        pb = _poisson_binomial(ps)
+    def likelihood(pb: Sequence[float], need: int) -> float:
         return sum(
             pb[j] * (miss[need - j] if 0 <= need - j < len(miss) else 0.0)
             for j in range(min(len(pb), need + 1))
         )
 
-    whole = likelihood(probs, n)
+    whole_pb = _poisson_binomial(probs)
+    whole = likelihood(whole_pb, n)
     if whole <= 0.0:
         return list(probs)
-    out = []
-    for i, p in enumerate(probs):
-        rest = list(probs[:i]) + list(probs[i + 1 :])
-        out.append(p * likelihood(rest, n - 1) / whole if n >= 1 else 0.0)
-    return out
+    if n < 1:
+        return [0.0] * len(probs)
+    return [p * likelihood(_without(whole_pb, p), n - 1) / whole for p in probs]
+
+
+def _without(pb: Sequence[float], p: float) -> list[float]:
+    """The Poisson-binomial ``pb`` with one candidate of probability ``p`` taken out
+    (a fit's posteriors need it for every candidate; recomputing from the rest cost
+    a power of the candidates more). Divided out from the end that keeps it stable:
+    upwards for p <= 0.5, downwards above."""
+    k = len(pb) - 1
+    rest = [0.0] * k
+    if k == 0:
+        return rest
+    if p <= 0.5:
+        rest[0] = pb[0] / (1.0 - p)
+        for j in range(1, k):
+            rest[j] = (pb[j] - p * rest[j - 1]) / (1.0 - p)
+    else:
+        rest[k - 1] = pb[k] / p
+        for j in range(k - 1, 0, -1):
+            rest[j - 1] = (pb[j] - (1.0 - p) * rest[j]) / p
+    return [max(v, 0.0) for v in rest]
 
 
 def _fit_miss(

@@ -300,3 +300,13 @@ def test_the_live_camera_path_counts_with_the_observers_board() -> None:
     assert reading.found and observer.locator.outline is not None
     t = count_spread(reading.squares, outside=reading.outside)
     assert t.low <= sum(truth("spread_b")["board"]) <= t.high
+
+
+def test_a_candidate_divided_out_leaves_the_poisson_binomial_of_the_rest() -> None:
+    from companion.referee.tally import _poisson_binomial, _without
+
+    probs = [0.9999, 0.3, 0.5, 0.0001, 0.97, 0.62]
+    whole = _poisson_binomial(probs)
+    for i, p in enumerate(probs):
+        rest = _poisson_binomial(probs[:i] + probs[i + 1 :])
+        assert _without(whole, p) == pytest.approx(rest, abs=1e-12)

@@ -21,7 +21,7 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -324,43 +324,49 @@ def bundled_frames() -> list[Path]:
 
 
 def demo_tally(
-    controller: Any,
+    app: Any,
     press: Callable[[str], None],
     show: Callable[[str], None],
-    frames: Sequence[Path] | None = None,
-    config: Any = None,
+    folder: Path = FRAMES_DIR,
 ) -> Any:
-    """``oanquan demo``'s tally: both heaps counted from the bundled stills, then the final count.
+    """``oanquan demo``'s tally: both heaps counted through the app loop, then the final count.
 
-    ``press`` is a short button press and ``show`` draws the OLED with a
-    caption (the demo's panel). Returns the final count (None if a still
-    had no board).
+    The camera (``app.hardware.camera``) is replaced by a replay of the
+    bundled stills in ``folder``, A's spread then B's, and each is read as
+    ``oanquan run`` reads a tally frame (``App(spread_reader=read_frame_spread)``).
+    ``press`` is a short button press and ``show`` draws the OLED with a caption
+    (the demo's panel). Returns the final count (None if a still gave none).
     """
-    from companion.commands.analyze import read_image
+    from dataclasses import replace
 
-    controller.start_tally()
-    show("tally: the players spread A's heap in one layer")
-    for side, path in zip("AB", frames or bundled_frames(), strict=False):
-        press("ok")
-        reading = read_spread(read_image(str(path)), config)
-        if not reading.found:
-            show(f"tally: no board in {path.name}")
+    from device.camera import ReplayCamera
+
+    camera = ReplayCamera(folder, clock=app.clock)
+    app.hardware = replace(app.hardware, camera=camera)  # the fixed camera sees the spreads
+    camera.start()
+    controller = app.controller
+    try:
+        controller.start_tally()
+        show("tally: the players spread A's heap in one layer (menu: Count pieces)")
+        for side, name in zip("AB", camera.files, strict=False):
+            press("ok")
+            app.step()  # the camera's frame: the spread
+            last = controller.tally.last if controller.tally is not None else None
+            if last is None or controller.view != "tally_count":
+                show(f"tally: no count from {name.name}: {controller.message or 'no board'}")
+                return None
+            show(f"tally: {name.name}: {side} has {_said(last)}")
+            press("ok")
+        if controller.tally is None or controller.tally.final is None:
             return None
-        controller.on_tally_reading(reading.squares, outside=reading.outside)
-        last = controller.tally.last if controller.tally is not None else None
-        if last is None:
-            show(f"tally: no count from {path.name}")
-            return None
-        show(f"tally: {path.name}: {side} has {_said(last)}")
+        final = controller.tally.final
+        press("right")
+        for p, side in enumerate("AB"):
+            show(f"tally: {side} {_score_line(final, p)}")
         press("ok")
-    if controller.tally is None or controller.tally.final is None:
-        return None
-    final = controller.tally.final
-    press("right")
-    for p, side in enumerate("AB"):
-        show(f"tally: {side} {_score_line(final, p)}")
-    press("ok")
-    return final
+        return final
+    finally:
+        camera.close()
 
 
 def _said(t: Tally) -> str:

@@ -262,33 +262,6 @@ def test_tally_command_says_why_when_there_is_no_board(tmp_path: Path) -> None:
     assert data["board_found"] is False and data["total"] is None and data["reason"]
 
 
-def test_demo_tally_counts_the_heaps_of_the_demo_game_to_its_final_score() -> None:
-    """The bundled heaps are V40's (37 + quan, 13 + quan); B still owes the 5 it borrowed."""
-    from companion.commands.tally import demo_tally
-    from companion.referee import Referee
-    from companion.ui.controller import Controller
-    from companion.ui.input import ShortPress
-    from engine import Move
-
-    ref = Referee(mode="camera")
-    for move in ["5-", "9-", "4+", "9+", "5-", "9-", "5-", "7+", "5-"]:
-        ref.game.play(Move.parse(move))
-    tallies: list[dict[str, Any]] = []
-    c = Controller(ref, on_tally=lambda **fields: tallies.append(fields))
-    captions: list[str] = []
-    final = demo_tally(c, lambda b: c.on_input(ShortPress(b, 0.0)), captions.append)
-    assert final is not None
-    assert final.pieces == (37, 13) and final.bigs == (1, 1) and final.debt == (0, 5)
-    assert final.scores == (52, 18) and final.winner == 0
-    assert tallies and tallies[0]["scores"] == (52, 18)
-    assert c.tally is None
-    assert captions[1].startswith("tally: spread_a.jpg: A has 37") and ", 1 quan" in captions[1]
-    assert captions[-2:] == [
-        "tally: A 37 pieces + 1 quan x 10 + 5 debt = 52 wins",
-        "tally: B 13 pieces + 1 quan x 10 - 5 debt = 18",
-    ]
-
-
 def test_the_live_camera_path_counts_with_the_observers_board() -> None:
     from companion.appliance.observe import VisionObserver
     from companion.commands.analyze import read_image

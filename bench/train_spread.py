@@ -250,9 +250,7 @@ def train(data: Path, steps: int, out: Path, seed: int = 0, init: Path | None = 
         neg = (1 - pos) * (1 - y) ** 4
         cell = -(pos * (1 - p) ** 2 * torch.log(p) + neg * p**2 * torch.log(1 - p))
         # each channel by its own positives: big stones are rare, yet they count ten
-        loss = sum(
-            cell[:, c].sum() / pos[:, c].sum().clamp(min=1.0) for c in range(cell.shape[1])
-        )
+        loss = sum(cell[:, c].sum() / pos[:, c].sum().clamp(min=1.0) for c in range(cell.shape[1]))
         opt.zero_grad()
         loss.backward()
         opt.step()

@@ -283,3 +283,24 @@ def test_a_candidate_divided_out_leaves_the_poisson_binomial_of_the_rest() -> No
     for i, p in enumerate(probs):
         rest = _poisson_binomial(probs[:i] + probs[i + 1 :])
         assert _without(whole, p) == pytest.approx(rest, abs=1e-12)
+
+
+def test_tally_command_counts_on_the_corners_a_config_gives(tmp_path: Path) -> None:
+    """Calibrated corners (``oanquan calibrate``) replace the board search: the count on
+    the corners found is the count on the same corners given."""
+    from companion.commands.analyze import read_image
+    from companion.commands.tally import read_spread
+
+    frame = bundled_frames()[0]
+    found = read_spread(read_image(str(frame)))
+    assert found.found and not found.given
+    corners = [[round(float(x), 1), round(float(y), 1)] for x, y in found.corners]
+    config = tmp_path / "oanquan.toml"
+    config.write_text(f"[vision.locate]\nmanual_corners = {corners}\n", "utf-8")
+    out = tmp_path / "out"
+    assert tally_main([str(frame), "--config", str(config), "--json-out", str(out)]) == 0
+    data = json.loads((out / "spread_a.json").read_text())
+    assert data["board_found"] is True
+    low, high = data["interval"]
+    assert low <= sum(truth("spread_a")["board"]) <= high
+    assert data["big"] == sum(truth("spread_a")["big"])

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from companion.referee.reconcile import SquareEvidence
-from engine.board import NUM_SQUARES
+from engine.board import CITIZENS, NUM_SQUARES
 
 #: Lower edges of the candidate-height bins: a candidate's height is the detector's peak.
 SCORE_BINS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -87,12 +87,20 @@ class SpreadSquare:
 #: piece on a citizen square; the same on quan squares (one row: the guide asks for none
 #: there, so a peak there is mostly a big stone's rim); missed pieces per clarity class.
 FITTED_REAL: tuple[tuple[float, ...], ...] = (
-    (0.0326, 0.2264, 0.625, 0.8413, 0.9318, 0.9785, 0.9955, 0.994, 0.9992),
-) * (len(CLARITY_EDGES) + 1)
+    (0.0393, 0.2422, 0.5774, 0.7716, 0.8973, 0.9598, 0.9888, 0.9304, 0.3208),
+    (0.0002, 0.1016, 0.5876, 0.8751, 0.9736, 0.9918, 0.999, 0.994, 0.9952),
+    (0.0104, 0.0945, 0.4117, 0.7006, 0.8452, 0.9459, 0.9951, 0.9947, 0.9991),
+    (0.0032, 0.1855, 0.4096, 0.6646, 0.7272, 0.9401, 0.9878, 0.9992, 0.9999),
+)
 FITTED_REAL_QUAN = (0.0001,) * 9
-FITTED_MISS: tuple[tuple[float, float], ...] = ((0.04353, 0.01152),) * (len(CLARITY_EDGES) + 1)
+FITTED_MISS: tuple[tuple[float, float], ...] = (
+    (0.63983, 0.05567),
+    (0.06121, 0.03431),
+    (0.01447, 0.0029),
+    (0.00737, 0.0001),
+)
 #: scene-level spread of the total: a + b x the squares' variance + c x faintness x total
-FITTED_SCENE = (0.0, 1.0, 0.1)
+FITTED_SCENE = (0.5, 1.0, 0.2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +125,13 @@ class SpreadModel:
     ``coverage``: the share of true totals the interval is meant to hold;
     ``unsure_below``: the probability of its best count under which a square
     is named unsure.
+    ``blind_sure``: a scene with fewer sure candidates on the citizen squares
+    than this, and more doubtful ones than sure ones, is one the detector
+    cannot see (a ground or piece kind it never learnt, dark light): its
+    interval runs up to ``most`` and every citizen square is unsure. On the
+    bench's unseen kinds most intervals that missed the truth were such
+    scenes, the detector sure of none of 38-67 pieces; no width fitted on
+    the scenes it can see covers them.
     """
 
     real: tuple[tuple[float, ...], ...] = FITTED_REAL
@@ -127,6 +142,8 @@ class SpreadModel:
     outside_widen: float = 2.0
     coverage: float = 0.99
     unsure_below: float = 0.9
+    blind_sure: int = 6
+    most: int = 70
 
     def __post_init__(self) -> None:
         classes = len(CLARITY_EDGES) + 1
@@ -244,6 +261,7 @@ class _Reading:
     variance: float
     faintness: float  # how far the sure candidates' mean height is below FAINT_REF
     torn: tuple[int, ...]  # squares where the pile counter disagrees
+    blind: bool  # the detector sees too little of this scene to bound it (``blind_sure``)
 
     @classmethod
     def of(cls, squares: Sequence[SpreadSquare | SquareEvidence], model: SpreadModel) -> _Reading:
@@ -266,6 +284,9 @@ class _Reading:
         )
         sure = [v for sq in spread for v in sq.candidates if v >= SURE]
         faint = max(0.0, FAINT_REF - sum(sure) / len(sure)) if sure else 0.0
+        seen = [v for i in CITIZENS for v in spread[i].candidates]
+        n_sure = sum(v >= SURE for v in seen)
+        blind = n_sure < model.blind_sure and len(seen) - n_sure > n_sure
         return cls(
             spread,
             tuple(tuple(d) for d in dists),
@@ -275,6 +296,7 @@ class _Reading:
             variance,
             faint,
             torn,
+            blind,
         )
 
     def interval(
@@ -291,6 +313,8 @@ class _Reading:
         total = sum(self.best)
         if outside > 0:
             high += math.ceil(model.outside_widen * outside)
+        if self.blind:
+            high = max(high, model.most)
         return max(0, min(low, total)), max(high, total)
 
 
@@ -316,6 +340,9 @@ def count_spread(
     sure = [dists[sq][read.best[sq]] / (sum(dists[sq]) or 1.0) for sq in range(NUM_SQUARES)]
     for sq in read.torn:
         sure[sq] = min(sure[sq], model.unsure_below / 2)
+    if read.blind:  # nothing here is known: every square the pieces go to is unsure
+        for sq in CITIZENS:
+            sure[sq] = min(sure[sq], model.unsure_below / 2)
     unsure = tuple(
         sorted(
             (sq for sq in range(NUM_SQUARES) if sure[sq] < model.unsure_below), key=sure.__getitem__

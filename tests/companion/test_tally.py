@@ -304,3 +304,16 @@ def test_tally_command_counts_on_the_corners_a_config_gives(tmp_path: Path) -> N
     low, high = data["interval"]
     assert low <= sum(truth("spread_a")["board"]) <= high
     assert data["big"] == sum(truth("spread_a")["big"])
+
+
+def test_a_scene_the_detector_cannot_see_is_bounded_by_the_most_a_spread_holds() -> None:
+    # 3 sure pieces among 20 doubtful peaks: the ground or the pieces fool the detector,
+    # and the truth may be anything up to the most a spread holds
+    faint = {sq: (0.3, 0.25) for sq in (1, 2, 3, 4, 5, 7, 8, 9, 10, 11)}
+    blind = spread(0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, faint=faint)
+    t = count_spread(blind, MODEL)
+    assert t.high == MODEL.most == 70 and t.low <= t.total
+    assert set(t.unsure) >= {1, 2, 3, 4, 5, 7, 8, 9, 10, 11}
+    # the same few pieces on a clear ground are simply few pieces
+    few = count_spread(spread(0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0), MODEL)
+    assert few.total == 3 and few.high < 10 and few.unsure == ()

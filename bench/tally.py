@@ -345,6 +345,17 @@ def _contrast_bucket(record: dict[str, Any]) -> str:
     )
 
 
+def _size_bucket(record: dict[str, Any]) -> str:
+    size = record["piece_size"]
+    return (
+        "pieces 0.065-0.1"
+        if size < 0.1
+        else "pieces 0.1-0.14"
+        if size < 0.14
+        else "pieces 0.14-0.2"
+    )
+
+
 def evidence_of(record: dict[str, Any]) -> BoardEvidence:
     return BoardEvidence(
         record["quality"],
@@ -369,6 +380,7 @@ def evaluate(records: list[dict[str, Any]], model: SpreadModel) -> dict[str, Any
         "per light": _by(records, lambda r: r["light"], model),
         "per touching share": _by(records, lambda r: f"touch {min(int(r['touch'] * 5), 2)}", model),
         "per faintest pieces": _by(records, _contrast_bucket, model),
+        "per piece size (square sides)": _by(records, _size_bucket, model),
     }
 
 

@@ -14,7 +14,7 @@ Truth follows the render-public JSON shape where practical: ``corners``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -256,6 +256,10 @@ def _place(
     return np.array(out).reshape(-1, 2)
 
 
+#: (rng, region polygon in board units, count, piece size, wide) -> count x 2 centres
+Placer = Callable[[np.random.Generator, FloatArray, int, float, bool], FloatArray]
+
+
 @dataclass(frozen=True)
 class Piece:
     """One small piece of a persistent arrangement (``render_scene(placed=...)``).
@@ -391,6 +395,7 @@ def render_scene(
     *,
     scene_seed: int | None = None,
     size: tuple[int, int] = (1280, 960),
+    placer: Placer | None = None,
     placed: Sequence[Piece] | None = None,
     hand_seed: int | None = None,
     **conditions: Any,
@@ -399,8 +404,10 @@ def render_scene(
 
     ``board_counts``: small pebbles per ring square (12); ``big``: big stone on
     square 0 / square 6; ``seed``: pebble arrangement; ``scene_seed`` (default
-    ``seed``): camera, ground, chalk and light; ``conditions``: overrides of
-    SceneConditions fields (e.g. ``ground="tiles"``, ``hand=True``).
+    ``seed``): camera, ground, chalk and light; ``placer``: where a square's
+    pieces lie (default: clustered handfuls; ``vision.synth_spread`` lays
+    them out in one layer); ``conditions``: overrides of SceneConditions
+    fields (e.g. ``ground="tiles"``, ``hand=True``).
     ``placed``: draw exactly these pieces, in this order (a persistent
     arrangement, see :func:`rearranged`) instead of a fresh one per count;
     the big stones then lie where they lay in the scene's first frame.
@@ -435,6 +442,7 @@ def render_scene(
     pieces: list[dict[str, Any]] = []
     wide = cond.pieces != "pebbles" or bool(cond.colours)
     colours = list(cond.colours) or palette
+    place = placer or _place
 
     def draw(prng: np.random.Generator, sq: int, c: FloatArray) -> None:
         cp = c @ a[:2, :2].T + a[:2, 2]
@@ -456,7 +464,7 @@ def render_scene(
             _draw_pebble(plane, brng, cp, cond.big_size * _PPU, (120, 125, 128), light)
             pieces.append({"kind": "big", "region": REGION_NAMES[sq_i], "position": c.tolist()})
         if placed is None:
-            for c in _place(prng, polys[sq_i], board_counts[sq_i], cond.pebble_size, wide):
+            for c in place(prng, polys[sq_i], board_counts[sq_i], cond.pebble_size, wide):
                 draw(prng, sq_i, c)
     for piece in placed or ():
         draw(

@@ -240,6 +240,7 @@ def run_demo(
     from companion.appliance.config import parse_config
     from companion.appliance.journal import Journal
     from companion.appliance.observe import VisionObserver
+    from companion.commands.tally import demo_tally, read_frame_spread
     from companion.referee.advice import advise
     from device.factory import make_hardware
 
@@ -262,6 +263,7 @@ def run_demo(
             observer=VisionObserver(stills=True),
             advisor=advise,
             kiosk=kiosk,
+            spread_reader=read_frame_spread,
         )
         hw.camera.start()
 
@@ -317,9 +319,7 @@ def run_demo(
         played = game = app.referee
         if not kiosk:
             # The dispute that ends many games: each side's heap spread out and counted.
-            from companion.commands.tally import demo_tally
-
-            demo_tally(app.controller, press, show)
+            demo_tally(app, press, show)
             panel.flush()
         if kiosk:
             last_view, alone_since = app.controller.view, clock.t

@@ -7,10 +7,12 @@ total 99 % of the time), ``big``, ``squares`` in ring order and the
 are those of ``analyze``: no board is an answer (exit 0), an unreadable file
 an error for that image (exit 1); one bad image never stops the batch.
 
-:func:`read_spread` is the vision half for a single-layer spread: besides
-the density mass that the pile counter sums, it counts the density peaks,
-which are exact for pebbles that do not touch. The app's camera tally calls
-it with the fixed camera's outline and calibration.
+:func:`read_spread` is the vision half for a single-layer spread: the
+spread detector (``vision.spread``) finds each piece as a peak of its own,
+the pile counter's density mass per square (``vision.count``) is kept as a
+second opinion, and the big-stone network says where the quan stones are.
+The app's camera tally calls it with the fixed camera's outline (the board
+as the game located it) and calibration.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,13 +30,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.commands._cli import guarded, why
-from companion.referee.tally import SpreadModel, SpreadSquare, Tally, count_spread
+from companion.referee.tally import (
+    TRUST_MIN,
+    BoardEvidence,
+    SpreadModel,
+    SpreadSquare,
+    Tally,
+    board_trust,
+    count_spread,
+)
 
 log = logging.getLogger("oanquan")
-
-#: Density a maximum needs to count as a piece of a spread (vision.detect uses 0.05 for
-#: its few-pebble squares; bench/tally.py --fit checks the choice on generated spreads).
-PEAK_MIN = 0.05
 
 #: The two stills ``oanquan demo`` tallies: player A's spread, then player B's.
 FRAMES_DIR = Path(__file__).resolve().parent / "tally_frames"
@@ -49,12 +55,25 @@ class SpreadReading:
     reason: str | None = None
     quality: float = 0.0
     corners: Any = None  # 4x2 SW, SE, NE, NW in image pixels
-    #: pieces seen around the board but in no square: a spread has none, so a
-    #: large value means the board was located wrong (or pieces lie beside it)
+    #: pieces seen near the board but in no square: a spread has none, so they
+    #: mean the board was located wrong or pieces lie on or beyond its edge
     outside: float = 0.0
     timings_ms: dict[str, float] = field(default_factory=dict)
-    #: peaks per square at other thresholds (``bench/tally.py`` picks the threshold)
-    peaks_at: dict[float, tuple[int, ...]] = field(default_factory=dict)
+    #: every candidate piece (board units, height, square), for benches and drawings
+    candidates: tuple[Any, ...] = ()
+    #: share of the pile counter's density inside the squares (``vision.count.inside_share``)
+    inside_share: float = 1.0
+    #: the spread detector's highest big-stone peak in the west and east quan squares
+    big_heat: tuple[float, float] = (0.0, 0.0)
+    #: share of the sure candidates in the squares that lie on a line of the outline:
+    #: pieces spread in squares seldom do, an outline on the wrong lines often
+    on_lines: float = 0.0
+    #: the outline was given (hand corners, the live camera's board), not found here
+    given: bool = False
+
+
+#: Confident candidates closer to the board than this (square sides) count as outside.
+NEAR_BOARD = 1.0
 
 
 def read_spread(
@@ -63,23 +82,19 @@ def read_spread(
     *,
     outline: Any = None,
     calibration: Any = None,
-    peak_min: float = PEAK_MIN,
-    also_at: Sequence[float] = (),
 ) -> SpreadReading:
-    """Peaks, mass and big-stone probability of the 12 squares of one image.
+    """Candidates, counter mass and big-stone probability of the 12 squares of one image.
 
     ``outline``: the board as the fixed camera already located it (else it
-    is found here); ``calibration``: the scene's count gain from the opening;
-    ``peak_min``: the density a peak needs to be a piece; ``also_at``: other
-    thresholds to count peaks at as well (for tuning).
+    is found here); ``calibration``: the scene's count gain from the opening
+    (it scales the pile counter's mass, the second opinion).
     """
     import time
 
-    import cv2
-
-    from vision import bigstone, detect
+    from vision import bigstone, spread
     from vision.config import VisionConfig
-    from vision.count import BIG_CLEAR, big_stone_disc, densities, rectify
+    from vision.count import densities, inside_share, rectify
+    from vision.detect import NOISE_FLOOR, region_sums
     from vision.errors import BoardNotFoundError
     from vision.locate import locate_board, outline_from_corners
 
@@ -87,6 +102,7 @@ def read_spread(
     t0 = time.perf_counter()
     if image is None or image.ndim != 3 or image.size == 0:
         return SpreadReading(False, reason="empty frame")
+    given = outline is not None
     if outline is None:
         try:
             outline = locate_board(image, cfg.locate, np.random.default_rng(cfg.locate.seed))
@@ -95,48 +111,55 @@ def read_spread(
                 return SpreadReading(False, reason=exc.reason or "board not found")
             corners = np.array(cfg.locate.manual_corners, dtype=np.float64)
             outline = outline_from_corners(corners, cfg.locate.arc_depth, 0.0, manual=True)
+            given = True
     t1 = time.perf_counter()
     count_cfg = cfg.count
     rect = rectify(image, outline, count_cfg.px_per_square)
     dens, labels, _ = densities(image, outline, count_cfg, rect)
+    net_p = bigstone.probabilities(rect, count_cfg)
+    mass, _ = region_sums(np.where(dens > NOISE_FLOOR, dens, 0.0), labels)
+    t2 = time.perf_counter()
+    heat = spread.heatmaps(spread.rectify(image, outline.homography))
+    big_heat = spread.big_stones(heat[1], outline.arc_depth)
     big_p = np.zeros(12)
-    big_p[[0, 6]] = bigstone.probabilities(rect, count_cfg)
-    under = np.zeros(dens.shape[1:], bool)
-    if big_p.max() >= 0.5:
-        radius, centre = big_stone_disc(rect, outline.arc_depth, count_cfg.px_per_square)
-        s = detect.STRIDE
-        ys, xs = np.mgrid[0 : dens.shape[1], 0 : dens.shape[2]]
-        for m in (0, 6):
-            if big_p[m] >= 0.5:
-                r = BIG_CLEAR * radius[m] * count_cfg.px_per_square
-                under |= (xs * s - centre[m][0]) ** 2 + (ys * s - centre[m][1]) ** 2 <= r**2
-    clean = np.where(dens > detect.NOISE_FLOOR, dens, 0.0)
-    mass, _ = detect.region_sums(clean, labels)
-    d = np.ascontiguousarray(dens[0])
-    maxima = (d >= cv2.dilate(d, np.ones((3, 3), np.uint8))) & (labels >= 0) & ~under
-
-    def peaks_over(level: float) -> NDArray[np.int64]:
-        return np.bincount(labels[maxima & (d > level)], minlength=12)
-
-    peaks = peaks_over(peak_min)
-    outside = float(
-        clean[0][
-            (labels < 0) & _in_image(outline, image.shape, labels.shape, count_cfg.px_per_square)
-        ].sum()
+    big_p[[0, 6]] = [_big_prob(h, p) for h, p in zip(big_heat, net_p, strict=True)]
+    found = _off_big_stones(
+        spread.peaks(heat[0], outline.arc_depth), rect, outline, big_p, count_cfg
+    )
+    scores = spread.per_square(found)
+    t3 = time.perf_counter()
+    seen = _seen(outline, image.shape, [(p.x, p.y) for p in found])
+    outside = sum(
+        1
+        for p, ok in zip(found, seen, strict=True)
+        if ok and p.square < 0 and p.score >= 0.5 and _near_board(p.x, p.y)
     )
     gain = calibration.count_gain if calibration is not None else 1.0
     squares = tuple(
-        SpreadSquare(int(peaks[i]), float(mass[i]) * gain, float(big_p[i])) for i in range(12)
+        SpreadSquare(
+            sum(1 for v in scores[i] if v >= 0.5), float(mass[i]) * gain, float(big_p[i]), scores[i]
+        )
+        for i in range(12)
     )
-    t2 = time.perf_counter()
     timings = {
         "locate": (t1 - t0) * 1000,
         "count": (t2 - t1) * 1000,
-        "total": (t2 - t0) * 1000,
+        "spread": (t3 - t2) * 1000,
+        "total": (time.perf_counter() - t0) * 1000,
     }
-    extra = {level: tuple(int(n) for n in peaks_over(level)) for level in also_at}
     return SpreadReading(
-        True, squares, None, float(outline.quality), outline.corners, outside, timings, extra
+        True,
+        squares,
+        None,
+        float(outline.quality),
+        outline.corners,
+        float(outside),
+        timings,
+        tuple(found),
+        inside_share(dens, labels),
+        big_heat,
+        _on_lines(found),
+        given,
     )
 
 
@@ -150,20 +173,79 @@ def read_frame_spread(observer: Any, image: NDArray[np.uint8]) -> SpreadReading:
     return read_spread(image, observer.config, outline=outline, calibration=observer.calibration)
 
 
-def _in_image(
-    outline: Any, shape: tuple[int, ...], cells: tuple[int, ...], px: int
-) -> NDArray[np.bool_]:
-    """Which density cells of the rectified canvas show a part of the image."""
-    from vision import detect
+#: A big-stone peak of the spread detector this high is a stone; ``BIG_WITH_NET``: this
+#: high is one where the big-stone network agrees (``bench/tally.py`` chose both on the
+#: fitting seeds: 94 % of quan squares right, the network alone 71 %).
+BIG_PEAK = 0.2
+BIG_WITH_NET = 0.1
 
-    _, _, a = detect.canvas(px)
-    s = detect.STRIDE
-    ys, xs = np.mgrid[0 : cells[0], 0 : cells[1]]
-    pts = np.stack([xs.ravel() * s, ys.ravel() * s, np.ones(xs.size)], axis=1)
-    img = pts @ (outline.homography @ np.linalg.inv(a)).T
+
+def _big_prob(peak: float, net: float) -> float:
+    """A quan square's big-stone probability for the tally: the detector's peak put on a
+    scale where the decision threshold is 0.5 (not a calibrated probability)."""
+    if peak < BIG_PEAK and not (net >= 0.5 and peak >= BIG_WITH_NET):
+        return 0.5 * min(peak / BIG_PEAK, 0.99)
+    return min(1.0, 0.5 + 0.5 * max(peak, BIG_PEAK) / (2 * BIG_PEAK))
+
+
+def _off_big_stones(
+    found: list[Any], rect: NDArray[np.uint8], outline: Any, big_p: Any, cfg: Any
+) -> list[Any]:
+    """The candidates that are not a big stone's own peak: where the big-stone network
+    sees a stone, no small piece's centre lies within ``BIG_CLEAR`` of its radius (a
+    spread lies in one layer), so a peak there is the stone (``vision.count``'s rule)."""
+    from vision import detect
+    from vision.count import BIG_CLEAR, big_stone_disc
+
+    if max(big_p[0], big_p[6]) < 0.5:
+        return found
+    radius, centre = big_stone_disc(rect, outline.arc_depth, cfg.px_per_square)
+    _, _, a = detect.canvas(cfg.px_per_square)
+    back = np.linalg.inv(a)
+    stones = []
+    for m in (0, 6):
+        if big_p[m] >= 0.5:
+            bx, by, _ = back @ np.array([centre[m][0], centre[m][1], 1.0])
+            stones.append((bx, by, BIG_CLEAR * radius[m]))
+    return [p for p in found if all(np.hypot(p.x - x, p.y - y) > r for x, y, r in stones)]
+
+
+#: A candidate this close to a line of the 2 x 5 grid (square sides) lies on it.
+ON_LINE = 0.06
+
+
+def _on_lines(found: list[Any]) -> float:
+    """Share of the sure candidates in the squares that lie on a line of the grid."""
+    sure = [p for p in found if p.square >= 0 and p.score >= 0.5]
+    if not sure:
+        return 0.0
+    near = 0
+    for p in sure:
+        if p.square % 6 == 0:  # a quan square: only its straight side is a grid line
+            near += min(abs(p.x), abs(p.x - 5.0)) < ON_LINE
+            continue
+        dx = min(abs(p.x - k) for k in range(6))
+        dy = min(abs(p.y - k) for k in range(3))
+        near += min(dx, dy) < ON_LINE
+    return near / len(sure)
+
+
+def _near_board(x: float, y: float) -> bool:
+    """Within ``NEAR_BOARD`` of the 2 x 5 rectangle and its arcs (board units)."""
+    dx = max(-1.05 - x, x - 6.05, 0.0)
+    dy = max(-y, y - 2.0, 0.0)
+    return dx <= NEAR_BOARD and dy <= NEAR_BOARD
+
+
+def _seen(outline: Any, shape: tuple[int, ...], points: list[tuple[float, float]]) -> list[bool]:
+    """Which board points fall inside the image (a canvas beyond it is repeated edge)."""
+    if not points:
+        return []
+    pts = np.concatenate([np.array(points), np.ones((len(points), 1))], axis=1)
+    img = pts @ outline.homography.T
     u, v = img[:, 0] / img[:, 2], img[:, 1] / img[:, 2]
     ok = (u >= 0) & (u <= shape[1] - 1) & (v >= 0) & (v <= shape[0] - 1)
-    return np.asarray(ok.reshape(cells[0], cells[1]), dtype=bool)
+    return [bool(b) for b in ok]
 
 
 def _first_line(exc: BaseException) -> str:
@@ -184,6 +266,17 @@ def tally_json(name: str, tally: Tally) -> dict[str, Any]:
     }
 
 
+def evidence(reading: SpreadReading) -> BoardEvidence:
+    """What a reading says about whether its board is the real one."""
+    return BoardEvidence(
+        reading.quality,
+        reading.on_lines,
+        reading.outside,
+        reading.inside_share,
+        sum(sq.peaks for sq in reading.squares),
+    )
+
+
 def tally_image(path: str, config: Any, model: SpreadModel | None = None) -> dict[str, Any]:
     """The interchange JSON object for one image (``error`` when it cannot be counted)."""
     from companion.commands.analyze import manual_outline, read_image
@@ -201,7 +294,15 @@ def tally_image(path: str, config: Any, model: SpreadModel | None = None) -> dic
     except Exception as exc:  # a vision failure is this image's error, never the batch's end
         log.debug("tally %s", name, exc_info=True)
         return {"image": name, "error": f"vision failed on {name}: {_first_line(exc)}"}
-    if not reading.found:
+    doubt = None
+    if reading.found and not reading.given:  # found here: is it the real board?
+        trust = board_trust(evidence(reading))
+        if trust < TRUST_MIN:
+            doubt = (
+                f"the board found is doubtful (chalk fit {reading.quality:.2f}, pieces on its"
+                f" lines or beside it; trust {trust:.2f}): give its corners (oanquan calibrate)"
+            )
+    if not reading.found or doubt is not None:
         return {
             "image": name,
             "board_found": False,
@@ -210,7 +311,7 @@ def tally_image(path: str, config: Any, model: SpreadModel | None = None) -> dic
             "big": None,
             "squares": None,
             "unsure": None,
-            "reason": reading.reason or "board not found",
+            "reason": doubt or reading.reason or "board not found",
         }
     out = tally_json(name, count_spread(reading.squares, model, outside=reading.outside))
     out["timings_ms"] = {k: round(v, 1) for k, v in reading.timings_ms.items()}
@@ -223,38 +324,67 @@ def bundled_frames() -> list[Path]:
 
 
 def demo_tally(
-    controller: Any,
+    app: Any,
     press: Callable[[str], None],
     show: Callable[[str], None],
-    frames: Sequence[Path] | None = None,
-    config: Any = None,
+    folder: Path = FRAMES_DIR,
 ) -> Any:
-    """``oanquan demo``'s tally: both heaps counted from the bundled stills, then the final count.
+    """``oanquan demo``'s tally: both heaps counted through the app loop, then the final count.
 
-    ``press`` is a short button press and ``show`` draws the OLED with a
-    caption (the demo's panel). Returns the final count (None if a still
-    had no board).
+    The camera (``app.hardware.camera``) is replaced by a replay of the
+    bundled stills in ``folder``, A's spread then B's, and each is read as
+    ``oanquan run`` reads a tally frame (``App(spread_reader=read_frame_spread)``).
+    ``press`` is a short button press and ``show`` draws the OLED with a caption
+    (the demo's panel). Returns the final count (None if a still gave none).
     """
-    from companion.commands.analyze import read_image
+    from dataclasses import replace
 
-    controller.start_tally()
-    show("tally: the players spread A's heap in one layer")
-    for side, path in zip("AB", frames or bundled_frames(), strict=False):
-        press("ok")
-        reading = read_spread(read_image(str(path)), config)
-        if not reading.found:
-            show(f"tally: no board in {path.name}")
+    from device.camera import ReplayCamera
+
+    camera = ReplayCamera(folder, clock=app.clock)
+    app.hardware = replace(app.hardware, camera=camera)  # the fixed camera sees the spreads
+    camera.start()
+    controller = app.controller
+    try:
+        controller.start_tally()
+        show("tally: the players spread A's heap in one layer (menu: Count pieces)")
+        for side, name in zip("AB", camera.files, strict=False):
+            press("ok")
+            app.step()  # the camera's frame: the spread
+            last = controller.tally.last if controller.tally is not None else None
+            if last is None or controller.view != "tally_count":
+                show(f"tally: no count from {name.name}: {controller.message or 'no board'}")
+                return None
+            show(f"tally: {name.name}: {side} has {_said(last)}")
+            press("ok")
+        if controller.tally is None or controller.tally.final is None:
             return None
-        controller.on_tally_reading(reading.squares, outside=reading.outside)
-        show(f"tally: the camera counts {side}'s pieces ({path.name})")
+        final = controller.tally.final
+        press("right")
+        for p, side in enumerate("AB"):
+            show(f"tally: {side} {_score_line(final, p)}")
         press("ok")
-    if controller.tally is None or controller.tally.final is None:
-        return None
-    final = controller.tally.final
-    press("right")
-    show("tally: how the totals are made")
-    press("ok")
-    return final
+        return final
+    finally:
+        camera.close()
+
+
+def _said(t: Tally) -> str:
+    """A count as the screen says it: "37, surely 34-42, 1 quan; spread 3, 11 more"."""
+    sure = f"{t.total}" if t.exact else f"{t.total}, surely {t.low}-{t.high}"
+    unsure = ", ".join(str(sq) for sq in t.unsure[:3])
+    return f"{sure}, {t.big} quan" + (f"; spread {unsure} more" if unsure else "")
+
+
+def _score_line(final: Any, p: int) -> str:
+    """One side's R14 sum: pieces + quan x value +/- debts = score (winner marked)."""
+    net = final.debt_net(p)
+    debt = f" {'+' if net >= 0 else '-'} {abs(net)} debt" if net else ""
+    won = " wins" if final.winner == p else ""
+    return (
+        f"{final.pieces[p]} pieces + {final.bigs[p]} quan x {final.mandarin_value}{debt}"
+        f" = {final.scores[p]}{won}"
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from companion.commands import ai_serve, analyze, replay
+from companion.commands import ai_serve, analyze, replay, tally
 from engine import Game, Position, Rules
 from engine.rules import _CHOICES, _RANGES
 
@@ -130,4 +130,17 @@ def test_analyze_keys_are_documented(board_image: Path, tmp_path: Path) -> None:
     objs = run(analyze.analyze_main, [str(board_image), str(blank), str(missing)])
     printed = {k for obj in objs for k in keys(obj)}
     assert {"corners", "squares", "reason", "error"} <= printed
+    assert not [k for k in sorted(printed) if not documented(k)]
+
+
+def test_tally_keys_are_documented(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((240, 320, 3), 128, np.uint8))
+    frame = str(tally.bundled_frames()[0])
+    objs = run(tally.main, [frame, str(blank), str(tmp_path / "missing.png")])
+    printed = {k for obj in objs for k in keys(obj)}
+    assert {"total", "interval", "unsure", "reason", "error"} <= printed
     assert not [k for k in sorted(printed) if not documented(k)]

@@ -32,6 +32,19 @@ def test_demo_referees_the_bundled_game_to_the_final_count(demo: tuple) -> None:
     ) in text
 
 
+def test_demo_tallies_the_heaps_of_its_game_through_the_camera(demo: tuple) -> None:
+    """The bundled heaps are the game's (A 37 and a quan, B 13 and a quan), read from
+    two stills through the app's tally path; B still owes the 5 it borrowed."""
+    text, _, _ = demo
+    lines = text.splitlines()
+    a = next(line for line in lines if line.startswith("tally: spread_a.jpg: A has "))
+    b = next(line for line in lines if line.startswith("tally: spread_b.jpg: B has "))
+    assert a.startswith("tally: spread_a.jpg: A has 37") and ", 1 quan" in a
+    assert b.startswith("tally: spread_b.jpg: B has 13") and ", 1 quan" in b
+    assert "tally: A 37 pieces + 1 quan x 10 + 5 debt = 52 wins" in lines
+    assert "tally: B 13 pieces + 1 quan x 10 - 5 debt = 18" in lines
+
+
 def test_demo_output_is_one_line_per_event_in_80_columns(demo: tuple) -> None:
     text, _, _ = demo
     lines = text.splitlines()

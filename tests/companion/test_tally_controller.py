@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.referee import Referee
-from companion.referee.tally import SpreadSquare
+from companion.referee.tally import SpreadModel, SpreadSquare
 from companion.ui.controller import Controller, View, replay_steps
 from companion.ui.input import LongPress, Repeat, ShortPress
 from companion.ui.screens import (
@@ -204,18 +204,23 @@ def squares(*counts: int, big: tuple[int, int] = (0, 0), torn: int | None = None
     out = []
     for sq, n in enumerate(counts):
         stone = big[sq // 6] if sq % 6 == 0 else 0
-        out.append(SpreadSquare(n, n + (1.2 if sq == torn else 0.0), 0.99 if stone else 0.01))
+        out.append(SpreadSquare(n, n + (3.0 if sq == torn else 0.0), 0.99 if stone else 0.01))
     return out
 
 
 A = (0, 4, 6, 5, 4, 3, 0, 4, 3, 5, 4, 3)  # 41
 B = (0, 2, 3, 1, 2, 3, 0, 2, 1, 2, 3, 1)  # 20
+#: a clear camera: sure candidates are pieces, hardly any missed (fixed here, not refitted)
+HEIGHTS = (0.02, 0.05, 0.1, 0.2, 0.45, 0.7, 0.9, 0.98, 0.999)
+CLEAR = SpreadModel(
+    real=(HEIGHTS,) * 4, real_quan=HEIGHTS, miss=((0.002, 0.001),) * 4, scene=(0.3, 0.0, 0.0)
+)
 
 
 def test_camera_tally_counts_each_side_and_recounts_on_request() -> None:
     journal = Journal()
     ref = Referee(mode="camera")
-    c = Controller(ref, on_tally=journal.tally)
+    c = Controller(ref, on_tally=journal.tally, spread_model=CLEAR)
     menu(c, "menu.tally")
     assert isinstance(c.screen(), TallyGuideScreen)
     assert c.tally_active and not c.tally_wants_frame

@@ -1,0 +1,316 @@
+"""Train the tally's piece detector (``vision/models/spread.onnx``) on generated spreads.
+
+    python bench/train_spread.py gen --count 2400          # canvases -> ~/.cache/oanquan/spread-train
+    python bench/train_spread.py train --steps 12000       # -> ~/.cache/oanquan/spread-train/spread.pt
+    python bench/train_spread.py export                    # -> vision/models/spread.onnx
+
+Data: ``vision.synth_spread`` scenes from seeds 1,000,000 on (the tally bench fits its
+interval model on seeds 0.. and measures on 10,000..: never these), without the
+generator's held-out families (``brick`` ground, ``shells`` pieces), so the bench's
+figures on those two say how the detector does on kinds it never saw. Each scene is
+stored rectified with its true corners at the canvas of ``vision.spread`` with the
+pieces' centres; training jitters the canvas (the located outline is never exact),
+flips it, changes colour, blur, noise and JPEG. Targets: a peak of height 1 on each
+small piece's centre, spread a quarter of the piece's size (so touching pieces keep
+two peaks), 0 elsewhere; the same for big stones in a second channel. Loss: the penalty-reduced focal loss of
+CenterNet (Zhou et al. 2019). One or two CPU threads; needs the ``train`` extra
+(PyTorch, onnx). The shipped model runs with OpenCV alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision import detect, spread
+from vision.geometry import homography_from_corners
+from vision.synth import HELD_OUT_GROUND, HELD_OUT_PIECE, PIECE_FAMILIES, WIDE_GROUNDS
+from vision.synth_spread import spread_scene
+
+CACHE = Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan"))
+DATA = CACHE / "spread-train"
+SEED0 = 1_000_000
+PATCH = 160  # training window, canvas px (1.7 x 1.7 squares)
+GROUNDS = tuple(g for g in WIDE_GROUNDS if g != HELD_OUT_GROUND)
+PIECES = tuple(p for p in PIECE_FAMILIES if p != HELD_OUT_PIECE)
+
+
+def generate(start: int, count: int, out: Path) -> None:
+    """Scenes ``SEED0 + start ..``: canvas PNG and centres (canvas px) per seed; resumable."""
+    out.mkdir(parents=True, exist_ok=True)
+    w, h, a = spread.canvas()
+    t0 = time.time()
+    for i in range(start, start + count):
+        seed = SEED0 + i
+        if (out / f"{seed}.json").is_file():
+            continue
+        image, truth = spread_scene(seed, grounds=GROUNDS, pieces=PIECES, quan_pieces=True)
+        m = a @ np.linalg.inv(homography_from_corners(np.array(truth["corners"])))
+        hom = np.linalg.inv(m)  # canvas -> image, to keep with the canvas
+        rect = spread.rectify(image, homography_from_corners(np.array(truth["corners"])))
+        small = [p["position"] for p in truth["pieces"] if p["kind"] == "small"]
+        big = [p["position"] for p in truth["pieces"] if p["kind"] == "big"]
+
+        def to_canvas(pts: list[list[float]]) -> list[list[float]]:
+            if not pts:
+                return []
+            q = np.concatenate([np.array(pts), np.ones((len(pts), 1))], axis=1) @ a.T
+            return q[:, :2].round(2).tolist()
+
+        cv2.imwrite(str(out / f"{seed}.png"), rect)
+        record = {
+            "seed": seed,
+            "small": to_canvas(small),
+            "big": to_canvas(big),
+            "size_px": truth["conditions"]["pebble_size"] * spread.PX,
+            "big_px": truth["conditions"]["big_size"] * spread.PX,
+            "ground": truth["conditions"]["ground"],
+            "pieces": truth["conditions"]["pieces"],
+            "canvas_to_image": hom.tolist(),
+        }
+        (out / f"{seed}.json").write_text(json.dumps(record))
+        done = i - start + 1
+        if done % 50 == 0:
+            rate = done / (time.time() - t0)
+            print(f"  {done}/{count} scenes, {rate:.2f}/s", flush=True)
+    assert (w, h) == rect.shape[1::-1]
+
+
+# ---------------------------------------------------------------- training (torch)
+
+
+def _net() -> Any:
+    import torch
+    from torch import nn
+
+    def cbr(i: int, o: int, stride: int = 1, dil: int = 1, k: int = 3) -> nn.Sequential:
+        return nn.Sequential(
+            nn.Conv2d(i, o, k, stride, dil * (k // 2), dilation=dil, bias=False),
+            nn.BatchNorm2d(o),
+            nn.ReLU(inplace=True),
+        )
+
+    class SpreadNet(nn.Module):
+        """Small U-Net: stride 2, 4 and 8 encoders (dilated at 8), heatmap at stride 2."""
+
+        def __init__(self, w: int = 12) -> None:
+            super().__init__()
+            self.e1 = nn.Sequential(cbr(3, w, 2), cbr(w, w))
+            self.e2 = nn.Sequential(cbr(w, 2 * w, 2), cbr(2 * w, 2 * w))
+            self.e3 = nn.Sequential(
+                cbr(2 * w, 3 * w, 2), cbr(3 * w, 3 * w, dil=2), cbr(3 * w, 3 * w, dil=4)
+            )
+            self.up = nn.Upsample(scale_factor=2, mode="nearest")
+            self.d2 = nn.Sequential(cbr(5 * w, 2 * w, k=1), cbr(2 * w, 2 * w))
+            self.d1 = nn.Sequential(cbr(3 * w, w, k=1), cbr(w, w))
+            self.head = nn.Conv2d(w, 2, 1)  # small-piece centres, big-stone centres
+            nn.init.constant_(self.head.bias, -2.2)  # start near the background's 0.1
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            a = self.e1(x)
+            b = self.e2(a)
+            c = self.e3(b)
+            y = self.d2(torch.cat([b, self.up(c)], 1))
+            y = self.d1(torch.cat([a, self.up(y)], 1))
+            return torch.sigmoid(self.head(y))
+
+    return SpreadNet()
+
+
+def targets(pts: np.ndarray, sizes: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Peaks of height 1 at canvas points, spread a quarter of each piece's size."""
+    pts = pts.reshape(-1, 2)
+    h, w = shape
+    out = np.zeros((h, w), np.float32)
+    ys, xs = np.arange(h, dtype=np.float32), np.arange(w, dtype=np.float32)
+    s = spread.STRIDE
+    for (x, y), size in zip(pts / s - 0.5, sizes / s, strict=True):
+        sigma = max(0.6, 0.25 * float(size))
+        r = int(np.ceil(3 * sigma))
+        x0, x1 = max(0, int(x) - r), min(w, int(x) + r + 2)
+        y0, y1 = max(0, int(y) - r), min(h, int(y) + r + 2)
+        if x0 >= x1 or y0 >= y1:
+            continue
+        gx = np.exp(-0.5 * ((xs[x0:x1] - x) / sigma) ** 2)
+        gy = np.exp(-0.5 * ((ys[y0:y1] - y) / sigma) ** 2)
+        np.maximum(out[y0:y1, x0:x1], np.outer(gy, gx), out=out[y0:y1, x0:x1])
+    # the nearest cell of each centre is exactly 1 (CenterNet's positives)
+    for x, y in pts / s - 0.5:
+        i, j = round(float(y)), round(float(x))
+        if 0 <= i < h and 0 <= j < w:
+            out[i, j] = 1.0
+    return out
+
+
+def _colour(rect: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    x = rect.astype(np.float32) / 255.0
+    x = x * rng.uniform(0.8, 1.2, 3).astype(np.float32)
+    x = np.clip(x, 0, 1) ** rng.uniform(0.75, 1.33)
+    x = (x - 0.5) * rng.uniform(0.75, 1.25) + 0.5 + rng.uniform(-0.08, 0.08)
+    if rng.random() < 0.25:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.4, 1.1))
+    x = x + rng.normal(0, rng.uniform(0.0, 0.025), x.shape).astype(np.float32)
+    out = np.clip(x * 255.0, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        q = int(rng.integers(40, 92))
+        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
+    return np.asarray(out, dtype=np.uint8)
+
+
+def sample(
+    rect: np.ndarray, rec: dict[str, Any], rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """A jittered, flipped, recoloured PATCH x PATCH window and its target."""
+    h, w = rect.shape[:2]
+    s = rng.uniform(0.88, 1.14)
+    ang = np.deg2rad(rng.uniform(-2.5, 2.5))
+    c, sn = np.cos(ang) * s, np.sin(ang) * s
+    cx, cy = w / 2, h / 2
+    tx, ty = rng.normal(0, 0.03 * spread.PX, 2)
+    m = np.array(
+        [[c, -sn, cx - c * cx + sn * cy + tx], [sn, c, cy - sn * cx - c * cy + ty], [0, 0, 1]]
+    )
+    if rng.random() < 0.5:
+        m = np.array([[-1, 0, w], [0, 1, 0], [0, 0, 1]]) @ m
+    if rng.random() < 0.5:
+        m = np.array([[1, 0, 0], [0, -1, h], [0, 0, 1]]) @ m
+    # window: mostly where pieces are (the ten squares), now and then anywhere
+    if rng.random() < 0.85:
+        x0 = int(rng.uniform(1.25 * spread.PX - 30, 6.25 * spread.PX + 30 - PATCH))
+        y0 = int(rng.uniform(0.0, h - PATCH))
+    else:
+        x0, y0 = int(rng.uniform(0, w - PATCH)), int(rng.uniform(0, h - PATCH))
+    x0, y0 = x0 // 8 * 8, y0 // 8 * 8
+    m = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ m
+    win = cv2.warpAffine(
+        rect, m[:2], (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    win = _colour(win, rng)
+    out = []
+    for key, size_key in (("small", "size_px"), ("big", "big_px")):
+        pts = np.array(rec[key], np.float64).reshape(-1, 2)
+        if len(pts):
+            pts = (np.concatenate([pts, np.ones((len(pts), 1))], axis=1) @ m.T)[:, :2]
+        size = rec[size_key] * s * rng.uniform(0.85, 1.15, len(pts))
+        out.append(targets(pts, size, (PATCH // spread.STRIDE, PATCH // spread.STRIDE)))
+    return detect.prepare(win)[0], np.stack(out)
+
+
+def load(data: Path) -> list[tuple[np.ndarray, dict[str, Any]]]:
+    out = []
+    for p in sorted(data.glob("*.json")):
+        img = cv2.imread(str(p.with_suffix(".png")))
+        if img is not None:
+            out.append((img, json.loads(p.read_text())))
+    return out
+
+
+def train(data: Path, steps: int, out: Path, seed: int = 0, init: Path | None = None) -> None:
+    import torch
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    items = load(data)
+    print(f"training on {len(items)} scenes for {steps} steps", flush=True)
+    net = _net()
+    lr = 3e-3
+    if init is not None:
+        state = torch.load(init)
+        if state["head.weight"].shape[0] == 1:  # a one-channel net: its head starts both
+            state["head.weight"] = state["head.weight"].repeat(2, 1, 1, 1)
+            state["head.bias"] = state["head.bias"].repeat(2)
+        net.load_state_dict(state)
+        lr = 1e-3
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps, pct_start=0.05)
+    batch, run, t0 = 8, 0.0, time.time()
+    for step in range(steps):
+        if step % 1000 == 0 and step:
+            items = load(data)  # scenes written since (a generator may still run)
+        xs, ys = [], []
+        for _ in range(batch):
+            rect, rec = items[int(rng.integers(len(items)))]
+            x, y = sample(rect, rec, rng)
+            xs.append(x)
+            ys.append(y)
+        x, y = torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys))
+        net.train()
+        p = net(x).clamp(1e-4, 1 - 1e-4)
+        pos = (y >= 0.999).float()
+        neg = (1 - pos) * (1 - y) ** 4
+        cell = -(pos * (1 - p) ** 2 * torch.log(p) + neg * p**2 * torch.log(1 - p))
+        # each channel by its own positives: big stones are rare, yet they count ten
+        loss = sum(cell[:, c].sum() / pos[:, c].sum().clamp(min=1.0) for c in range(cell.shape[1]))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        run = 0.98 * run + 0.02 * float(loss.detach())
+        if step % 200 == 0 or step == steps - 1:
+            print(f"  step {step}/{steps} loss {run:.4f} ({time.time() - t0:.0f}s)", flush=True)
+            torch.save(net.state_dict(), out)
+    torch.save(net.state_dict(), out)
+
+
+def export(weights: Path, path: Path) -> None:
+    """ONNX that cv2.dnn reads, at the full canvas's shape."""
+    import torch
+
+    net = _net()
+    net.load_state_dict(torch.load(weights))
+    net.eval()
+    w, h, _ = spread.canvas()
+    torch.onnx.export(
+        net,
+        (torch.zeros(1, 3, h, w),),
+        str(path),
+        input_names=["x"],
+        output_names=["y"],
+        opset_version=13,
+        dynamo=False,
+        do_constant_folding=True,
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gen")
+    g.add_argument("--start", type=int, default=0)
+    g.add_argument("--count", type=int, default=2400)
+    g.add_argument("--out", type=Path, default=DATA)
+    t = sub.add_parser("train")
+    t.add_argument("--data", type=Path, default=DATA)
+    t.add_argument("--steps", type=int, default=12000)
+    t.add_argument("--out", type=Path, default=DATA / "spread.pt")
+    t.add_argument("--init", type=Path)
+    t.add_argument("--threads", type=int, default=1)
+    e = sub.add_parser("export")
+    e.add_argument("--weights", type=Path, default=DATA / "spread.pt")
+    e.add_argument("--out", type=Path, default=Path(spread.MODEL))
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    if args.cmd == "gen":
+        generate(args.start, args.count, args.out)
+    elif args.cmd == "train":
+        import torch
+
+        torch.set_num_threads(args.threads)
+        train(args.data, args.steps, args.out, init=args.init)
+    else:
+        export(args.weights, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""Tally mode through the whole app loop, as ``oanquan run`` wires it: the menu, the
+camera's frames through ``read_frame_spread`` (or the buttons without a camera), the
+final count on the screen and its record in the journal."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from companion.appliance.app import App
+from companion.appliance.config import parse_config
+from companion.appliance.journal import Journal
+from companion.appliance.observe import VisionObserver
+from companion.commands.tally import bundled_frames, read_frame_spread
+from companion.ui.controller import View
+from companion.ui.screens import MenuScreen
+from device.factory import make_hardware
+
+FRAMES = bundled_frames()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def tap(app: App, hardware: Any, clock: Clock, button: str, hold: float = 0.1) -> None:
+    """A press and release on the buttons, turns of the loop without taking a frame."""
+    hardware.buttons.press(button)
+    clock.t += hold
+    app.step(camera=False)
+    hardware.buttons.release(button)
+    clock.t += 0.1
+    app.step(camera=False)
+    clock.t += 0.1
+    app.step(camera=False)
+
+
+def open_tally(app: App, hardware: Any, clock: Clock) -> None:
+    tap(app, hardware, clock, "ok", hold=2.0)  # a long OK opens the menu
+    screen = app.controller.screen()
+    assert isinstance(screen, MenuScreen)
+    keys = [item.key for item in screen.items]
+    for _ in range(keys.index("menu.tally")):
+        tap(app, hardware, clock, "right")
+    tap(app, hardware, clock, "ok")
+
+
+def truth(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.with_suffix(".json").read_text())
+    return data
+
+
+def tally_records(path: Path) -> list[dict[str, Any]]:
+    return [dict(r.data) for r in Journal.open(path).records if r.kind == "tally"]
+
+
+def test_the_camera_counts_both_spreads_through_the_app_loop(tmp_path: Path) -> None:
+    folder = tmp_path / "camera"
+    folder.mkdir()
+    for frame in FRAMES:  # what the fixed camera sees: A's spread, then B's
+        shutil.copy(frame, folder / frame.name)
+    clock = Clock()
+    config = parse_config(f'[camera]\nkind = "replay"\nreplay_dir = "{folder}"\n')
+    hardware = make_hardware(config.hardware, "replay", clock=clock)
+    journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
+    app = App(
+        config,
+        hardware,
+        journal,
+        clock=clock,
+        observer=VisionObserver(stills=True),
+        spread_reader=read_frame_spread,
+    )
+    hardware.camera.start()
+    open_tally(app, hardware, clock)
+    assert app.controller.view == View.TALLY_GUIDE and app.controller.tally_active
+    totals = []
+    for frame in FRAMES:
+        tap(app, hardware, clock, "ok")  # count
+        assert app.controller.tally_wants_frame
+        assert app.step()  # the camera's next frame is the spread
+        assert app.controller.view == View.TALLY_COUNT
+        tally = app.controller.tally
+        assert tally is not None and tally.last is not None
+        true = truth(frame)
+        assert tally.last.low <= sum(true["board"]) <= tally.last.high
+        assert tally.last.big == sum(true["big"])
+        totals.append(tally.last.total)
+        tap(app, hardware, clock, "ok")  # accept
+    assert app.controller.view == View.TALLY_FINAL
+    final = app.controller.tally.final if app.controller.tally else None
+    assert final is not None and final.pieces == tuple(totals)
+    assert final.scores == (totals[0] + 10, totals[1] + 10)  # a quan each, no game played
+    tap(app, hardware, clock, "ok")
+    assert not app.controller.tally_active
+    hardware.close()
+    records = tally_records(tmp_path / "journal.jsonl")
+    assert len(records) == 1 and records[0]["how"] == ["camera", "camera"]
+    assert records[0]["pieces"] == totals
+
+
+def test_without_a_camera_the_players_enter_both_counts_with_the_buttons(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    config = parse_config('[camera]\nkind = "generated"\n')
+    hardware = make_hardware(config.hardware, "fake", clock=clock)
+    journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
+    app = App(config, hardware, journal, clock=clock, manual=True)
+    open_tally(app, hardware, clock)
+    for pieces, bigs in ((37, 1), (13, 1)):
+        assert app.controller.view == View.TALLY_ENTRY
+        for digit in divmod(pieces, 10):  # tens, then units
+            for _ in range(digit):
+                tap(app, hardware, clock, "right")
+            tap(app, hardware, clock, "ok")
+        for _ in range(bigs):
+            tap(app, hardware, clock, "right")
+        tap(app, hardware, clock, "ok")
+    assert app.controller.view == View.TALLY_FINAL
+    final = app.controller.tally.final if app.controller.tally else None
+    assert final is not None and final.scores == (47, 23) and final.winner == 0
+    hardware.close()
+    records = tally_records(tmp_path / "journal.jsonl")
+    assert len(records) == 1 and records[0]["how"] == ["buttons", "buttons"]
+    assert records[0]["scores"] == [47, 23]

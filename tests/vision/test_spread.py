@@ -1,0 +1,121 @@
+"""The tally's piece detector (``vision.spread``) and its generated spreads (``vision.synth_spread``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.board import CITIZENS, MANDARINS
+from vision import spread
+from vision.config import VisionConfig
+from vision.geometry import homography_from_corners
+from vision.locate import locate_board
+from vision.synth_spread import layer_placer, spread_counts, spread_scene
+
+STILLS = Path(__file__).resolve().parents[2] / "companion" / "commands" / "tally_frames"
+
+
+def cell_centre(bx: float, by: float) -> tuple[int, int, float, float]:
+    """The heatmap cell holding board point (bx, by), and that cell's centre in board units."""
+    i = int((spread.Y1 - by) * spread.PX / spread.STRIDE)
+    j = int((bx - spread.X0) * spread.PX / spread.STRIDE)
+    step = spread.STRIDE / spread.PX
+    return i, j, spread.X0 + (j + 0.5) * step, spread.Y1 - (i + 0.5) * step
+
+
+def heat_with(points: list[tuple[float, float, float]]) -> np.ndarray:
+    """A heatmap of the spread canvas with a bump of the given height centred on the cell
+    of each board point."""
+    w, h, _ = spread.canvas()
+    heat = np.zeros((h // spread.STRIDE, w // spread.STRIDE), np.float32)
+    ys, xs = np.mgrid[0 : heat.shape[0], 0 : heat.shape[1]].astype(np.float32)
+    for bx, by, height in points:
+        i, j, _, _ = cell_centre(bx, by)
+        heat = np.maximum(heat, height * np.exp(-((xs - j) ** 2 + (ys - i) ** 2) / 2.0))
+    return heat
+
+
+def test_peaks_are_found_where_the_bumps_are_with_their_squares() -> None:
+    points = [(0.5, 0.5, 0.9), (0.62, 0.5, 0.7), (3.5, 1.5, 0.6), (2.5, 0.5, 0.05)]
+    found = spread.peaks(heat_with(points), depth=1.0)
+    assert len(found) == 3  # the 0.05 bump is below the candidate floor
+    by_score = sorted(found, key=lambda p: -p.score)
+    for p, (bx, by, height) in zip(by_score, points[:3], strict=True):
+        _, _, cx, cy = cell_centre(bx, by)
+        assert abs(p.x - cx) < 0.005 and abs(p.y - cy) < 0.005  # symmetric bump: no shift
+        assert p.score == pytest.approx(height, abs=1e-3)
+    # squares: 1 is P0's westmost, 8 the one of P1's row above 4 (7..11 run east to west)
+    assert [p.square for p in by_score] == [1, 1, 8]
+    assert spread.per_square(found)[1] == tuple(
+        sorted((p.score for p in by_score[:2]), reverse=True)
+    )
+
+
+def test_a_plateau_is_one_peak_and_big_stones_are_read_per_quan_square() -> None:
+    heat = np.zeros((20, 20), np.float32)
+    heat[5:7, 5:7] = 0.8  # four equal cells
+    assert len(spread.peaks(np.pad(heat, ((0, 220), (0, 700))), depth=1.0)) == 1
+    big = heat_with([(-0.5, 1.0, 0.7), (5.5, 1.0, 0.3)])
+    west, east = spread.big_stones(big, depth=1.0)
+    assert west == pytest.approx(0.7, abs=1e-3) and east == pytest.approx(0.3, abs=1e-3)
+
+
+def test_spread_counts_fill_only_citizen_squares_within_the_cap() -> None:
+    rng = np.random.default_rng(4)
+    for total in (10, 41, 70):
+        board = spread_counts(rng, total)
+        assert sum(board) == total and max(board) <= 10
+        assert all(board[m] == 0 for m in MANDARINS)
+
+
+def test_the_layer_placer_never_stacks_pieces() -> None:
+    rng = np.random.default_rng(1)
+    poly = np.array([[1.0, 0.0], [2.0, 0.0], [2.0, 1.0], [1.0, 1.0]])
+    pts = layer_placer(touch=0.6)(rng, poly, 10, 0.15)
+    gaps = np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1))
+    gaps[np.diag_indices(len(pts))] = 9.0
+    assert len(pts) == 10 and gaps.min() >= 0.85 * 0.15 - 1e-9
+    half = 0.075 - 1e-9  # every centre half a piece inside the square
+    assert pts[:, 0].min() >= 1.0 + half and pts[:, 0].max() <= 2.0 - half
+    assert pts[:, 1].min() >= half and pts[:, 1].max() <= 1.0 - half
+
+
+def test_a_spread_scene_is_a_pure_function_of_its_seed_with_truth() -> None:
+    image, truth = spread_scene(7, size=(640, 480))
+    again, _ = spread_scene(7, size=(640, 480))
+    assert np.array_equal(image, again)
+    small = [p for p in truth["pieces"] if p["kind"] == "small"]
+    assert len(small) == sum(truth["board"]) and 10 <= len(small) <= 70
+    assert not truth["hand"]["present"]
+    assert sum(1 for p in truth["pieces"] if p["kind"] == "big") == sum(truth["big"])
+
+
+@pytest.mark.parametrize("name", ["spread_a", "spread_b"])
+def test_the_detector_is_sure_of_each_piece_of_the_bundled_stills(name: str) -> None:
+    image = cv2.imread(str(STILLS / f"{name}.jpg"))
+    truth = json.loads((STILLS / f"{name}.json").read_text())
+    cfg = VisionConfig().locate
+    outline = locate_board(image, cfg, np.random.default_rng(cfg.seed))
+    heat = spread.heatmaps(spread.rectify(image, outline.homography))
+    found = spread.peaks(heat[0], outline.arc_depth)
+    sure = [sum(1 for v in spread.per_square(found)[sq] if v >= 0.5) for sq in range(12)]
+    assert abs(sum(sure[sq] for sq in CITIZENS) - sum(truth["board"])) <= 1
+    assert sum(abs(sure[sq] - truth["board"][sq]) for sq in CITIZENS) <= 2
+    west, east = spread.big_stones(heat[1], outline.arc_depth)
+    assert (west > 0.2, east > 0.2) == tuple(bool(b) for b in truth["big"])
+
+
+def test_rectify_maps_the_board_to_the_canvas() -> None:
+    corners = np.array([[100.0, 400.0], [600.0, 400.0], [600.0, 200.0], [100.0, 200.0]])
+    image = np.zeros((480, 700, 3), np.uint8)
+    sw = tuple(int(v) for v in corners[0])
+    cv2.circle(image, sw, 4, (255, 255, 255), -1)
+    rect = spread.rectify(image, homography_from_corners(corners))
+    w, h, a = spread.canvas()
+    x, y = (a @ np.array([0.0, 0.0, 1.0]))[:2]  # board (0, 0) is the south-west corner
+    assert rect.shape == (h, w, 3)
+    assert rect[round(float(y)), round(float(x))].min() > 200

@@ -51,6 +51,7 @@ from train_counter import (  # bench/
 from train_counter import export as export_onnx
 
 from engine.board import MANDARINS
+from training.nets import conv_bn_relu
 from vision import bigstone, detect
 from vision.config import CountConfig
 from vision.geometry import homography_from_corners
@@ -67,12 +68,6 @@ MANDARIN_X = (-0.5, 5.5)  # mandarin centres along the board, board units (west,
 # ---------------------------------------------------------------- model
 
 
-def _cbr(i: int, o: int, stride: int = 1) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(i, o, 3, stride, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)
-    )
-
-
 class BigStoneNet(nn.Module):
     """Six 3x3 convs (three strided, receptive field ~1 square) + global max/avg pool + linear.
 
@@ -83,12 +78,12 @@ class BigStoneNet(nn.Module):
     def __init__(self, w: tuple[int, int, int] = (12, 24, 32)) -> None:
         super().__init__()
         self.features = nn.Sequential(
-            _cbr(3, w[0], 2),
-            _cbr(w[0], w[0]),
-            _cbr(w[0], w[1], 2),
-            _cbr(w[1], w[1]),
-            _cbr(w[1], w[2], 2),
-            _cbr(w[2], w[2]),
+            conv_bn_relu(3, w[0], 2),
+            conv_bn_relu(w[0], w[0]),
+            conv_bn_relu(w[0], w[1], 2),
+            conv_bn_relu(w[1], w[1]),
+            conv_bn_relu(w[1], w[2], 2),
+            conv_bn_relu(w[2], w[2]),
         )
         self.gmax = nn.AdaptiveMaxPool2d(1)
         self.gavg = nn.AdaptiveAvgPool2d(1)

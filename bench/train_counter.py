@@ -43,6 +43,7 @@ from figures import bucket_lines  # bench/, next to this script
 
 from engine.board import MANDARINS
 from training.counter.calibrate import in_fold, parse_fold
+from training.nets import conv_bn_relu, export_onnx
 from vision import detect
 from vision.config import CountConfig
 from vision.geometry import homography_from_corners
@@ -149,28 +150,20 @@ def synth_items(n: int, seed: int) -> list[Item]:
 # ---------------------------------------------------------------- model
 
 
-def _cbr(i: int, o: int, stride: int = 1, dil: int = 1, k: int = 3) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(i, o, k, stride, dil * (k // 2), dilation=dil, bias=False),
-        nn.BatchNorm2d(o),
-        nn.ReLU(inplace=True),
-    )
-
-
 class CounterNet(nn.Module):
     """Tiny encoder-decoder; output stride 4, receptive field ~1 square for piles."""
 
     def __init__(self, w: int = 16) -> None:
         super().__init__()
-        self.e1 = _cbr(3, w, 2)
-        self.e2 = _cbr(w, 2 * w, 2)
-        self.e3 = _cbr(2 * w, 2 * w)
-        self.e4 = _cbr(2 * w, 3 * w, 2)
-        self.e5 = _cbr(3 * w, 3 * w, 1, 2)
-        self.e6 = _cbr(3 * w, 3 * w, 1, 4)
+        self.e1 = conv_bn_relu(3, w, 2)
+        self.e2 = conv_bn_relu(w, 2 * w, 2)
+        self.e3 = conv_bn_relu(2 * w, 2 * w)
+        self.e4 = conv_bn_relu(2 * w, 3 * w, 2)
+        self.e5 = conv_bn_relu(3 * w, 3 * w, 1, 2)
+        self.e6 = conv_bn_relu(3 * w, 3 * w, 1, 4)
         self.up = nn.Upsample(scale_factor=2, mode="nearest")
-        self.m1 = _cbr(5 * w, 2 * w, k=1)
-        self.m2 = _cbr(2 * w, 2 * w)
+        self.m1 = conv_bn_relu(5 * w, 2 * w, k=1)
+        self.m2 = conv_bn_relu(2 * w, 2 * w)
         self.head = nn.Conv2d(2 * w, 2, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -423,20 +416,10 @@ def fit_spread(t: np.ndarray, raw: np.ndarray) -> tuple[float, float, float]:
 
 def export(net: nn.Module, path: Path, dummy: torch.Tensor | None = None) -> None:
     """ONNX that cv2.dnn reads: opset 13 from the TorchScript exporter, for ``dummy``'s shape."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     if dummy is None:
         w, h, _ = detect.canvas(detect.PX)
         dummy = torch.zeros(1, 3, h, w)
-    torch.onnx.export(
-        net,
-        (dummy,),
-        str(path),
-        input_names=["x"],
-        output_names=["y"],
-        opset_version=13,
-        dynamo=False,
-        do_constant_folding=True,
-    )
+    export_onnx(net, path, dummy)
 
 
 def parse_holdout(text: str | None) -> tuple[int, int] | None:

@@ -93,12 +93,7 @@ def _net() -> Any:
     import torch
     from torch import nn
 
-    def cbr(i: int, o: int, stride: int = 1, dil: int = 1, k: int = 3) -> nn.Sequential:
-        return nn.Sequential(
-            nn.Conv2d(i, o, k, stride, dil * (k // 2), dilation=dil, bias=False),
-            nn.BatchNorm2d(o),
-            nn.ReLU(inplace=True),
-        )
+    from training.nets import conv_bn_relu as cbr
 
     class SpreadNet(nn.Module):
         """Small U-Net: stride 2, 4 and 8 encoders (dilated at 8), heatmap at stride 2."""
@@ -266,20 +261,13 @@ def export(weights: Path, path: Path) -> None:
     """ONNX that cv2.dnn reads, at the full canvas's shape."""
     import torch
 
+    from training.nets import export_onnx
+
     net = _net()
     net.load_state_dict(torch.load(weights))
     net.eval()
     w, h, _ = spread.canvas()
-    torch.onnx.export(
-        net,
-        (torch.zeros(1, 3, h, w),),
-        str(path),
-        input_names=["x"],
-        output_names=["y"],
-        opset_version=13,
-        dynamo=False,
-        do_constant_folding=True,
-    )
+    export_onnx(net, path, torch.zeros(1, 3, h, w))
 
 
 def main() -> int:

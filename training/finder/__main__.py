@@ -28,6 +28,7 @@ import torch
 from torch import nn
 
 from training.counter.calibrate import in_fold, parse_fold
+from training.nets import conv_bn_relu, export_onnx
 
 #: The locator's work width for a 640 px render is 480: the net sees that scale, +-.
 WORK_SCALE = 0.75
@@ -195,14 +196,6 @@ def sample(s: Scene, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     return crop, t
 
 
-def _cbr(i: int, o: int, stride: int = 1, dil: int = 1, k: int = 3) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(i, o, k, stride, dil * (k // 2), dilation=dil, bias=False),
-        nn.BatchNorm2d(o),
-        nn.ReLU(inplace=True),
-    )
-
-
 class LineNet(nn.Module):
     """Encoder to 1/8 with dilated context (a tile grid runs on, a board stops),
     decoder back to 1/2 with skips; logits of 'on a board line' at half resolution.
@@ -210,19 +203,19 @@ class LineNet(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.e1 = _cbr(3, 12, 2)  # 1/2
-        self.e2 = _cbr(12, 16)
-        self.e3 = _cbr(16, 24, 2)  # 1/4
-        self.e4 = _cbr(24, 32)
-        self.e5 = _cbr(32, 48, 2)  # 1/8
-        self.e6 = _cbr(48, 48, 1, 2)
-        self.e7 = _cbr(48, 48, 1, 4)
-        self.e8 = _cbr(48, 48, 1, 8)
+        self.e1 = conv_bn_relu(3, 12, 2)  # 1/2
+        self.e2 = conv_bn_relu(12, 16)
+        self.e3 = conv_bn_relu(16, 24, 2)  # 1/4
+        self.e4 = conv_bn_relu(24, 32)
+        self.e5 = conv_bn_relu(32, 48, 2)  # 1/8
+        self.e6 = conv_bn_relu(48, 48, 1, 2)
+        self.e7 = conv_bn_relu(48, 48, 1, 4)
+        self.e8 = conv_bn_relu(48, 48, 1, 8)
         self.up = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)
-        self.d1 = _cbr(48 + 32, 32, k=1)
-        self.d2 = _cbr(32, 32)
-        self.d3 = _cbr(32 + 16, 16, k=1)
-        self.d4 = _cbr(16, 16)
+        self.d1 = conv_bn_relu(48 + 32, 32, k=1)
+        self.d2 = conv_bn_relu(32, 32)
+        self.d3 = conv_bn_relu(32 + 16, 16, k=1)
+        self.d4 = conv_bn_relu(16, 16)
         self.head = nn.Conv2d(16, 1, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -274,18 +267,7 @@ def val_f1(net: LineNet, scenes: list[Scene]) -> float:
 
 def export(net: nn.Module, path: Path, w: int = 480, h: int = 360) -> None:
     """ONNX for cv2.dnn: opset 13 from the TorchScript exporter."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    net.eval()
-    torch.onnx.export(
-        net,
-        (torch.zeros(1, 3, h, w),),
-        str(path),
-        input_names=["x"],
-        output_names=["y"],
-        opset_version=13,
-        dynamo=False,
-        do_constant_folding=True,
-    )
+    export_onnx(net, path, torch.zeros(1, 3, h, w))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,12 +12,13 @@ TRAIN_OUT=${TRAIN_OUT:-$HOME/.cache/oanquan/train}
 RENDERS=${RENDERS:-$HOME/.cache/oanquan/renders}
 OLD_REV=${OLD_REV:-9dca03d}
 LIMIT=${LIMIT:-100}
+WHO=${WHO:-old new}  # e.g. WHO=new when the old dumps are already there
 E=$TRAIN_OUT/eval-renders
 mkdir -p "$E/old"
 git show "$OLD_REV:vision/models/counter.onnx" > "$E/old/counter.onnx"
 git show "$OLD_REV:vision/models/bigstone.onnx" > "$E/old/bigstone.onnx"
 export OMP_NUM_THREADS=1
-for who in old new; do
+for who in $WHO; do
   if [ $who = old ]; then M="$E/old"; else M="$TRAIN_OUT"; fi
   B=".venv/bin/python bench/vision.py --model $M/counter.onnx --big-model $M/bigstone.onnx"
   rm -f "$E/$who-oracle.jsonl" "$E/$who-full.jsonl"
@@ -31,7 +32,7 @@ for who in old new; do
     --dump "$E/$who-oracle.jsonl"
   $B "$RP" --only singles --dump "$E/$who-full.jsonl"
 done
-for who in old new; do
+for who in $WHO; do
   for s in singles sequence heldout-ground heldout-piece train-v4; do
     echo "== $who, true outline, $s"
     .venv/bin/python bench/vision_report.py "$E/$who-oracle.jsonl" --set "$s" --by ""

@@ -54,7 +54,11 @@ def generate(start: int, count: int, out: Path) -> None:
         seed = SEED0 + i
         if (out / f"{seed}.json").is_file():
             continue
-        image, truth = spread_scene(seed, grounds=GROUNDS, pieces=PIECES, quan_pieces=True)
+        try:
+            image, truth = spread_scene(seed, grounds=GROUNDS, pieces=PIECES, quan_pieces=True)
+        except ValueError as exc:  # big pieces that do not fit one layer: skip the seed
+            print(f"  seed {seed}: {exc}", flush=True)
+            continue
         m = a @ np.linalg.inv(homography_from_corners(np.array(truth["corners"])))
         hom = np.linalg.inv(m)  # canvas -> image, to keep with the canvas
         rect = spread.rectify(image, homography_from_corners(np.array(truth["corners"])))
@@ -230,7 +234,7 @@ def train(data: Path, steps: int, out: Path, seed: int = 0, init: Path | None = 
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps, pct_start=0.05)
     batch, run, t0 = 8, 0.0, time.time()
     for step in range(steps):
-        if step % 1000 == 0 and step:
+        if step % 1000 == 0 and step and len(list(data.glob("*.json"))) != len(items):
             items = load(data)  # scenes written since (a generator may still run)
         xs, ys = [], []
         for _ in range(batch):

@@ -114,6 +114,10 @@ CYCLE_COST = WIN
 MAX_DEPTH = 64
 #: Plies of capture-only search at the leaves (see Searcher._quiesce).
 QUIESCENCE = 0
+#: Quiescence only where a mandarin square is worth taking (see Searcher._hot).
+QUIESCE_RIPE = False
+#: Pebbles a mandarin square without its stone needs to make a leaf "hot".
+LOOSE_HOT = 5
 #: Late-move reductions: at this remaining depth or more, quiet moves after the
 #: first REDUCE_AFTER are searched a ply shallower first.
 REDUCTIONS = False
@@ -391,8 +395,11 @@ class Searcher:
         quiescence: int = 0,
         table: dict[tuple[int | None, ...], tuple[int, float, int, int, bool]] | None = None,
         reductions: bool = False,
+        quiesce_ripe: bool = False,
     ) -> None:
         self.rules = rules
+        #: quiescence only at leaves with a mandarin worth taking (see _hot)
+        self.qripe = quiesce_ripe
         #: late-move reductions (see _node)
         self.reduce = reductions
         #: plies of capture-only search at the leaves (0: the static value)
@@ -447,6 +454,20 @@ class Searcher:
         v = evaluate(st, self.weights, self.value, self.ripe_min)
         return _to_root(v, st.to_move == self.root)
 
+    def _hot(self, st: State) -> bool:
+        """Whether a mandarin square is worth a capture: its stone with enough
+        pebbles to escape quan non, or no stone and LOOSE_HOT pebbles.
+
+        Citizen captures are a few pebbles and nearly every leaf has one (the
+        evaluation's tempo stands for them); a mandarin is the 15-point swing a
+        static value misses, so only such leaves are worth playing out.
+        """
+        b, big, ripe = st.b, st.big, self.ripe_min
+        for k, sq in ((0, 0), (1, 6)):
+            if b[sq] >= (ripe if big[k] else LOOSE_HOT) and (big[k] or b[sq]):
+                return True
+        return False
+
     def _quiesce(self, st: State, alpha: float, beta: float, qd: int) -> float:
         """The leaf value once the captures the side to move has are played out.
 
@@ -455,7 +476,7 @@ class Searcher:
         opponent reply with one) for ``qd`` plies, or stand on the static value.
         """
         stand = self._leaf(st)
-        if stand >= beta or qd <= 0:
+        if stand >= beta or qd <= 0 or (self.qripe and not self._hot(st)):
             return stand
         best = stand
         if stand > alpha:
@@ -791,6 +812,7 @@ def choose_move(
     quiescence: int = QUIESCENCE,
     cache: SearchCache | None = None,
     reductions: bool = REDUCTIONS,
+    quiesce_ripe: bool = QUIESCE_RIPE,
 ) -> SearchResult:
     """The best move found within ``time_ms`` and/or ``depth`` plies.
 
@@ -815,7 +837,9 @@ def choose_move(
             keys.append(state_key(est, with_taker))
     table = None
     if cache is not None:
-        table = cache.table((rules, st.to_move, weights, contempt, quiescence, reductions))
+        table = cache.table(
+            (rules, st.to_move, weights, contempt, quiescence, reductions, quiesce_ripe)
+        )
     searcher = Searcher(
         rules,
         weights=weights,
@@ -826,6 +850,7 @@ def choose_move(
         quiescence=quiescence,
         table=table,
         reductions=reductions,
+        quiesce_ripe=quiesce_ripe,
     )
     max_depth = MAX_DEPTH if depth is None else max(1, min(depth, MAX_DEPTH))
     return searcher.search(st, max_depth, rng, start)

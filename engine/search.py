@@ -32,13 +32,25 @@ Negamax alpha-beta with iterative deepening over the fast kernel
   pebbles are solved to the end, and it also stops once a win is proven
   (a deeper search could only widen the margin).
 * **Options measured and left off**: ``quiescence`` (capture-only plies at
-  the leaves) scored 21-19 at 100 ms against the same search without it;
+  the leaves) scored 21-19 at 100 ms against the same search without it, and
+  0.50 (W19 D2 L19) at 200 ms of CPU, 40 games (bench/ai.py ``--opponents ai
+  --seed 17 --clock cpu``; mean depth 9.7, where the plain search reaches
+  about 10.8); gated on a
+  mandarin worth taking (``quiesce_ripe``) 0.49 in 100 games and 0.508 in 60
+  on openings within 5 points (``--balanced 5``), so neither is on;
   weights fitted to 3,000 self-play games (``bench/tune_eval.py --fit``)
   scored 29-1-30 at depth 5 against the defaults. ``reductions`` (late-move
   reductions) reach 0.9 plies deeper in the same time, but as P1 against
   depth-4 alpha-beta on 47 openings that decide games (valued +10 to +26 for
   P0 at depth 8, 300 ms of CPU a move) they did better than the plain search
-  on 8 and worse on 5 (the rest alike): no clear gain, so they are off. A
+  on 8 and worse on 5 (the rest alike); head to head at 200 ms of CPU on 60
+  openings within 5 points they scored 0.575 (W29 D11 L20, interval
+  0.50-0.65), but at depth 4 they play on in the hopeless position of
+  ``test_a_hopeless_game_is_ended_rather_than_spiralled`` (a reduced search
+  misses the reply that punishes playing on), and in
+  ``test_a_cache_carries_the_table_to_the_next_move`` a kept table then costs
+  more nodes than a fresh one: a small gain against a broken guard, so they
+  are off. A
   :class:`SearchCache` held by a long-lived caller saves about 12% of the
   nodes per move.
 * **Debt spirals** (a row emptied and refilled with borrowed pebbles again

@@ -135,6 +135,8 @@ LOOSE_HOT = 5
 REDUCTIONS = False
 REDUCE_DEPTH = 3
 REDUCE_AFTER = 3
+#: No reductions this close to the root: the replies to a root move are searched in full.
+REDUCE_PLY = 2
 _TT_LIMIT = 2_000_000
 #: Entries a SearchCache keeps across moves before it starts afresh (about 80 MB).
 CACHE_LIMIT = 250_000
@@ -611,7 +613,7 @@ class Searcher:
         best = -_INF
         best_move = 0
         first = True
-        reduce = self.reduce and depth >= REDUCE_DEPTH
+        reduce = self.reduce and depth >= REDUCE_DEPTH and ply >= REDUCE_PLY
         tried = 0
         for code, child, quiet in self._moves(st, tt_move, ply):
             same = child.to_move == p

@@ -421,6 +421,24 @@ def test_a_hopeless_game_is_ended_rather_than_spiralled() -> None:
         assert result.score == after.outcome.final[1] - after.outcome.final[0] == -24
 
 
+def test_reductions_search_fewer_nodes_and_still_end_a_hopeless_game() -> None:
+    # Not reducing the replies to a root move keeps the reply that punishes
+    # playing on in sight (reduced there, depth 4 played on).
+    pos = Position.from_text(BEHIND)
+    for depth in (4, 6, 8):
+        result = choose_move(pos, RULES, depth=depth, rng=random.Random(0), reductions=True)
+        after = play(pos, result.move, RULES).position
+        assert after.outcome is not None and result.score == -24
+    plain = reduced = 0
+    for i, p in enumerate(random_positions(8, seed=31)):
+        full = choose_move(p, RULES, depth=7, rng=random.Random(i))
+        lmr = choose_move(p, RULES, depth=7, rng=random.Random(i), reductions=True)
+        assert lmr.move in legal_moves(p, RULES) and lmr.depth == 7
+        plain += full.nodes
+        reduced += lmr.nodes
+    assert reduced < plain
+
+
 def test_a_deficit_is_reported_as_points_not_as_its_price() -> None:
     # At depth 1 the unfinished moves (about 25 behind) still beat the finished
     # losses, and the score is the evaluation's margin, whatever the search

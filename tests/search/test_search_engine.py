@@ -23,6 +23,7 @@ from engine.rules import Rules
 from engine.search import (
     CHECK_EVERY,
     CONTEMPT,
+    HOPELESS_FROM,
     LEVELS,
     WIN,
     GameMemory,
@@ -319,8 +320,14 @@ def _final_value(over: Position, side: int, root: int) -> float:
     return margin + (WIN if margin > 0 else -WIN)
 
 
-def _reply_capture_value(pos: Position) -> float:
-    """Depth 1 plus one capture-only ply, by brute force: what quiescence=1 must find."""
+def _mandarin_worth_taking(pos: Position) -> bool:
+    """A mandarin square with its stone and at least 5 pebbles, or without it and 5 or more."""
+    return any(pos.board[sq] >= 5 for sq in (0, 6))
+
+
+def _reply_capture_value(pos: Position, ripe_only: bool = False) -> float:
+    """Depth 1 plus one capture-only ply, by brute force: what quiescence=1 must find
+    (``ripe_only``: only after moves that leave a mandarin worth taking)."""
     root = pos.to_move
     best = -1e9
     for move in legal_moves(pos, RULES):
@@ -330,6 +337,9 @@ def _reply_capture_value(pos: Position) -> float:
             continue
         side = after.to_move
         reply = evaluate(after.to_state(), DEFAULT_WEIGHTS, 10)
+        if ripe_only and not _mandarin_worth_taking(after):
+            best = max(best, reply if side == root else -reply)
+            continue
         for answer in legal_moves(after, RULES):
             t = play(after, answer, RULES)
             if not t.captured.points:
@@ -353,6 +363,25 @@ def test_quiescence_sees_the_capture_in_reply() -> None:
         assert result.score == pytest.approx(round(value, 2), abs=0.011)
         checked += 1
     assert checked >= 20
+
+
+def test_ripe_quiescence_plays_out_captures_only_where_a_mandarin_is_at_stake() -> None:
+    unchanged = gated = differs = 0
+    for i, pos in enumerate(random_positions(40, seed=78)):
+        value = _reply_capture_value(pos, ripe_only=True)
+        if abs(value) > HOPELESS_FROM:
+            continue  # a win, or a deficit the search reports net of its price
+        result = choose_move(
+            pos, RULES, depth=1, rng=random.Random(i), quiescence=1, quiesce_ripe=True
+        )
+        assert result.score == pytest.approx(round(value, 2), abs=0.011)
+        plain = choose_move(pos, RULES, depth=1, rng=random.Random(i)).score
+        full = _reply_capture_value(pos)
+        unchanged += value == full
+        gated += value != full
+        differs += abs(result.score - plain) > 0.011
+    # The gate both keeps and drops capture replies that matter, and they change values.
+    assert unchanged and gated and differs
 
 
 def test_a_cache_carries_the_table_to_the_next_move() -> None:
@@ -390,6 +419,24 @@ def test_a_hopeless_game_is_ended_rather_than_spiralled() -> None:
         after = play(pos, result.move, RULES).position
         assert after.outcome is not None and after.outcome.winner == 0
         assert result.score == after.outcome.final[1] - after.outcome.final[0] == -24
+
+
+def test_reductions_search_fewer_nodes_and_still_end_a_hopeless_game() -> None:
+    # Not reducing the replies to a root move keeps the reply that punishes
+    # playing on in sight (reduced there, depth 4 played on).
+    pos = Position.from_text(BEHIND)
+    for depth in (4, 6, 8):
+        result = choose_move(pos, RULES, depth=depth, rng=random.Random(0), reductions=True)
+        after = play(pos, result.move, RULES).position
+        assert after.outcome is not None and result.score == -24
+    plain = reduced = 0
+    for i, p in enumerate(random_positions(8, seed=31)):
+        full = choose_move(p, RULES, depth=7, rng=random.Random(i))
+        lmr = choose_move(p, RULES, depth=7, rng=random.Random(i), reductions=True)
+        assert lmr.move in legal_moves(p, RULES) and lmr.depth == 7
+        plain += full.nodes
+        reduced += lmr.nodes
+    assert reduced < plain
 
 
 def test_a_deficit_is_reported_as_points_not_as_its_price() -> None:

@@ -129,10 +129,12 @@ train-eval: $(STAMP)
 RENDER_TRAIN ?= $(CACHE)/renders/train-v4
 RENDER_STEPS ?= 12000
 RENDER_BATCH ?= 8
+RENDER_INIT ?=  # a counter ONNX to fine-tune instead of starting afresh
 train-counter-renders: train-venv
 	OMP_NUM_THREADS=1 nice -n 10 $(TRAIN_VENV)/bin/python bench/train_counter.py \
 	  --data $(RENDER_TRAIN) --holdout 19/20 --synth 60 --batch $(RENDER_BATCH) \
-	  --steps $(RENDER_STEPS) --out $(TRAIN_OUT)/counter.onnx --work $(TRAIN_OUT)
+	  --steps $(RENDER_STEPS) --out $(TRAIN_OUT)/counter.onnx --work $(TRAIN_OUT) \
+	  $(if $(RENDER_INIT),--init-onnx $(RENDER_INIT))
 
 train-bigstone-renders: train-venv
 	OMP_NUM_THREADS=1 nice -n 10 $(TRAIN_VENV)/bin/python bench/train_bigstone.py \

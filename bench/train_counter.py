@@ -276,6 +276,7 @@ def train(
     refresh: Any = None,
     favour: tuple[str, float] | None = None,
     batch: int = BATCH,
+    init_onnx: Path | None = None,
 ) -> CounterNet:
     """``refresh``: called every 250 steps, returns scenes written since (a growing cache).
     ``favour`` (SUBSTR, P): a P share of samples comes from scenes whose name holds SUBSTR
@@ -286,6 +287,9 @@ def train(
     lr = LR
     if init is not None:  # warm start: continue a finished run at a third of the rate
         net.load_state_dict(torch.load(init))
+        lr = LR / 3
+    if init_onnx is not None:
+        load_onnx_weights(net, init_onnx)
         lr = LR / 3
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps, pct_start=0.1)
@@ -308,6 +312,8 @@ def train(
         x = torch.from_numpy(np.stack(xs))
         y = torch.from_numpy(np.stack(ys)) * detect.OUT_SCALE
         net.train()
+        if init_onnx is not None:
+            freeze_bn(net)
         pred = net(x) * detect.OUT_SCALE
         # the two big stones are ~1% of the target mass: weigh them up
         wts = torch.tensor([1.0, 30.0]).view(1, 2, 1, 1)
@@ -318,6 +324,41 @@ def train(
         progress(log, step, steps, run, t0)
     net.eval()
     return net
+
+
+def load_onnx_weights(net: CounterNet, path: Path) -> None:
+    """Warm start from a shipped ONNX (its .pt is gone): the exporter folded each batch norm
+    into its conv, so the convs take the folded weights and bias and every batch norm becomes
+    the identity, to be kept frozen (``freeze_bn``) so the start is exactly the shipped net."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [[init[x] for x in n.input[1:]] for n in graph.node if n.op_type == "Conv"]
+    blocks = [net.e1, net.e2, net.e3, net.e4, net.e5, net.e6, net.m1, net.m2]
+    if len(convs) != len(blocks) + 1:
+        raise SystemExit(f"--init-onnx: {path} has {len(convs)} convs, the net {len(blocks) + 1}")
+    with torch.no_grad():
+        for block, (w, b) in zip(blocks, convs, strict=False):
+            conv, bn = block[0], block[1]
+            if tuple(conv.weight.shape) != w.shape:
+                raise SystemExit(f"--init-onnx: {path} conv shape {w.shape} is not the net's")
+            conv.weight.copy_(torch.from_numpy(w.copy()))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b.copy()))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        w, b = convs[-1]
+        net.head.weight.copy_(torch.from_numpy(w.copy()))
+        net.head.bias.copy_(torch.from_numpy(b.copy()))
+
+
+def freeze_bn(net: nn.Module) -> None:
+    """Batch norms in eval mode: folded ones must stay the identity while the rest learns."""
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
 
 
 def optimise(opt: torch.optim.Optimizer, sched: Any, loss: torch.Tensor, run: float) -> float:
@@ -462,6 +503,7 @@ def train_on_folders(
     favour: tuple[str, float] | None = None,
     holdout: tuple[int, int] | None = None,
     batch: int = BATCH,
+    init_onnx: Path | None = None,
 ) -> int:
     """Train the shipped-interface counter on scenes that are not render-public's (and the
     ``extra`` classic ``vision.synth`` scenes the unit tests draw).
@@ -477,7 +519,7 @@ def train_on_folders(
         print("no scenes in " + ", ".join(map(str, folders)), file=sys.stderr)
         return 2
     print(f"{len(items)} scenes from {len(folders)} folders", flush=True)
-    net = train(items, steps, seed + 200, "wide", init, refresh=more, favour=favour, batch=batch)
+    net = train(items, steps, seed + 200, "wide", init, more, favour, batch, init_onnx)
     export(net, out)
     torch.save(net.state_dict(), work / "wide.pt")
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB) after {steps} steps")
@@ -509,6 +551,9 @@ def main(argv: list[str] | None = None) -> int:
         "--favour", help="SUBSTR=P: a P share of samples from scenes whose path holds SUBSTR"
     )
     ap.add_argument("--init", type=Path, help="warm-start the (final or --data) run from these")
+    ap.add_argument(
+        "--init-onnx", type=Path, help="warm-start a --data run from a shipped counter ONNX"
+    )
     ap.add_argument("--holdout", help="K/N: --data scenes with index %% N == K stay out (val)")
     ap.add_argument("--batch", type=int, default=BATCH, help="canvases per step")
     args = ap.parse_args(argv)
@@ -532,6 +577,7 @@ def main(argv: list[str] | None = None) -> int:
             favour,
             parse_holdout(args.holdout),
             args.batch,
+            args.init_onnx,
         )
     if args.dataset is None:
         ap.error("give DATASET_DIR or --data DIR")

@@ -28,7 +28,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from figures import bucket_lines  # bench/, next to this script
 
 from engine.board import MANDARINS
+from training.augment import ColourJitter, random_similarity
 from training.counter.calibrate import in_fold, parse_fold
 from training.nets import conv_bn_relu, export_onnx
 from vision import detect
@@ -53,9 +54,36 @@ STRIDE = detect.STRIDE
 CROP = (320, 160)  # training window, canvas px (w, h)
 LR = 3e-3
 COUNT_W = 1.0  # weight of the windowed count loss against the per-cell loss
-JPEG_P = 0.0  # share of training canvases re-encoded as JPEG (``--data`` runs: 0.3)
-SCALE = (0.85, 1.18)  # random zoom of the canvas (``--data`` runs: wider)
 BATCH = 4  # canvases a step (``--batch``)
+
+
+@dataclass(frozen=True)
+class Augment:
+    """What a training run perturbs: the canvas's random zoom range and its colours."""
+
+    scale: tuple[float, float]
+    colour: ColourJitter
+
+
+#: render-public CV runs
+CV_AUG = Augment(
+    (0.85, 1.18),
+    ColourJitter(
+        white_balance=(0.75, 1.25),
+        gamma=(0.7, 1.4),
+        contrast=(0.7, 1.3),
+        shift=0.1,
+        desat_p=0.2,
+        desat_keep=0.6,
+        blur_p=0.3,
+        blur_sigma=(0.5, 1.2),
+        noise=0.03,
+        jpeg_p=0.0,
+        jpeg_quality=(30, 90),
+    ),
+)
+#: ``--data`` runs (generated and rendered scenes): wider zoom and JPEG re-encoding
+WIDE_AUG = Augment((0.7, 1.35), replace(CV_AUG.colour, jpeg_p=0.3))
 
 
 @dataclass
@@ -207,55 +235,27 @@ def _warp_pts(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return p[:, :2] / p[:, 2:3]
 
 
-def _colour_aug(rect: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    x = rect.astype(np.float32) / 255.0
-    x = x * rng.uniform(0.75, 1.25, 3).astype(np.float32)  # white balance
-    x = np.clip(x, 0, 1) ** rng.uniform(0.7, 1.4)  # gamma / exposure
-    x = (x - 0.5) * rng.uniform(0.7, 1.3) + 0.5 + rng.uniform(-0.1, 0.1)
-    if rng.random() < 0.2:
-        g = x.mean(axis=2, keepdims=True)
-        x = g + (x - g) * rng.uniform(0.0, 0.6)
-    if rng.random() < 0.3:
-        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.5, 1.2))
-    x = x + rng.normal(0, rng.uniform(0.0, 0.03), x.shape).astype(np.float32)
-    out = np.clip(x * 255.0, 0, 255).astype(np.uint8)
-    if JPEG_P and rng.random() < JPEG_P:  # compression blocks and ringing
-        q = int(rng.integers(30, 90))
-        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
-    return out
-
-
-def sample(item: Item, rng: np.random.Generator, augment: bool) -> tuple[np.ndarray, ...]:
-    """Rectified (and perturbed) canvas, its input tensor and the two target maps."""
+def sample(item: Item, rng: np.random.Generator, aug: Augment | None) -> tuple[np.ndarray, ...]:
+    """Rectified canvas (perturbed by ``aug`` if given), its input tensor and the two target
+    maps."""
     corners = item.corners.copy()
     w, h, a = detect.canvas(detect.PX)
     extra = np.eye(3)
-    if augment:
+    if aug is not None:
         side = float(np.linalg.norm(corners[1] - corners[0])) / 5.0
         corners += rng.normal(0, 0.025 * side, corners.shape)  # localisation error
-        s = rng.uniform(*SCALE)
-        ang = np.deg2rad(rng.uniform(-3, 3))
-        c, sn = np.cos(ang) * s, np.sin(ang) * s
-        cx, cy = w / 2, h / 2
-        tx, ty = rng.normal(0, 0.06 * detect.PX, 2)
-        extra = np.array(
-            [[c, -sn, cx - c * cx + sn * cy + tx], [sn, c, cy - sn * cx - c * cy + ty], [0, 0, 1]]
-        )
-        if rng.random() < 0.5:
-            extra = np.array([[-1, 0, w - 1], [0, 1, 0], [0, 0, 1]]) @ extra
-        if rng.random() < 0.5:
-            extra = np.array([[1, 0, 0], [0, -1, h - 1], [0, 0, 1]]) @ extra
+        extra = random_similarity(rng, (w, h), aug.scale, 3.0, 0.06 * detect.PX)
     m = extra @ a @ np.linalg.inv(homography_from_corners(corners))
     rect = cv2.warpPerspective(
         item.image, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
     )
-    if augment:
-        rect = _colour_aug(rect, rng)
+    if aug is not None:
+        rect = aug.colour(rect, rng)
     oh, ow = h // STRIDE, w // STRIDE
     ts = _targets(_warp_pts(m, item.small), (oh, ow), detect.SIGMA_SMALL)
     tb = _targets(_warp_pts(m, item.big), (oh, ow), detect.SIGMA_BIG)
     x, y = detect.prepare(rect), np.stack([ts, tb])
-    if augment:  # a 4x2-square window: half the cost, same content statistics
+    if aug is not None:  # a 4x2-square window: half the cost, same content statistics
         cw, ch = CROP
         i = int(rng.integers(0, (h - ch) // 8 + 1)) * 8
         j = int(rng.integers(0, (w - cw) // 8 + 1)) * 8
@@ -277,6 +277,7 @@ def train(
     favour: tuple[str, float] | None = None,
     batch: int = BATCH,
     init_onnx: Path | None = None,
+    aug: Augment = CV_AUG,
 ) -> CounterNet:
     """``refresh``: called every 250 steps, returns scenes written since (a growing cache).
     ``favour`` (SUBSTR, P): a P share of samples comes from scenes whose name holds SUBSTR
@@ -287,9 +288,9 @@ def train(
     lr = LR
     if init is not None:  # warm start: continue a finished run at a third of the rate
         net.load_state_dict(torch.load(init))
-        lr = LR / 3
     if init_onnx is not None:
         load_onnx_weights(net, init_onnx)
+    if init is not None or init_onnx is not None:
         lr = LR / 3
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps, pct_start=0.1)
@@ -306,7 +307,7 @@ def train(
         fav = [it for it in items if favour is not None and favour[0] in it.name]
         for _ in range(batch):
             src = fav if fav and favour is not None and rng.random() < favour[1] else items
-            _, x, y = sample(src[int(rng.integers(len(src)))], rng, True)
+            _, x, y = sample(src[int(rng.integers(len(src)))], rng, aug)
             xs.append(x[0])
             ys.append(y)
         x = torch.from_numpy(np.stack(xs))
@@ -511,15 +512,13 @@ def train_on_folders(
     Wider zoom and JPEG re-encoding on top of the colour, blur and noise changes; scenes
     still being written are picked up every 250 steps. The model goes to ``out``.
     """
-    global JPEG_P, SCALE
-    JPEG_P, SCALE = 0.3, (0.7, 1.35)
     items, more = folder_loader(folders, holdout)
     items = items + extra
     if not items:
         print("no scenes in " + ", ".join(map(str, folders)), file=sys.stderr)
         return 2
     print(f"{len(items)} scenes from {len(folders)} folders", flush=True)
-    net = train(items, steps, seed + 200, "wide", init, more, favour, batch, init_onnx)
+    net = train(items, steps, seed + 200, "wide", init, more, favour, batch, init_onnx, WIDE_AUG)
     export(net, out)
     torch.save(net.state_dict(), work / "wide.pt")
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB) after {steps} steps")

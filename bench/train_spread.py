@@ -32,6 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from training.augment import ColourJitter, random_similarity
 from vision import detect, spread
 from vision.geometry import homography_from_corners
 from vision.synth import HELD_OUT_GROUND, HELD_OUT_PIECE, PIECE_FAMILIES, WIDE_GROUNDS
@@ -151,19 +152,18 @@ def targets(pts: np.ndarray, sizes: np.ndarray, shape: tuple[int, int]) -> np.nd
     return out
 
 
-def _colour(rect: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    x = rect.astype(np.float32) / 255.0
-    x = x * rng.uniform(0.8, 1.2, 3).astype(np.float32)
-    x = np.clip(x, 0, 1) ** rng.uniform(0.75, 1.33)
-    x = (x - 0.5) * rng.uniform(0.75, 1.25) + 0.5 + rng.uniform(-0.08, 0.08)
-    if rng.random() < 0.25:
-        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.4, 1.1))
-    x = x + rng.normal(0, rng.uniform(0.0, 0.025), x.shape).astype(np.float32)
-    out = np.clip(x * 255.0, 0, 255).astype(np.uint8)
-    if rng.random() < 0.3:
-        q = int(rng.integers(40, 92))
-        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
-    return np.asarray(out, dtype=np.uint8)
+#: colour changes of a training window (a tally is read by day, by lamp, by phone camera)
+COLOUR = ColourJitter(
+    white_balance=(0.8, 1.2),
+    gamma=(0.75, 1.33),
+    contrast=(0.75, 1.25),
+    shift=0.08,
+    blur_p=0.25,
+    blur_sigma=(0.4, 1.1),
+    noise=0.025,
+    jpeg_p=0.3,
+    jpeg_quality=(40, 92),
+)
 
 
 def sample(
@@ -171,18 +171,8 @@ def sample(
 ) -> tuple[np.ndarray, np.ndarray]:
     """A jittered, flipped, recoloured PATCH x PATCH window and its target."""
     h, w = rect.shape[:2]
-    s = rng.uniform(0.88, 1.14)
-    ang = np.deg2rad(rng.uniform(-2.5, 2.5))
-    c, sn = np.cos(ang) * s, np.sin(ang) * s
-    cx, cy = w / 2, h / 2
-    tx, ty = rng.normal(0, 0.03 * spread.PX, 2)
-    m = np.array(
-        [[c, -sn, cx - c * cx + sn * cy + tx], [sn, c, cy - sn * cx - c * cy + ty], [0, 0, 1]]
-    )
-    if rng.random() < 0.5:
-        m = np.array([[-1, 0, w], [0, 1, 0], [0, 0, 1]]) @ m
-    if rng.random() < 0.5:
-        m = np.array([[1, 0, 0], [0, -1, h], [0, 0, 1]]) @ m
+    m = random_similarity(rng, (w, h), (0.88, 1.14), 2.5, 0.03 * spread.PX, pixel_centres=False)
+    s = float(np.hypot(m[0, 0], m[1, 0]))  # its zoom: pieces' sizes scale with it
     # window: mostly where pieces are (the ten squares), now and then anywhere
     if rng.random() < 0.85:
         x0 = int(rng.uniform(1.25 * spread.PX - 30, 6.25 * spread.PX + 30 - PATCH))
@@ -194,7 +184,7 @@ def sample(
     win = cv2.warpAffine(
         rect, m[:2], (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    win = _colour(win, rng)
+    win = COLOUR(win, rng)
     out = []
     for key, size_key in (("small", "size_px"), ("big", "big_px")):
         pts = np.array(rec[key], np.float64).reshape(-1, 2)

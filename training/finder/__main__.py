@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from training.augment import ColourJitter
 from training.counter.calibrate import in_fold, parse_fold
 from training.nets import conv_bn_relu, export_onnx
 
@@ -100,28 +101,21 @@ def target(
     return small.astype(np.float32) / 255.0
 
 
-def _augment(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    x = img.astype(np.float32) / 255.0
-    x = x * rng.uniform(0.7, 1.3, 3).astype(np.float32)  # white balance
-    x = np.clip(x, 0, 1) ** rng.uniform(0.6, 1.5)  # exposure / gamma
-    x = (x - 0.5) * rng.uniform(0.6, 1.3) + 0.5 + rng.uniform(-0.12, 0.12)
-    if rng.random() < 0.15:
-        g = x.mean(axis=2, keepdims=True)
-        x = g + (x - g) * rng.uniform(0.0, 0.5)
-    if rng.random() < 0.3:  # a hard shadow edge across the crop
-        h, w = x.shape[:2]
-        a = rng.uniform(0, np.pi)
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        side = (xx - rng.uniform(0, w)) * np.cos(a) + (yy - rng.uniform(0, h)) * np.sin(a) > 0
-        x[side] *= rng.uniform(0.35, 0.8)
-    if rng.random() < 0.35:
-        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.4, 1.5))
-    x = x + rng.normal(0, rng.uniform(0.0, 0.04), x.shape).astype(np.float32)
-    out = np.clip(x * 255.0, 0, 255).astype(np.uint8)
-    if rng.random() < 0.4:
-        q = int(rng.integers(25, 90))
-        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
-    return out
+#: colour changes of a training crop, a hard shadow edge included (shadows beat faint chalk)
+COLOUR = ColourJitter(
+    white_balance=(0.7, 1.3),
+    gamma=(0.6, 1.5),
+    contrast=(0.6, 1.3),
+    shift=0.12,
+    desat_p=0.15,
+    desat_keep=0.5,
+    shadow_p=0.3,
+    blur_p=0.35,
+    blur_sigma=(0.4, 1.5),
+    noise=0.04,
+    jpeg_p=0.4,
+    jpeg_quality=(25, 90),
+)
 
 
 def _joints(crop: np.ndarray, lines: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -190,7 +184,7 @@ def sample(s: Scene, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     if rng.random() < JOINTS_P:
         full = target(s.lines, m, (CROP, CROP), s.width_px * scale)
         crop = _joints(crop, full, rng)
-    crop = _augment(crop, rng)
+    crop = COLOUR(crop, rng)
     half = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25]]) @ np.vstack([m, [0, 0, 1]])
     t = target(s.lines, half, (CROP // 2, CROP // 2), s.width_px * scale * 0.5)
     return crop, t

@@ -477,10 +477,7 @@ class Searcher:
         static value misses, so only such leaves are worth playing out.
         """
         b, big, ripe = st.b, st.big, self.ripe_min
-        for k, sq in ((0, 0), (1, 6)):
-            if b[sq] >= (ripe if big[k] else LOOSE_HOT) and (big[k] or b[sq]):
-                return True
-        return False
+        return any(b[sq] >= (ripe if big[k] else LOOSE_HOT) for k, sq in ((0, 0), (1, 6)))
 
     def _quiesce(self, st: State, alpha: float, beta: float, qd: int) -> float:
         """The leaf value once the captures the side to move has are played out.

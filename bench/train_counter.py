@@ -47,7 +47,7 @@ from training.counter.calibrate import in_fold, parse_fold
 from training.nets import conv_bn_relu, export_onnx
 from vision import detect
 from vision.config import CountConfig
-from vision.geometry import homography_from_corners
+from vision.geometry import homography_from_corners, project
 from vision.synth import REGION_NAMES
 
 STRIDE = detect.STRIDE
@@ -150,7 +150,6 @@ def synth_items(n: int, seed: int) -> list[Item]:
     A few of them teach the net that a flat grey disc in a mandarin is the big
     stone, not a pebble, without which the repo's own tests fail.
     """
-    from vision.geometry import project
     from vision.synth import random_position, render_scene
 
     items = []
@@ -228,13 +227,6 @@ def _targets(pts: np.ndarray, shape: tuple[int, int], sigma: float) -> np.ndarra
     return out
 
 
-def _warp_pts(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    if len(pts) == 0:
-        return pts.reshape(0, 2)
-    p = np.concatenate([pts, np.ones((len(pts), 1))], 1) @ m.T
-    return p[:, :2] / p[:, 2:3]
-
-
 def sample(item: Item, rng: np.random.Generator, aug: Augment | None) -> tuple[np.ndarray, ...]:
     """Rectified canvas (perturbed by ``aug`` if given), its input tensor and the two target
     maps."""
@@ -252,8 +244,8 @@ def sample(item: Item, rng: np.random.Generator, aug: Augment | None) -> tuple[n
     if aug is not None:
         rect = aug.colour(rect, rng)
     oh, ow = h // STRIDE, w // STRIDE
-    ts = _targets(_warp_pts(m, item.small), (oh, ow), detect.SIGMA_SMALL)
-    tb = _targets(_warp_pts(m, item.big), (oh, ow), detect.SIGMA_BIG)
+    ts = _targets(project(m, item.small), (oh, ow), detect.SIGMA_SMALL)
+    tb = _targets(project(m, item.big), (oh, ow), detect.SIGMA_BIG)
     x, y = detect.prepare(rect), np.stack([ts, tb])
     if aug is not None:  # a 4x2-square window: half the cost, same content statistics
         cw, ch = CROP

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from training.augment import ColourJitter, random_similarity
 from vision import detect, spread
-from vision.geometry import homography_from_corners
+from vision.geometry import homography_from_corners, project
 from vision.synth import HELD_OUT_GROUND, HELD_OUT_PIECE, PIECE_FAMILIES, WIDE_GROUNDS
 from vision.synth_spread import spread_scene
 
@@ -60,17 +60,17 @@ def generate(start: int, count: int, out: Path) -> None:
         except ValueError as exc:  # big pieces that do not fit one layer: skip the seed
             print(f"  seed {seed}: {exc}", flush=True)
             continue
-        m = a @ np.linalg.inv(homography_from_corners(np.array(truth["corners"])))
+        board = homography_from_corners(np.array(truth["corners"]))
+        m = a @ np.linalg.inv(board)
         hom = np.linalg.inv(m)  # canvas -> image, to keep with the canvas
-        rect = spread.rectify(image, homography_from_corners(np.array(truth["corners"])))
+        rect = spread.rectify(image, board)
         small = [p["position"] for p in truth["pieces"] if p["kind"] == "small"]
         big = [p["position"] for p in truth["pieces"] if p["kind"] == "big"]
 
         def to_canvas(pts: list[list[float]]) -> list[list[float]]:
             if not pts:
                 return []
-            q = np.concatenate([np.array(pts), np.ones((len(pts), 1))], axis=1) @ a.T
-            return q[:, :2].round(2).tolist()
+            return project(a, np.array(pts)).round(2).tolist()
 
         cv2.imwrite(str(out / f"{seed}.png"), rect)
         record = {
@@ -188,8 +188,7 @@ def sample(
     out = []
     for key, size_key in (("small", "size_px"), ("big", "big_px")):
         pts = np.array(rec[key], np.float64).reshape(-1, 2)
-        if len(pts):
-            pts = (np.concatenate([pts, np.ones((len(pts), 1))], axis=1) @ m.T)[:, :2]
+        pts = project(m, pts)
         size = rec[size_key] * s * rng.uniform(0.85, 1.15, len(pts))
         out.append(targets(pts, size, (PATCH // spread.STRIDE, PATCH // spread.STRIDE)))
     return detect.prepare(win)[0], np.stack(out)

@@ -239,11 +239,12 @@ def _near_board(x: float, y: float) -> bool:
 
 def _seen(outline: Any, shape: tuple[int, ...], points: list[tuple[float, float]]) -> list[bool]:
     """Which board points fall inside the image (a canvas beyond it is repeated edge)."""
+    from vision.geometry import project
+
     if not points:
         return []
-    pts = np.concatenate([np.array(points), np.ones((len(points), 1))], axis=1)
-    img = pts @ outline.homography.T
-    u, v = img[:, 0] / img[:, 2], img[:, 1] / img[:, 2]
+    img = project(outline.homography, np.array(points, np.float64))
+    u, v = img[:, 0], img[:, 1]
     ok = (u >= 0) & (u <= shape[1] - 1) & (v >= 0) & (v <= shape[0] - 1)
     return [bool(b) for b in ok]
 

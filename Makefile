@@ -129,6 +129,10 @@ train-eval: $(STAMP)
 RENDER_TRAIN ?= $(CACHE)/renders/train-v4
 RENDER_STEPS ?= 12000
 RENDER_BATCH ?= 8
+# classic vision.synth scenes beside the renders for the big stone, and the share of samples
+# drawn from them (their flat grey stone is the one the unit tests' scenes show)
+BIGSTONE_SYNTH ?= 60
+BIGSTONE_SYNTH_SHARE ?= 0.3
 RENDER_INIT ?=  # a counter ONNX to fine-tune instead of starting afresh
 train-counter-renders: train-venv
 	OMP_NUM_THREADS=1 nice -n 10 $(TRAIN_VENV)/bin/python bench/train_counter.py \
@@ -138,7 +142,8 @@ train-counter-renders: train-venv
 
 train-bigstone-renders: train-venv
 	OMP_NUM_THREADS=1 nice -n 10 $(TRAIN_VENV)/bin/python bench/train_bigstone.py \
-	  --data $(RENDER_TRAIN) --holdout 19/20 --synth 60 \
+	  --data $(RENDER_TRAIN) --holdout 19/20 --synth $(BIGSTONE_SYNTH) \
+	  --synth-share $(BIGSTONE_SYNTH_SHARE) \
 	  --steps $(BIGSTONE_STEPS) --out $(TRAIN_OUT)/bigstone.onnx --work $(TRAIN_OUT)
 
 train-eval-renders: $(STAMP)

@@ -224,8 +224,9 @@ def train(
     cfg: CountConfig,
     log: str = "",
     refresh: Any = None,
+    synth_p: float = SYNTH_P,
 ) -> BigStoneNet:
-    """Minibatches of single mandarins; a ``SYNTH_P`` share comes from ``synth``.
+    """Minibatches of single mandarins; a ``synth_p`` share comes from ``synth``.
 
     ``refresh``: called every 250 steps, returns scenes written since (a growing cache).
     """
@@ -241,7 +242,7 @@ def train(
             items = items + refresh()
         xs, ys = [], []
         for _ in range(BATCH):
-            pool = synth if synth and rng.random() < SYNTH_P else items
+            pool = synth if synth and rng.random() < synth_p else items
             x, y = sample(pool[int(rng.integers(len(pool)))], int(rng.integers(2)), rng, cfg)
             xs.append(x)
             ys.append(y)
@@ -315,6 +316,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--run", default="all", help="comma list of fold numbers and/or 'final'")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--synth", type=int, default=100, help="vision.synth scenes added to training")
+    ap.add_argument(
+        "--synth-share",
+        type=float,
+        default=SYNTH_P,
+        help="share of samples drawn from the vision.synth scenes (their grey stone is the unit tests')",
+    )
     ap.add_argument("--work", type=Path, default=Path("out/bigstone"), help="fold models, logits")
     ap.add_argument("--out", type=Path, default=Path(bigstone.MODEL_PATH))
     ap.add_argument("--report", action="store_true", help="only print figures from --work")
@@ -337,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         extra = synth_items(args.synth, args.seed + 7) if args.synth else []
         print(f"{len(items)} scenes, {len(extra)} classic synth scenes", flush=True)
-        net = train(items, extra, args.steps, args.seed + 300, cfg, "wide", refresh=more)
+        net = train(items, extra, args.steps, args.seed + 300, cfg, "wide", more, args.synth_share)
         export(net, args.out, cfg)
         torch.save(net.state_dict(), args.work / "wide_bigstone.pt")
         print(

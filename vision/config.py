@@ -143,8 +143,9 @@ class ChangeConfig:
     area_least: float = 5.0
     max_shift: float = 4.0  # canvas px of camera shake taken out before comparing
     # changed blobs narrower than this (pebble diameters) are dropped: the rim a shadow
-    # leaves when the sun moves, the crescents of a pebble nudged a pixel or two
-    min_width: float = 0.3
+    # leaves when the sun moves, the crescents of a pebble nudged a pixel or two. Never
+    # under 2 px; more (0.3) erased whole pieces a twelfth of a square wide (shells, beans)
+    min_width: float = 0.15
 
 
 @dataclass(frozen=True)

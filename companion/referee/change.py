@@ -146,8 +146,11 @@ class AreaScale:
     prior_spread: float = 0.7
     least_spread: float = 0.1
     guard: float = 3.0
-    #: boards' worth of untouched squares the model's ``sigma_base`` is worth
+    #: untouched squares the model's ``sigma_base`` is worth as a prior
     noise_weight: float = 12.0
+    #: the learnt spread never goes below this (pebble areas): where the ground is quiet
+    #: and the pieces far smaller than the nominal pebble, their changes stand out of it
+    least_noise: float = 0.05
 
     @property
     def scale(self) -> float:
@@ -162,14 +165,17 @@ class AreaScale:
         return max(self.least_spread, narrowed)
 
     def noise(self, model: ChangeModel) -> float:
-        """The spread of an untouched square's area here (never below ``sigma_base``).
+        """The spread of an untouched square's area here (``sigma_base`` at first).
 
         This scene's light drift, shadows and sensor noise, learnt from the
-        squares trusted boards left untouched.
+        squares trusted boards left untouched. It may fall below the model's
+        spread (to ``least_noise``): on a quiet ground, pieces a twelfth of a
+        square wide change a tenth of a nominal pebble's area, a signal the
+        model's spread would drown.
         """
         w = self.noise_weight
         learnt = math.sqrt((w * model.sigma_base**2 + self.sum_quiet) / (w + self.quiet))
-        return max(model.sigma_base, learnt)
+        return max(self.least_noise, learnt)
 
     def learn(self, pairs: Sequence[tuple[float, float]], model: ChangeModel) -> AreaScale:
         """The scale after one trusted board: ``pairs`` of (area, predicted units)."""

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+
+import pytest
 
 from companion.referee import Referee
 from companion.referee.change import (
@@ -129,6 +132,19 @@ def test_the_noise_of_untouched_squares_is_learnt_but_a_shadow_is_not() -> None:
         scale = scale.learn([(0.5, 0.0)] * 6, MODEL)
     assert 0.3 < scale.noise(MODEL) < 0.5
     assert scale.learn([(6.0, 0.0)], MODEL).noise(MODEL) == scale.noise(MODEL)
+
+
+def test_a_quiet_ground_lowers_the_noise_so_tiny_pieces_still_count() -> None:
+    scale = AreaScale()
+    for _ in range(16):  # a quiet ground: untouched squares read about 0.02
+        scale = scale.learn([(0.02, 0.0)] * 8, MODEL)
+    assert scale.noise(MODEL) == pytest.approx(scale.least_noise)
+    assert scale.least_noise < 0.5 * MODEL.sigma_base
+    # pieces a twelfth of a square: a drop shows 0.15 pebble areas, which at the learnt
+    # noise says "dropped on" 15 to 1; at the model's spread it said nothing either way
+    quiet = replace(MODEL, sigma_base=scale.noise(MODEL))
+    assert quiet.loglik(0.15, MODEL.added, 0.12) - quiet.loglik(0.15, 0.0, 0.12) > math.log(15)
+    assert abs(MODEL.loglik(0.15, MODEL.added, 0.12) - MODEL.loglik(0.15, 0.0, 0.12)) < 0.5
 
 
 def test_a_pile_left_in_place_and_one_taken_away_differ_in_what_stayed() -> None:

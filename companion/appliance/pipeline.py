@@ -65,7 +65,8 @@ class FramePipeline:
         (``track`` is told where the game starts), so the first readable frame
         shows it: it becomes the reference, vision calibrates on it when it is
         the opening, and the referee learns the counter's bias from it, even
-        if the counts disagree."""
+        if the counts disagree. Not after a frame whose board was not found:
+        moves may have been made meanwhile, so that board is judged instead."""
         self.observer = observer
         self.referee = referee
         self._trusted = referee.trusted_boards
@@ -98,6 +99,10 @@ class FramePipeline:
         observer, referee = self.observer, self.referee
         obs = observer(frame)
         vouched = self._start_shown and obs.fit and obs.reading is not None
+        if self._start_shown and not obs.board_found and not obs.fit:
+            # the start was shown but its board not found: moves may be made before the
+            # board is found again, so no later frame is taken for the start
+            self._start_shown = False
         if (
             obs.board_found
             and not observer.calibrated

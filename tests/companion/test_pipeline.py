@@ -8,7 +8,7 @@ from companion.appliance.pipeline import FramePipeline
 from companion.referee import Observation, Referee
 from companion.referee.reconcile import Evidence
 from device.ports import Frame
-from engine import Position
+from engine import Game, Move, Position
 
 
 def reading(board: tuple[int, ...], big: tuple[int, int]) -> list[Evidence]:
@@ -23,8 +23,11 @@ class FakeObserver:
         self.calibrated = False
         self.learnt: list[str] = []
         self.references = 0
+        self.unseen: set[str] = set()  # frames whose board it does not find
 
     def __call__(self, frame: Frame) -> Observation:
+        if frame.source in self.unseen:
+            return Observation(None, fit=False, reason="board not found", board_found=False)
         return Observation(self.board, still=True)
 
     def confirmed(self) -> None:
@@ -69,3 +72,20 @@ def test_the_start_track_is_given_is_vouched_for_by_the_first_frame() -> None:
     result = pipeline(frame("f0"))
     assert result.report.confirmed and result.report.state == "waiting"
     assert observer.learnt == ["f0"] and observer.references == 1
+
+
+def test_no_frame_after_one_whose_board_was_not_found_is_vouched_for() -> None:
+    """Moves may be made while the board goes unseen: the first board found later is
+    judged from the start, never taken for it (nor learnt from as the opening)."""
+    observer = FakeObserver()
+    observer.unseen = {"f0"}
+    referee = Referee()
+    referee.setup_checked = True
+    pipeline = FramePipeline(observer, referee, start_shown=True)
+    assert not pipeline(frame("f0")).report.confirmed
+    game = Game()
+    game.play(Move.parse("2+"))  # played while the board went unseen
+    observer.board = reading(game.position.board, (1, 1))
+    result = pipeline(frame("f1"))
+    assert observer.learnt == []  # not learnt from as the opening
+    assert [str(a.move) for a in result.report.accepted] == ["2+"]  # judged, not vouched

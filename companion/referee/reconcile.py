@@ -741,7 +741,10 @@ def reconcile(
                 fitting.add(cand.move)
         choices = sorted(fitting, key=lambda m: -by_move[m])[: cfg.max_choices]
         shared = sum(by_move[m] for m in choices)
-        if choices and shared >= cfg.ask:
+        # "Nothing happened yet" is no mistake: with the fitting moves it makes the case
+        # for a question (the players answer, or play on), not for an objection
+        idle = sum(weights[k] for k in ranked_keys if groups[k][0][1].kind == "unchanged")
+        if choices and shared + idle / total >= cfg.ask:
             return Verdict(
                 VerdictKind.AMBIGUOUS,
                 confidence,

@@ -126,3 +126,20 @@ def test_fit_is_judged_against_the_readings_own_best_board() -> None:
         )
     nonsense = (0, 14, 0, 14, 0, 14, 0, 0, 14, 0, 14, 0)
     assert reconcile(start, coarse(nonsense, (1, 1), 0.4)).kind == "dispute"
+
+
+def test_a_photo_unsure_whether_anything_happened_asks_rather_than_objects() -> None:
+    # Each square reads the opening's count or the count after 2+ about evenly, and square
+    # 3 one piece off the move's: "nothing happened" and "2+" share nearly all the weight.
+    # Neither is a mistake to object to; the players are asked.
+    start = Position.initial()
+    after = play(start, "2+").position
+    reading = []
+    for sq in range(12):
+        probs = [0.001] * 41
+        probs[after.board[sq] + (1 if sq == 3 else 0)] += 0.55
+        probs[start.board[sq]] += 0.45
+        total = sum(probs)
+        reading.append(Evidence(tuple(p / total for p in probs), 0.97 if sq % 6 == 0 else 0.03))
+    verdict = reconcile(start, reading, still=True)
+    assert verdict.kind == "ambiguous" and Move.parse("2+") in verdict.choices

@@ -4,6 +4,7 @@
     python bench/train_counter.py DATASET_DIR --run 0,1     # some folds only (parallel jobs)
     python bench/train_counter.py DATASET_DIR --run final   # writes vision/models/counter.onnx
     python bench/train_counter.py DATASET_DIR --report      # figures from out/counter only
+    python bench/train_counter.py --average A.onnx B.onnx --out M.onnx   # mean of counters
 
 Trains ONLY on ``DATASET_DIR/singles`` (render-public layout); the sequences stay
 held out and are only *evaluated*, with the model trained on all singles. Fold
@@ -347,6 +348,32 @@ def load_onnx_weights(net: CounterNet, path: Path) -> None:
         net.head.bias.copy_(torch.from_numpy(b.copy()))
 
 
+class MeanCounter(nn.Module):
+    """Counters run side by side, their density maps averaged: one ONNX for cv2.dnn.
+
+    Nets trained on different data err differently; the mean keeps what each reads well
+    (the render-public-trained net's empty squares, the renders-trained one's unseen
+    grounds and piles).
+    """
+
+    def __init__(self, nets: list[CounterNet]) -> None:
+        super().__init__()
+        self.nets = nn.ModuleList(nets)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.stack([net(x) for net in self.nets]).mean(0)
+
+
+def average(parts: list[Path], out: Path) -> None:
+    """Write ``out``: the mean of the shipped-format counters ``parts``."""
+    nets = []
+    for path in parts:
+        net = CounterNet()
+        load_onnx_weights(net, path)
+        nets.append(net.eval())
+    export(MeanCounter(nets).eval(), out)
+
+
 def freeze_bn(net: nn.Module) -> None:
     """Batch norms in eval mode: folded ones must stay the identity while the rest learns."""
     for m in net.modules():
@@ -547,9 +574,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--holdout", help="K/N: --data scenes with index %% N == K stay out (val)")
     ap.add_argument("--batch", type=int, default=BATCH, help="canvases per step")
+    ap.add_argument(
+        "--average",
+        type=Path,
+        nargs="+",
+        metavar="ONNX",
+        help="write --out as the mean of these counters (no training)",
+    )
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
+    if args.average:
+        missing = [str(p) for p in args.average if not p.is_file()]
+        if missing:
+            print(f"--average: no such model: {', '.join(missing)}", file=sys.stderr)
+            return 2
+        average(args.average, args.out)
+        print(f"wrote {args.out}: the mean of {len(args.average)} counters")
+        return 0
     args.work.mkdir(parents=True, exist_ok=True)
     if args.data:
         extra = synth_items(args.synth, args.seed + 7) if args.synth else []

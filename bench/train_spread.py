@@ -3,6 +3,7 @@
     python bench/train_spread.py gen --count 2400          # canvases -> ~/.cache/oanquan/spread-train
     python bench/train_spread.py train --steps 12000       # -> ~/.cache/oanquan/spread-train/spread.pt
     python bench/train_spread.py export                    # -> vision/models/spread.onnx
+    python bench/train_spread.py train --width 20 --out W.pt  # a wider net (12 shipped)
 
 Data: ``vision.synth_spread`` scenes from seeds 1,000,000 on (the tally bench fits its
 interval model on seeds 0.. and measures on 10,000..: never these), without the

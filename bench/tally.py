@@ -4,6 +4,7 @@
     python bench/tally.py --scenes 300                     # measure with the shipped model
     python bench/tally.py --unseen --scenes 300            # brick ground and shells only
     python bench/tally.py --classic --fit                  # the narrow scenes of the first bench
+    python bench/tally.py --model other.onnx --fit         # another piece detector, refitted
     python bench/tally.py --write-frames DIR               # the bundled demo frames
 
 A scene is one player's pieces, 10-70 small ones, spread by hand in one layer
@@ -42,6 +43,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +66,7 @@ from companion.referee.tally import (
     fit_board_trust,
     fit_spread_model,
 )
+from vision.config import VisionConfig
 from vision.synth import HELD_OUT_GROUND, HELD_OUT_PIECE, PIECE_FAMILIES, WIDE_GROUNDS
 
 CACHE = Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan")) / "tally-v2"
@@ -168,13 +171,10 @@ def scene(seed: int, kind: str) -> tuple[NDArray[np.uint8], dict[str, Any]]:
 # ---------------------------------------------------------------- readings
 
 
-def _model_tag() -> str:
-    """Readings depend on the shipped networks: a short hash of their bytes."""
-    from vision import spread
-    from vision.config import CountConfig
-
+def _model_tag(config: VisionConfig) -> str:
+    """Readings depend on the networks read: a short hash of their bytes."""
     h = hashlib.sha1(READING_VERSION.encode())
-    for path in (spread.MODEL, CountConfig().model, CountConfig().big_model):
+    for path in (config.count.spread_model, config.count.model, config.count.big_model):
         h.update(Path(path).read_bytes())
     return h.hexdigest()[:10]
 
@@ -241,9 +241,12 @@ def given_outline(truth: dict[str, Any]) -> Any:
     return outline_from_corners(corners, depth, 1.0)
 
 
-def reading_of(seed: int, kind: str, tag: str, given: bool = False) -> dict[str, Any]:
+def reading_of(
+    seed: int, kind: str, config: VisionConfig, tag: str, given: bool = False
+) -> dict[str, Any]:
     """Scene ``seed``'s reading (every square's evidence) with its truth: on the board
-    located in the still, or (``given``) on the board the game already knew."""
+    located in the still, or (``given``) on the board the game already knew; ``tag``
+    names ``config``'s networks in the cache."""
     folder = CACHE / kind
     path = folder / f"reading_{seed}_{'given' if given else 'located'}_{tag}.json"
     if path.is_file():
@@ -256,7 +259,7 @@ def reading_of(seed: int, kind: str, tag: str, given: bool = False) -> dict[str,
     if isinstance(outline, str):
         reading = SpreadReading(False, reason=outline)
     else:
-        reading = read_spread(image, outline=outline)
+        reading = read_spread(image, config, outline=outline)
     corner_err = None
     if reading.found:
         corner_err = float(np.abs(reading.corners - np.array(truth["corners"])).max())
@@ -417,28 +420,28 @@ def evaluate_stills(
     }
 
 
-def time_still(seeds: range, kind: str) -> tuple[float, float, float]:
+def time_still(
+    seeds: range, kind: str, config: VisionConfig, model: SpreadModel
+) -> tuple[float, float, float]:
     """Median ms of ``tally_image`` on a still JPEG (decode, locate, count, tally maths),
     its CPU ms (what a shared, busy machine cannot inflate), and the live path's CPU ms
     (the fixed camera's outline known: count and maths only)."""
     from companion.commands.tally import read_spread, tally_image
-    from vision.config import VisionConfig
     from vision.locate import outline_from_corners
 
-    config = VisionConfig()
     wall, cpu, live = [], [], []
     for seed in seeds:
         image, truth = scene(seed, kind)
         path = CACHE / kind / f"still_{seed}.jpg"
         cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         t0, c0 = time.perf_counter(), time.process_time()
-        tally_image(str(path), config)
+        tally_image(str(path), config, model)
         wall.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
         outline = outline_from_corners(np.array(truth["corners"]), truth["arc_depth"])
         c0 = time.process_time()
         reading = read_spread(image, config, outline=outline)
-        count_spread(reading.squares, outside=reading.outside)
+        count_spread(reading.squares, model, outside=reading.outside)
         live.append((time.process_time() - c0) * 1000)
     return statistics.median(wall), statistics.median(cpu), statistics.median(live)
 
@@ -480,20 +483,29 @@ def main() -> int:
     )
     ap.add_argument("--timing", type=int, default=15, help="stills to time")
     ap.add_argument("--write-frames", metavar="DIR", type=Path)
+    ap.add_argument(
+        "--model",
+        type=Path,
+        default=Path(VisionConfig().count.spread_model),
+        help="the piece detector (ONNX) to measure; the shipped one by default",
+    )
     args = ap.parse_args()
+    if not args.model.is_file():
+        ap.error(f"--model: no such file: {args.model}")
     if args.write_frames:
         write_frames(args.write_frames)
         return 0
     cv2.setNumThreads(1)
-    tag = _model_tag()
+    config = VisionConfig(count=replace(VisionConfig().count, spread_model=str(args.model)))
+    tag = _model_tag(config)
     fit_kind = "classic" if args.classic else "wide"
     kind = "unseen" if args.unseen else fit_kind
     first = UNSEEN_SEEDS if args.unseen else EVAL_SEEDS
     model, weights = SpreadModel(), FITTED_TRUST
     if args.fit:
         seeds = range(FIT_SEEDS, FIT_SEEDS + args.fit_scenes)
-        given = [reading_of(s, fit_kind, tag, given=True) for s in seeds]
-        stills = [reading_of(s, fit_kind, tag) for s in seeds]
+        given = [reading_of(s, fit_kind, config, tag, given=True) for s in seeds]
+        stills = [reading_of(s, fit_kind, config, tag) for s in seeds]
         found = [r for r in stills if r["found"]]
         weights = fit_board_trust([(evidence_of(r), located_right(r)) for r in found])
         answered = [r for r in found if trusted(r, weights, TRUST_MIN)]
@@ -506,8 +518,8 @@ def main() -> int:
         )
     seeds = range(first, first + args.scenes)
     print(f"measured on {kind} scenes, seeds {first}..{first + args.scenes - 1}")
-    live = [reading_of(s, kind, tag, given=True) for s in seeds]
-    stills = [reading_of(s, kind, tag) for s in seeds]
+    live = [reading_of(s, kind, config, tag, given=True) for s in seeds]
+    stills = [reading_of(s, kind, config, tag) for s in seeds]
     out = {
         "live (the board known from the game)": {"scenes": len(live), **evaluate(live, model)},
         "stills (the board located in the still)": evaluate_stills(
@@ -516,7 +528,7 @@ def main() -> int:
     }
     print(json.dumps(out, indent=1, ensure_ascii=False))
     if args.timing:
-        wall, cpu, live = time_still(range(first, first + args.timing), kind)
+        wall, cpu, live = time_still(range(first, first + args.timing), kind, config, model)
         print(
             f"tally of a 1280x960 still, median of {args.timing}: {wall:.0f} ms wall,"
             f" {cpu:.0f} ms CPU (1 thread); board already located (live camera):"

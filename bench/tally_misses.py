@@ -3,6 +3,7 @@
     python bench/tally_misses.py                    # new scenes, board known, seeds 10000..10299
     python bench/tally_misses.py --stills           # the board located in the still (right)
     python bench/tally_misses.py --unseen           # brick ground and shells, seeds 20000..
+    python bench/tally_misses.py --model other.onnx # another detector (bench/tally.py --model)
 
 Reads the readings ``bench/tally.py`` cached for the shipped models (run it first
 with the same scenes). A true piece is matched to the nearest unmatched candidate
@@ -23,6 +24,7 @@ import json
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tally import CACHE, EVAL_SEEDS, UNSEEN_SEEDS, _model_tag, located_right, squares_of
 
 from companion.referee.tally import SURE, count_spread
+from vision.config import VisionConfig
 from vision.geometry import COLUMNS
 
 CITIZEN = {1, 2, 3, 4, 5, 7, 8, 9, 10, 11}
@@ -71,9 +74,16 @@ def main() -> int:
     ap.add_argument("--unseen", action="store_true")
     ap.add_argument("--stills", action="store_true", help="the board located in the still")
     ap.add_argument("--radius", type=float, default=0.8, help="match radius, piece sizes")
+    ap.add_argument(
+        "--model",
+        type=Path,
+        default=Path(VisionConfig().count.spread_model),
+        help="the piece detector whose readings bench/tally.py --model cached",
+    )
     args = ap.parse_args()
+    config = VisionConfig(count=replace(VisionConfig().count, spread_model=str(args.model)))
     kind, first = ("unseen", UNSEEN_SEEDS) if args.unseen else ("wide", EVAL_SEEDS)
-    tag, path = _model_tag(), "located" if args.stills else "given"
+    tag, path = _model_tag(config), "located" if args.stills else "given"
     pieces: list[dict[str, Any]] = []
     false: list[dict[str, Any]] = []
     scenes: list[dict[str, Any]] = []

@@ -3,6 +3,7 @@
     python bench/train_spread.py gen --count 2400          # canvases -> ~/.cache/oanquan/spread-train
     python bench/train_spread.py train --steps 12000       # -> ~/.cache/oanquan/spread-train/spread.pt
     python bench/train_spread.py export                    # -> vision/models/spread.onnx
+    python bench/train_spread.py train --width 20 --out W.pt  # a wider net (12 shipped)
 
 Data: ``vision.synth_spread`` scenes from seeds 1,000,000 on (the tally bench fits its
 interval model on seeds 0.. and measures on 10,000..: never these), without the
@@ -94,7 +95,8 @@ def generate(start: int, count: int, out: Path) -> None:
 # ---------------------------------------------------------------- training (torch)
 
 
-def _net() -> Any:
+def _net(width: int = 12) -> Any:
+    """SpreadNet with ``width`` channels at stride 2 (2x and 3x that deeper down)."""
     import torch
     from torch import nn
 
@@ -124,7 +126,12 @@ def _net() -> Any:
             y = self.d1(torch.cat([a, self.up(y)], 1))
             return torch.sigmoid(self.head(y))
 
-    return SpreadNet()
+    return SpreadNet(width)
+
+
+def width_of(state: dict[str, Any]) -> int:
+    """The width a saved SpreadNet was built with: its first convolution's output channels."""
+    return int(state["e1.0.0.weight"].shape[0])
 
 
 def targets(pts: np.ndarray, sizes: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
@@ -203,17 +210,22 @@ def load(data: Path) -> list[tuple[np.ndarray, dict[str, Any]]]:
     return out
 
 
-def train(data: Path, steps: int, out: Path, seed: int = 0, init: Path | None = None) -> None:
+def train(
+    data: Path, steps: int, out: Path, seed: int = 0, init: Path | None = None, width: int = 12
+) -> None:
     import torch
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     items = load(data)
-    print(f"training on {len(items)} scenes for {steps} steps", flush=True)
-    net = _net()
+    state = torch.load(init) if init is not None else None
+    if state is not None:
+        width = width_of(state)  # a fine-tune keeps its start's width
+    print(f"training width {width} on {len(items)} scenes for {steps} steps", flush=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    net = _net(width)
     lr = 3e-3
-    if init is not None:
-        state = torch.load(init)
+    if state is not None:
         if state["head.weight"].shape[0] == 1:  # a one-channel net: its head starts both
             state["head.weight"] = state["head.weight"].repeat(2, 1, 1, 1)
             state["head.bias"] = state["head.bias"].repeat(2)
@@ -256,8 +268,9 @@ def export(weights: Path, path: Path) -> None:
 
     from training.nets import export_onnx
 
-    net = _net()
-    net.load_state_dict(torch.load(weights))
+    state = torch.load(weights)
+    net = _net(width_of(state))  # the width is in the weights' shapes: no flag to get wrong
+    net.load_state_dict(state)
     net.eval()
     w, h, _ = spread.canvas()
     export_onnx(net, path, torch.zeros(1, 3, h, w))
@@ -276,6 +289,9 @@ def main() -> int:
     t.add_argument("--out", type=Path, default=DATA / "spread.pt")
     t.add_argument("--init", type=Path)
     t.add_argument("--threads", type=int, default=1)
+    t.add_argument(
+        "--width", type=int, default=12, help="channels at stride 2 (ignored with --init)"
+    )
     e = sub.add_parser("export")
     e.add_argument("--weights", type=Path, default=DATA / "spread.pt")
     e.add_argument("--out", type=Path, default=Path(spread.MODEL))
@@ -287,7 +303,7 @@ def main() -> int:
         import torch
 
         torch.set_num_threads(args.threads)
-        train(args.data, args.steps, args.out, init=args.init)
+        train(args.data, args.steps, args.out, init=args.init, width=args.width)
     else:
         export(args.weights, args.out)
     return 0

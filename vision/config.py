@@ -97,6 +97,7 @@ class CountConfig:
     max_gain_change: float = 0.1  # opening calibration may rescale counts by at most this
     model: str = str(MODELS / "counter.onnx")  # pebble-density network (ONNX)
     big_model: str = str(MODELS / "bigstone.onnx")  # big-stone classifier (ONNX)
+    spread_model: str = str(MODELS / "spread.onnx")  # tally's piece detector (ONNX)
     big_crop_x1: float = 0.25  # big-stone crop east edge, board units: mandarin + a bit of square 1
 
 

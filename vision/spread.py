@@ -24,13 +24,14 @@ from numpy.typing import NDArray
 
 from engine.board import NUM_SQUARES
 from vision import detect
-from vision.config import MODELS
+from vision.config import CountConfig
 from vision.geometry import FloatArray, region_polygons_board
 
 PX = 96  # canvas pixels per square side
 STRIDE = 2  # heatmap cell = 2x2 canvas pixels
 X0, X1, Y0, Y1 = -1.25, 6.25, -0.25, 2.25  # canvas extent in board units (arcs reach 1.05)
-MODEL: Final = str(MODELS / "spread.onnx")
+#: the shipped network; ``CountConfig.spread_model`` picks another
+MODEL: Final = CountConfig().spread_model
 #: the lowest peak kept as a candidate piece: the tally's maths weighs every candidate
 #: by how often a peak of its height was a piece on the fitting scenes
 CANDIDATE_MIN = 0.1

@@ -383,7 +383,7 @@ def _vision(data: Mapping[str, Any], where: str) -> dict[str, Any]:
         if problem == "unknown section":
             problem = "unknown key (vision has one table per stage: locate, count, gate, change)"
         raise ConfigError(key, problem, where) from None
-    for key in ("model", "big_model"):
+    for key in ("model", "big_model", "spread_model"):
         model = Path(getattr(settings.count, key)).expanduser()
         if not model.is_file():
             raise ConfigError(f"vision.count.{key}", f"no such file: {model}", where)

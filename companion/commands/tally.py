@@ -119,7 +119,7 @@ def read_spread(
     net_p = bigstone.probabilities(rect, count_cfg)
     mass, _ = region_sums(np.where(dens > NOISE_FLOOR, dens, 0.0), labels)
     t2 = time.perf_counter()
-    heat = spread.heatmaps(spread.rectify(image, outline.homography))
+    heat = spread.heatmaps(spread.rectify(image, outline.homography), count_cfg.spread_model)
     big_heat = spread.big_stones(heat[1], outline.arc_depth)
     big_p = np.zeros(12)
     big_p[[0, 6]] = [_big_prob(h, p) for h, p in zip(big_heat, net_p, strict=True)]

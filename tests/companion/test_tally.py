@@ -317,3 +317,27 @@ def test_a_scene_the_detector_cannot_see_is_bounded_by_the_most_a_spread_holds()
     # the same few pieces on a clear ground are simply few pieces
     few = count_spread(spread(0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0), MODEL)
     assert few.total == 3 and few.high < 10 and few.unsure == ()
+
+
+def test_the_piece_detector_is_the_one_the_config_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``[vision.count] spread_model`` picks the detector (the bench compares others):
+    a file that is not there is named in one line before any image is read."""
+    from companion.commands.analyze import read_image
+    from companion.commands.tally import read_spread
+    from vision import spread
+    from vision.config import VisionConfig
+    from vision.errors import ConfigError
+
+    assert VisionConfig().count.spread_model == spread.MODEL
+    missing = tmp_path / "none.onnx"
+    cfg = VisionConfig()
+    cfg = replace(cfg, count=replace(cfg.count, spread_model=str(missing)))
+    with pytest.raises(ConfigError, match=r"none\.onnx does not exist"):
+        read_spread(read_image(str(bundled_frames()[0])), cfg)
+    config = tmp_path / "oanquan.toml"
+    config.write_text(f'[vision.count]\nspread_model = "{missing}"\n', "utf-8")
+    assert tally_main([str(bundled_frames()[0]), "--config", str(config)]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "vision.count.spread_model" in err[0] and "none.onnx" in err[0]

@@ -109,7 +109,11 @@ class VisionObserver:
         located = self.locator.locate(image)
         outline = located.outline
         if outline is None:
-            return Observation(None, fit=False, reason="board not found", board_found=False)
+            # a still nobody could read is still a settled scene: the referee counts it as
+            # a photo of a position it never saw (a move it must ask about later)
+            return Observation(
+                None, fit=False, reason="board not found", board_found=False, still=self.stills
+            )
         if located.moved:
             # A bumped camera: the old reference frame no longer lines up with
             # the squares, so no square may be called unchanged against it. The
@@ -128,10 +132,14 @@ class VisionObserver:
         )
         self.last_timings = reading.timings_ms
         if not reading.found:
-            return Observation(None, fit=False, reason=reading.reason, board_found=False)
+            return Observation(
+                None, fit=False, reason=reading.reason, board_found=False, still=self.stills
+            )
         partial = reading.frame is not None and reading.frame.hand and bool(reading.squares)
         if (reading.reason is not None and not partial) or not reading.squares:
-            return Observation(None, fit=False, reason=reading.reason or "frame not usable")
+            return Observation(
+                None, fit=False, reason=reading.reason or "frame not usable", still=self.stills
+            )
         self._image = image
         squares = reading.squares
         # An arm the skin test missed (a terracotta or wooden floor is skin-coloured):

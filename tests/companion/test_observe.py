@@ -51,3 +51,11 @@ def test_a_live_frame_with_motion_in_it_is_not_counted(opening: NDArray[np.uint8
     assert seen.reason is not None and "motion" in seen.reason
     still = observer(frame(moving, 2))  # the scene stopped changing: counted again
     assert still.reason is None or "motion" not in still.reason
+
+
+def test_a_still_whose_board_is_not_found_is_still_a_photo_of_a_settled_scene() -> None:
+    """The referee must count it as a position nobody saw (and ask about its move later)."""
+    blank = np.full((480, 640, 3), 128, np.uint8)
+    lost = VisionObserver(stills=True)(frame(blank, 0))
+    assert not lost.fit and not lost.board_found and lost.still
+    assert not VisionObserver(stills=False)(frame(blank, 0)).still

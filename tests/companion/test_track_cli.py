@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from companion.commands import track
@@ -118,6 +119,27 @@ def test_answers_play_the_players_so_a_whole_game_is_followed(
     # two moves behind, the referee asked about the first instead of guessing both
     assert move_lines[0].get("answered") is True
     assert lines[-1]["summary"]["moves"] == moves  # type: ignore[index]
+
+
+def test_moves_made_while_the_board_went_unseen_are_asked_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    moves = ["2+", "9-", "4+"]
+    frames_of_a_game(tmp_path, moves)
+    # photos in which no board can be found (the start's and the one after 2+): the
+    # next one found shows two moves, and the referee must not fall behind for good
+    blank = np.full((480, 640, 3), 128, np.uint8)
+    for name in ("frame_00.jpg", "frame_01.jpg"):
+        cv2.imwrite(str(tmp_path / name), blank)
+    answers = tmp_path / "moves.txt"
+    answers.write_text("\n".join(moves) + "\n")
+    status, lines = run([str(tmp_path), "--answers", str(answers)], monkeypatch)
+    assert status == 0
+    move_lines = [line for line in lines if "move" in line]
+    assert [m["move"] for m in move_lines] == moves
+    assert all("expected" not in m for m in move_lines)
+    assert move_lines[0].get("answered") is True and move_lines[1]["frame"] == "frame_02.jpg"
+    assert lines[-1]["summary"]["position"]["ply"] == 3  # type: ignore[index]
 
 
 def test_a_move_accepted_against_the_players_is_marked_and_theirs_is_played(

@@ -133,7 +133,8 @@ RENDER_BATCH ?= 8
 # drawn from them (their flat grey stone is the one the unit tests' scenes show)
 BIGSTONE_SYNTH ?= 60
 BIGSTONE_SYNTH_SHARE ?= 0.3
-RENDER_INIT ?=  # a counter ONNX to fine-tune instead of starting afresh
+# a counter ONNX to fine-tune instead of starting afresh
+RENDER_INIT ?=
 train-counter-renders: train-venv
 	OMP_NUM_THREADS=1 nice -n 10 $(TRAIN_VENV)/bin/python bench/train_counter.py \
 	  --data $(RENDER_TRAIN) --holdout 19/20 --synth 60 --batch $(RENDER_BATCH) \

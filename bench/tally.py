@@ -171,6 +171,11 @@ def scene(seed: int, kind: str) -> tuple[NDArray[np.uint8], dict[str, Any]]:
 # ---------------------------------------------------------------- readings
 
 
+def with_detector(model: Path) -> VisionConfig:
+    """The shipped vision settings with ``model`` as the tally's piece detector."""
+    return VisionConfig(count=replace(VisionConfig().count, spread_model=str(model)))
+
+
 def _model_tag(config: VisionConfig) -> str:
     """Readings depend on the networks read: a short hash of their bytes."""
     h = hashlib.sha1(READING_VERSION.encode())
@@ -496,7 +501,7 @@ def main() -> int:
         write_frames(args.write_frames)
         return 0
     cv2.setNumThreads(1)
-    config = VisionConfig(count=replace(VisionConfig().count, spread_model=str(args.model)))
+    config = with_detector(args.model)
     tag = _model_tag(config)
     fit_kind = "classic" if args.classic else "wide"
     kind = "unseen" if args.unseen else fit_kind

@@ -24,7 +24,6 @@ import json
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tally import CACHE, EVAL_SEEDS, UNSEEN_SEEDS, _model_tag, located_right, squares_of
+from tally import (
+    CACHE,
+    EVAL_SEEDS,
+    UNSEEN_SEEDS,
+    _model_tag,
+    located_right,
+    squares_of,
+    with_detector,
+)
 
 from companion.referee.tally import SURE, count_spread
 from vision.config import VisionConfig
@@ -81,7 +88,7 @@ def main() -> int:
         help="the piece detector whose readings bench/tally.py --model cached",
     )
     args = ap.parse_args()
-    config = VisionConfig(count=replace(VisionConfig().count, spread_model=str(args.model)))
+    config = with_detector(args.model)
     kind, first = ("unseen", UNSEEN_SEEDS) if args.unseen else ("wide", EVAL_SEEDS)
     tag, path = _model_tag(config), "located" if args.stills else "given"
     pieces: list[dict[str, Any]] = []

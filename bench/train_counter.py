@@ -332,12 +332,12 @@ def load_onnx_weights(net: CounterNet, path: Path) -> None:
     convs = [[init[x] for x in n.input[1:]] for n in graph.node if n.op_type == "Conv"]
     blocks = [net.e1, net.e2, net.e3, net.e4, net.e5, net.e6, net.m1, net.m2]
     if len(convs) != len(blocks) + 1:
-        raise SystemExit(f"--init-onnx: {path} has {len(convs)} convs, the net {len(blocks) + 1}")
+        raise SystemExit(f"{path}: {len(convs)} convs, the counter has {len(blocks) + 1}")
     with torch.no_grad():
         for block, (w, b) in zip(blocks, convs, strict=False):
             conv, bn = block[0], block[1]
             if tuple(conv.weight.shape) != w.shape:
-                raise SystemExit(f"--init-onnx: {path} conv shape {w.shape} is not the net's")
+                raise SystemExit(f"{path}: a conv of shape {w.shape} is not the counter's")
             conv.weight.copy_(torch.from_numpy(w.copy()))
             bn.weight.fill_(1.0)
             bn.bias.copy_(torch.from_numpy(b.copy()))
@@ -370,8 +370,8 @@ def average(parts: list[Path], out: Path) -> None:
     for path in parts:
         net = CounterNet()
         load_onnx_weights(net, path)
-        nets.append(net.eval())
-    export(MeanCounter(nets).eval(), out)
+        nets.append(net)
+    export(MeanCounter(nets), out)  # the export puts the nets in eval mode
 
 
 def freeze_bn(net: nn.Module) -> None:

@@ -103,17 +103,20 @@ class VisionObserver:
     def calibrated(self) -> bool:
         return self.calibration is not None
 
+    def _unread(self, reason: str | None, board_found: bool = True) -> Observation:
+        """A frame nothing is read from. A still is a settled scene all the same: the
+        referee counts it as a photo of a position it never saw (a move to ask about)."""
+        return Observation(
+            None, fit=False, reason=reason, board_found=board_found, still=self.stills
+        )
+
     def __call__(self, frame: Frame) -> Observation:
         image = np.ascontiguousarray(frame.image)
         new_scene, previous = self._history.step(image)
         located = self.locator.locate(image)
         outline = located.outline
         if outline is None:
-            # a still nobody could read is still a settled scene: the referee counts it as
-            # a photo of a position it never saw (a move it must ask about later)
-            return Observation(
-                None, fit=False, reason="board not found", board_found=False, still=self.stills
-            )
+            return self._unread("board not found", board_found=False)
         if located.moved:
             # A bumped camera: the old reference frame no longer lines up with
             # the squares, so no square may be called unchanged against it. The
@@ -132,14 +135,10 @@ class VisionObserver:
         )
         self.last_timings = reading.timings_ms
         if not reading.found:
-            return Observation(
-                None, fit=False, reason=reading.reason, board_found=False, still=self.stills
-            )
+            return self._unread(reading.reason, board_found=False)
         partial = reading.frame is not None and reading.frame.hand and bool(reading.squares)
         if (reading.reason is not None and not partial) or not reading.squares:
-            return Observation(
-                None, fit=False, reason=reading.reason or "frame not usable", still=self.stills
-            )
+            return self._unread(reading.reason or "frame not usable")
         self._image = image
         squares = reading.squares
         # An arm the skin test missed (a terracotta or wooden floor is skin-coloured):
@@ -152,7 +151,7 @@ class VisionObserver:
         )
         if cover is not None and max(cover) > self.config.change.intrusion_min:
             if not self.stills:
-                return Observation(None, fit=False, reason="hand over the board")
+                return self._unread("hand over the board")
             limit = self.config.change.intrusion_min
             squares = tuple(
                 _hidden(sq) if c > limit and not sq.hidden else sq

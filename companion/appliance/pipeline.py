@@ -99,7 +99,7 @@ class FramePipeline:
         observer, referee = self.observer, self.referee
         obs = observer(frame)
         vouched = self._start_shown and obs.fit and obs.reading is not None
-        if self._start_shown and not obs.board_found and not obs.fit:
+        if self._start_shown and not obs.board_found:
             # the start was shown but its board not found: moves may be made before the
             # board is found again, so no later frame is taken for the start
             self._start_shown = False

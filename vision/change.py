@@ -217,16 +217,51 @@ def canvas_squares(depth: float, px: int) -> NDArray[np.int32]:
     return lab
 
 
-def _shake(reference: NDArray[np.float32], canvas: NDArray[np.float32], limit: float) -> FloatArray:
-    """The small shift of ``canvas`` against ``reference`` (a shaken camera), or zero."""
+#: the canvas scale (px per square) shake and light are measured at: finer canvases
+#: are sampled down to it (their answers do not need the extra pixels)
+_COARSE_PX = 80
+
+
+def _shake(
+    reference: NDArray[np.float32], canvas: NDArray[np.float32], limit: float
+) -> FloatArray | None:
+    """How a shaken camera moved ``canvas`` against ``reference``: the 2x3 affine map taking
+    each canvas pixel to where it lay in the reference, or None when it did not move.
+
+    Found as a shift (phase correlation), then refined to an affine map (ECC): on the
+    rectified board a shaken camera moves the near end more than the far end.
+    """
     g0 = cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY)
     g1 = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
     window = cv2.createHanningWindow(g0.shape[::-1], cv2.CV_32F)
     (dx, dy), response = cv2.phaseCorrelate(g0, g1, window)
-    shift = np.array([dx, dy])
     if response < 0.2 or not 0.25 <= float(np.hypot(dx, dy)) <= limit:
-        return np.zeros(2)
-    return shift
+        return None
+    warp = np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]], np.float32)
+    criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-4)
+    try:
+        _, refined = cv2.findTransformECC(g1, g0, warp.copy(), cv2.MOTION_AFFINE, criteria, None, 3)
+    except cv2.error:
+        return warp.astype(np.float64)  # (no convergence: the shift alone)
+    if np.abs(refined[:, :2] - np.eye(2)).max() > 0.05:
+        return warp.astype(np.float64)  # not a shake: a move would not stretch the board
+    return np.asarray(refined, np.float64)
+
+
+@functools.lru_cache(maxsize=8)
+def _square_samples(depth: float, px: int) -> tuple[NDArray[np.intp], ...]:
+    """Flat indices of each square's pixels on a change canvas, every ``(px / 80)``-th
+    row and column: as many samples as the 80 px canvas has, for each square's light."""
+    labels = canvas_squares(depth, px)
+    step = max(1, round(px / _COARSE_PX))
+    grid = np.zeros(labels.shape, bool)
+    grid[::step, ::step] = True
+    flat = labels.ravel()
+    keep = grid.ravel()
+    out = tuple(np.flatnonzero((flat == sq) & keep) for sq in range(NUM_SQUARES))
+    for a in out:
+        a.setflags(write=False)
+    return out
 
 
 @dataclass(frozen=True)
@@ -245,42 +280,65 @@ class SquareChange:
     kept: float | None
 
 
+def _channel_max(image: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The largest of the three channels per pixel (``max(axis=2)``, a few times faster)."""
+    return np.maximum(np.maximum(image[..., 0], image[..., 1]), image[..., 2])
+
+
 def _changed_mask(
     reference: NDArray[np.uint8],
     canvas: NDArray[np.uint8],
     labels: NDArray[np.int32],
     cfg: ChangeConfig,
+    depth: float,
 ) -> NDArray[np.uint8]:
     ref = reference.astype(np.float32)
     now = canvas.astype(np.float32)
-    shift = _shake(ref, now, cfg.max_shift)
-    if shift.any():
-        move = np.array([[1.0, 0.0, shift[0]], [0.0, 1.0, shift[1]]])
-        ref = cv2.warpAffine(ref, move, ref.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
-    inside = labels >= 0
-    lab = labels[inside]
+    factor = cfg.area_px / _COARSE_PX
+    if factor > 1.25:
+        # the shake is found on a copy at the coarse scale, then scaled back up
+        size = (round(ref.shape[1] / factor), round(ref.shape[0] / factor))
+        small0 = np.asarray(cv2.resize(ref, size, interpolation=cv2.INTER_AREA), np.float32)
+        small1 = np.asarray(cv2.resize(now, size, interpolation=cv2.INTER_AREA), np.float32)
+        warp = _shake(small0, small1, cfg.max_shift)
+        if warp is not None:
+            warp[:, 2] *= factor
+    else:
+        warp = _shake(ref, now, cfg.max_shift * factor)
+    if warp is not None:
+        flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        ref = np.asarray(
+            cv2.warpAffine(
+                ref, warp, ref.shape[1::-1], flags=flags, borderMode=cv2.BORDER_REPLICATE
+            ),
+            np.float32,
+        )
     # per square and channel, the light of the frame against the reference's
     # (the median of the pixels' ratios: a square half in a shadow has no stable median)
-    ratio = (now + 4.0) / (ref + 4.0)
-    gain = np.ones((NUM_SQUARES + 1, 3), np.float32)
-    for sq in range(NUM_SQUARES):
-        sel = labels == sq
-        if sel.any():
-            gain[sq] = np.clip(np.median(ratio[sel], axis=0), 0.5, 2.0)
-    g = np.ones_like(now)
-    g[inside] = gain[lab]
+    flat_now, flat_ref = now.reshape(-1, 3), ref.reshape(-1, 3)
+    gain = np.ones((NUM_SQUARES + 1, 3), np.float32)  # the last row: off the board
+    for sq, where in enumerate(_square_samples(depth, cfg.area_px)):
+        if where.size:
+            ratio = (flat_now[where] + 4.0) / (flat_ref[where] + 4.0)
+            gain[sq] = np.clip(np.median(ratio, axis=0), 0.5, 2.0)
+    g = gain[labels]  # labels -1 (off the board) pick the last row, a gain of 1
     kernel = np.ones((3, 3), np.uint8)
     high = cv2.dilate(ref, kernel) * g
     low = cv2.erode(ref, kernel) * g
-    diff = np.maximum(now - high, low - now).max(axis=2)
+    diff = _channel_max(np.maximum(now - high, low - now))
     step: NDArray[np.float32] | float = cfg.area_step
     if cfg.area_rel > 0:
-        level = (ref * g).max(axis=2)
+        level = _channel_max(ref * g)
         step = np.clip(cfg.area_rel * level, cfg.area_least, cfg.area_step)
     changed = (diff > step).astype(np.uint8)
     width = max(2, round(cfg.min_width * cfg.pebble_share * cfg.area_px))
     blob = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
     return np.asarray(cv2.morphologyEx(changed, cv2.MORPH_OPEN, blob))
+
+
+def _density_px(pebbles: NDArray[np.float32]) -> int:
+    """The canvas scale (px per square) a density map of ``vision.detect`` was made at."""
+    return round(pebbles.shape[1] * detect.STRIDE / (detect.X1 - detect.X0))
 
 
 def square_changes(
@@ -315,20 +373,21 @@ def square_changes(
     labels = canvas_squares(round(depth, 3), cfg.area_px)
     if labels.shape != canvas.shape[:2]:
         return None
-    changed = _changed_mask(reference, canvas, labels, cfg)
+    changed = _changed_mask(reference, canvas, labels, cfg, round(depth, 3))
     inside = labels >= 0
     lab = labels[inside]
     pebble = np.pi / 4 * (cfg.pebble_share * cfg.area_px) ** 2
     area = np.bincount(lab, changed[inside].astype(np.float64), minlength=NUM_SQUARES)
     laid = np.zeros(NUM_SQUARES)
     still = np.zeros(NUM_SQUARES)
-    h, w = canvas.shape[0] // detect.STRIDE, canvas.shape[1] // detect.STRIDE
-    if pebbles is not None and abs(pebbles.shape[0] - h) <= 1 and abs(pebbles.shape[1] - w) <= 1:
-        # the share of each density cell left as it was, weighed by its pebbles
-        cells = detect.region_cells(depth, px=cfg.area_px)
+    if pebbles is not None and pebbles.ndim == 2 and min(pebbles.shape) > 0:
+        # the share of each density cell left as it was, weighed by its pebbles; the
+        # density's canvas (the counter's scale) may be coarser than this one
+        h, w = pebbles.shape
+        cells = detect.region_cells(depth, px=_density_px(pebbles))
         same = cv2.resize((changed == 0).astype(np.float32), (w, h), interpolation=cv2.INTER_AREA)
-        hh = min(h, cells.shape[0], pebbles.shape[0])
-        ww = min(w, cells.shape[1], pebbles.shape[1])
+        hh = min(h, cells.shape[0])
+        ww = min(w, cells.shape[1])
         c, d = cells[:hh, :ww], pebbles[:hh, :ww].astype(np.float64)
         on = c >= 0
         laid = np.bincount(c[on], d[on], minlength=NUM_SQUARES)
@@ -363,12 +422,11 @@ def confirmed_pebbles(
     pebbles: NDArray[np.float32],
     depth: float,
     hidden: Sequence[bool] = (),
-    px: int = _DEFAULT.area_px,
 ) -> NDArray[np.float32]:
     """The pebble density kept with the change reference: hidden squares keep theirs."""
     if reference is None or reference.shape != pebbles.shape or not any(hidden):
         return pebbles
-    cells = detect.region_cells(depth, px=px)
+    cells = detect.region_cells(depth, px=_density_px(pebbles))
     hh, ww = min(cells.shape[0], pebbles.shape[0]), min(cells.shape[1], pebbles.shape[1])
     keep = np.zeros(pebbles.shape, bool)
     keep[:hh, :ww] = np.isin(cells[:hh, :ww], [sq for sq, h in enumerate(hidden) if h])

@@ -136,13 +136,16 @@ class ChangeConfig:
     # How much of each square changed, in pebble areas (the ``area`` of ``vision.change.square_changes``):
     # measured on the board rectified to ``area_px`` per square side, each pixel compared
     # with its reference neighbourhood (pieces nudged a pixel, a camera shaken a little).
-    area_px: int = 80
+    # At 80 a piece a seventeenth of a square wide (shells, beans on a big board) is 5 px,
+    # and the neighbourhood swallowed all but its core: a pile of five taken away showed
+    # as much as one piece dropped. 160 sees it (and costs ~30 ms of one core a frame)
+    area_px: int = 160
     area_step: float = 14.0  # colour levels (each square's light matched) a pixel must differ by
     # ... or this share of the reference's brightness there, where that is less (a pebble in
     # a shadow differs from the ground by fewer levels), but never fewer than area_least
     area_rel: float = 0.1
     area_least: float = 5.0
-    max_shift: float = 4.0  # canvas px of camera shake taken out before comparing
+    max_shift: float = 4.0  # camera shake taken out before comparing: px of an 80 px square
     # changed blobs narrower than this (pebble diameters) are dropped: the rim a shadow
     # leaves when the sun moves, the crescents of a pebble nudged a pixel or two. Never
     # under 2 px; more (0.3) erased whole pieces a twelfth of a square wide (shells, beans)

@@ -207,7 +207,7 @@ class VisionObserver:
         )
         if self._pebbles is not None:
             self._ref_pebbles = confirmed_pebbles(
-                self._ref_pebbles, self._pebbles, self._depth, self._hidden, px
+                self._ref_pebbles, self._pebbles, self._depth, self._hidden
             )
         if self._image is not None and not self._hand_seen:
             # Never from a frame with an arm in it: its going would look like one.

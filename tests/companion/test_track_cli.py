@@ -11,18 +11,30 @@ import numpy as np
 import pytest
 
 from companion.commands import track
+from companion.referee.reconcile import cleared_squares
 from engine import Game
-from vision.synth import render_scene
+from vision.synth import rearranged, render_scene, scene_depth
 
 
 def frames_of_a_game(folder: Path, moves: list[str]) -> None:
+    """Photos after each move; as on a real board, pieces no hand took stay where they lay."""
     game = Game()
+    rng = np.random.default_rng(10)
+    depth = scene_depth(5)
+    placed = rearranged((), [False] * 12, list(game.position.board), rng, depth)
     for ply in range(len(moves) + 1):
         p = game.position
-        image, _ = render_scene(list(p.board), p.big, 10 + ply, scene_seed=5, size=(640, 480))
+        image, _ = render_scene(
+            list(p.board), p.big, 10, scene_seed=5, size=(640, 480), placed=placed
+        )
         cv2.imwrite(str(folder / f"frame_{ply:02d}.jpg"), image)
         if ply < len(moves):
-            game.play(moves[ply])
+            t = game.play(moves[ply])
+            gone = cleared_squares(t)
+            after = t.position.board
+            cleared = [sq in gone or after[sq] < p.board[sq] for sq in range(12)]
+            added = [after[sq] if cleared[sq] else after[sq] - p.board[sq] for sq in range(12)]
+            placed = rearranged(placed, cleared, added, rng, depth)
 
 
 def run(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[dict[str, object]]]:

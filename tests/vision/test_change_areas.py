@@ -144,3 +144,25 @@ def test_the_arm_can_reach_somewhere_else_in_each_frame() -> None:
     two, _ = render_scene(BEFORE, (1, 1), hand_seed=2, **kw)  # type: ignore[arg-type]
     again, _ = render_scene(BEFORE, (1, 1), hand_seed=1, **kw)  # type: ignore[arg-type]
     assert np.array_equal(one, again) and not np.array_equal(one, two)
+
+
+def test_a_pile_of_pieces_a_seventeenth_of_a_square_wide_shows_going() -> None:
+    """Shells or beans on a big board: a pile of five taken up must stand out of the
+    squares that got one such piece (at 80 px a square the two looked alike)."""
+    size = 0.06
+    for scene in (41, 43):
+        depth = scene_depth(scene)
+        rng = np.random.default_rng(3)
+        first = rearranged((), [False] * NUM_SQUARES, BEFORE, rng, depth, piece_size=size)
+        second = rearranged(first, CLEARED, ADDED, rng, depth, piece_size=size)
+        frames = []
+        for counts, placed in ((BEFORE, first), (AFTER, second)):
+            image, truth = render_scene(
+                counts, (1, 1), seed=9, scene_seed=scene, placed=placed, pebble_size=size
+            )
+            frames.append(image)
+        outline = outline_from_corners(np.array(truth["corners"]), truth["conditions"]["arc_depth"])
+        areas = _areas(frames[0], frames[1], outline)
+        dropped = max(areas[sq] for sq in range(NUM_SQUARES) if ADDED[sq])
+        assert areas[4] > 1.5 * dropped, (scene, areas)
+        assert max(areas[sq] for sq in (1, 3, 10, 11)) < 0.1, (scene, areas)

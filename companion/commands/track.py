@@ -147,6 +147,7 @@ def track(
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None or image.size == 0:
             unreadable += 1
+            unsettled += 1  # a photo all the same: of a position, one more move on
             # a position nobody will see again: the referee must not guess past it
             pipeline.referee.observe(None, fit=False, reason="unreadable image", still=True)
             line = {

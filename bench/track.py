@@ -85,7 +85,8 @@ def run_sequence(
     ``settings``: a vision TOML's tables (``--config``), e.g. ``[locate] finder``.
 
     Returns every move line (how it was decided, its confidence) filed under
-    the conditions of the frame that showed it, and the per-frame decision times.
+    the conditions of the frame that showed it, the per-frame decision times, and
+    the side the referee found P0 on (``FramePipeline.turned``).
     """
     referee = Referee(start=start)
     referee.setup_checked = True
@@ -116,7 +117,14 @@ def run_sequence(
             # where it was reported, later when a hand hid it)
             shown = min(line["ply"] - start.ply, len(labels) - 1)
             moves.append({**line, "how": how, "labels": labels[shown]})
-    return {"moves": moves, "true_moves": len(answers), "decision_ms": times, "cpu_ms": cpu}
+    side = {True: "turned", False: "as found", None: "undecided"}[pipeline.turned]
+    return {
+        "moves": moves,
+        "true_moves": len(answers),
+        "decision_ms": times,
+        "cpu_ms": cpu,
+        "side": side,
+    }
 
 
 def _counts(moves: list[dict[str, Any]], true_moves: int) -> dict[str, Any]:
@@ -348,6 +356,9 @@ def main() -> int:
                     {
                         "sequence": name,
                         **_counts(seq_moves, result["true_moves"]),
+                        # where the referee found P0 to sit: the board as found, or
+                        # turned half round (the camera on P1's side)
+                        "side": result["side"],
                         "decision_ms_median": _percentile(result["decision_ms"], 0.5),
                     }
                 ),

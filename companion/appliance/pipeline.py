@@ -19,9 +19,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from companion.referee import Observation, Referee, Report
+from companion.referee import Observation, Referee, Report, half_turned
+from companion.referee.reconcile import board_fit, board_of
 from device.ports import Frame
 from engine import Move
+from engine.board import NUM_SQUARES
+
+#: how much likelier (log odds) one side must make a frame before the referee takes
+#: P0 to sit there: the wrong side explains a move's board only by a mistake
+SIDE_EVIDENCE = 9.0
+#: moves after the start while the side is still weighed; an undecided scene (the
+#: counter blind to its pieces) is then taken as found, and not weighed twice more
+SIDE_PLIES = 8
 
 
 class Observer(Protocol):
@@ -73,6 +82,12 @@ class FramePipeline:
         self._start_shown = start_shown
         self._last: tuple[Observation, str | None] | None = None
         self._opening: Frame | None = None  # the last frame, while it may show the opening
+        #: the camera sees the board from P1's side (square k where vision says k + 6);
+        #: None while the game has not shown which (a two-player board looks the same
+        #: turned half round), False for a ring
+        self.turned: bool | None = None if len(referee.position.board) == NUM_SQUARES else False
+        self._side_from = referee.position.ply
+        self._side_odds = 0.0  # log odds, summed over frames, that the board is turned
 
     def follow(self, referee: Referee, *, start_shown: bool = False) -> None:
         """A new game (or one continued from a trusted position) on the same camera."""
@@ -80,6 +95,10 @@ class FramePipeline:
         self.referee = referee
         self._trusted = referee.trusted_boards
         self._start_shown = start_shown
+        # the players may have changed sides: the new game shows again where P0 sits
+        self.turned = None if len(referee.position.board) == NUM_SQUARES else False
+        self._side_from = referee.position.ply
+        self._side_odds = 0.0  # log odds, summed over frames, that the board is turned
 
     def _sync_reference(self) -> None:
         if self.referee.trusted_boards != self._trusted:
@@ -115,6 +134,7 @@ class FramePipeline:
             observer.learn_opening(frame)
             obs = observer(frame)
         self._opening = frame if referee.at_opening and not observer.calibrated else None
+        obs = self._oriented(obs, vouched)
         if vouched:
             self._start_shown = False
             report = referee.vouch(obs, frame.source)
@@ -123,6 +143,44 @@ class FramePipeline:
         self._last = (obs, frame.source)
         self._sync_reference()
         return FrameResult(obs, report)
+
+    def _oriented(self, obs: Observation, vouched: bool) -> Observation:
+        """The observation with P0's row where the game shows it (see ``turned``).
+
+        While the side is open, each readable frame is judged both ways on a copy
+        of the referee (the start frame by how well each way fits the board the
+        players vouch for); the side is taken once one way has made the frames so
+        far ``SIDE_EVIDENCE`` likelier. Till then the board is taken as found.
+        """
+        if self.turned:
+            return half_turned(obs)
+        if self.turned is False or obs.reading is None or not obs.fit:
+            return obs
+        referee = self.referee
+        if referee.position.ply - self._side_from > SIDE_PLIES:
+            self.turned = False
+            return obs
+        turned = half_turned(obs)
+        if turned.reading is None:
+            return obs
+        if vouched:
+            board = referee.owed or board_of(referee.position)
+            odds = board_fit(turned.reading, board) - board_fit(obs.reading, board)
+        else:
+            found, other = referee.weigh(obs), referee.weigh(obs, half_turn=True)
+            if found is None or other is None:
+                return obs
+            odds = other - found
+        # frames add up: each is judged from the position the game reached, so their
+        # likelihoods multiply as a run of independent witnesses
+        self._side_odds += odds
+        if self._side_odds >= SIDE_EVIDENCE:
+            self.turned = True
+            referee.turn_half()
+            return turned
+        if self._side_odds <= -SIDE_EVIDENCE:
+            self.turned = False
+        return obs
 
     def answer(self, move: Move | str) -> list[Report]:
         """The players say which move was made (a question or a dispute).

@@ -16,6 +16,7 @@ from companion.referee.state import (
     RefereeConfig,
     RefereeState,
     Report,
+    half_turned,
 )
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "RefereeConfig",
     "RefereeState",
     "Report",
+    "half_turned",
 ]

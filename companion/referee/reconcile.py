@@ -188,6 +188,10 @@ class Verdict:
     #: the question (or the move accepted) is about the first of several moves:
     #: once it is answered (or played), the same board is judged again
     behind: bool = False
+    #: log of how likely the reading is under every board the position may have led
+    #: to (their weights summed, priors included): comparable between readings of one
+    #: frame, such as the board as found and the board seen from the other side
+    evidence: float = 0.0
 
     @property
     def detail(self) -> str:
@@ -230,6 +234,20 @@ def _pinned(
         held = sure + (1 - sure) * e.big_prob if stone else (1 - sure) * e.big_prob
         out.append(Evidence(tuple(probs), held))
     return out
+
+
+def board_fit(reading: Sequence[SquareEvidence], board: Board, floor: float = 1e-4) -> float:
+    """Log-likelihood of ``board`` under a reading, squares taken as independent."""
+    total = 0.0
+    side = len(board[0]) // len(board[1]) if board[1] else len(board[0])
+    for sq, evidence in enumerate(reading):
+        probs = evidence.probs
+        n = board[0][sq]
+        total += math.log(max(probs[n] if n < len(probs) else 0.0, floor))
+        if sq % side == 0 and board[1]:
+            p = evidence.big_prob if board[1][sq // side] else 1.0 - evidence.big_prob
+            total += math.log(max(p, floor))
+    return total
 
 
 def map_board(reading: Sequence[SquareEvidence]) -> Board:
@@ -637,6 +655,7 @@ def reconcile(
     best_key = ranked_keys[0]
     _, best, best_t = max(groups[best_key], key=lambda item: item[0])
     confidence = weights[best_key] / total
+    evidence = top + math.log(total)
 
     # the deficit allowed grows with the squares summed (12 on the two-player board)
     deficit = cfg.max_deficit * len(reading) / 12 if len(reading) != 12 else cfg.max_deficit
@@ -683,6 +702,7 @@ def reconcile(
                 play(position, first, rules),
                 seen=seen,
                 ranked=ranked,
+                evidence=evidence,
                 behind=True,
             )
 
@@ -713,6 +733,7 @@ def reconcile(
                         tuple(chain[1:]),
                         seen=seen,
                         ranked=ranked,
+                        evidence=evidence,
                     )
                 return Verdict(
                     VerdictKind.ACCEPT,
@@ -722,9 +743,10 @@ def reconcile(
                     best.refilled,
                     seen=seen,
                     ranked=ranked,
+                    evidence=evidence,
                 )
             kind = VerdictKind.REFILL_DONE if best.kind == "refill" else VerdictKind(best.kind)
-            return Verdict(kind, confidence, seen=seen, ranked=ranked)
+            return Verdict(kind, confidence, seen=seen, ranked=ranked, evidence=evidence)
         # Ask between the likeliest moves; a move's pauses and mistakes count
         # towards it, since the players' answer settles those too. When the
         # board shows several moves, ask how they began (the answer comes
@@ -751,6 +773,7 @@ def reconcile(
                 choices=tuple(choices),
                 seen=seen,
                 ranked=ranked,
+                evidence=evidence,
                 behind=several,
             )
     # A dispute: name the mistake if one fits, and compare with the closest legal result.
@@ -769,7 +792,14 @@ def reconcile(
     diffs = diffs_against(expected)
     if not diffs and mistake is None and move is not None:
         # The counts agree with a legal result but the reading is too unsure to say so.
-        return Verdict(VerdictKind.AMBIGUOUS, confidence, choices=(move,), seen=seen, ranked=ranked)
+        return Verdict(
+            VerdictKind.AMBIGUOUS,
+            confidence,
+            choices=(move,),
+            seen=seen,
+            ranked=ranked,
+            evidence=evidence,
+        )
     if best.kind == "mistake" and best.move is not None:
         move = best.move
         for _, c, _t in legal:
@@ -784,4 +814,5 @@ def reconcile(
         diffs=diffs,
         seen=seen,
         ranked=ranked,
+        evidence=evidence,
     )

@@ -26,6 +26,7 @@ players to pick a move, ``dispute`` while the board disagrees with the rules.
 
 from __future__ import annotations
 
+import copy
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -62,6 +63,7 @@ from companion.referee.reconcile import (
 )
 from companion.referee.records import DisputeData
 from engine import Game, IllegalMoveError, Move, Position, Rules, Transition, illegal_reason
+from engine.board import NUM_SQUARES
 from engine.ring import ring
 
 
@@ -128,6 +130,35 @@ class Observation:
     areas: tuple[float | None, ...] | None = None
     #: per square, the share of that frame's pebbles still in place (None: unknown)
     kept: tuple[float | None, ...] | None = None
+
+
+def half_turned(observation: Observation) -> Observation:
+    """The same frame seen from the other side of the board: square k read as k + 6.
+
+    A two-player board drawn on the ground looks the same turned half round,
+    so the image cannot say on which side P0 sits; the game can (P0 sows from
+    the row nearer them). Every per-square field turns with the reading.
+    """
+    reading = observation.reading
+    if reading is None or len(reading) != NUM_SQUARES:
+        return observation
+    half = NUM_SQUARES // 2
+
+    def turn(values: Sequence[Any] | None) -> Any:
+        return (
+            None
+            if values is None
+            else tuple(values[(k + half) % NUM_SQUARES] for k in range(NUM_SQUARES))
+        )
+
+    return replace(
+        observation,
+        reading=turn(reading),
+        changed=turn(observation.changed),
+        hidden=turn(observation.hidden),
+        areas=turn(observation.areas),
+        kept=turn(observation.kept),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +255,7 @@ class Referee:
         self._ref_touched: frozenset[int] = frozenset()
         #: the open question is about the first of several moves (see Report.behind)
         self._behind = False
+        self._recheck = False
         self._stale_after_trust: frozenset[int] = frozenset()
         #: per SHARPNESS, how well it explains the boards trusted so far (sharpness_scores)
         self._sharp_scores = [0.0] * len(SHARPNESS)
@@ -388,6 +420,8 @@ class Referee:
         """
         if still and not again:
             self._photos += 1
+        if not again:
+            self._recheck = False
         report = self._observe(
             reading, frame, fit, reason, still, changed, partial, hidden, areas, in_place
         )
@@ -435,6 +469,31 @@ class Referee:
         self._sharp_scores = list(other._sharp_scores)
         self._area_scale = other._area_scale
         self._sight = list(other._sight)
+
+    def weigh(self, observation: Observation, *, half_turn: bool = False) -> float | None:
+        """How likely this frame is under what the game may have come to (the log
+        evidence of :class:`~companion.referee.reconcile.Verdict`), judged on a copy of
+        the referee so nothing here changes; None when the frame decides nothing.
+        ``half_turn``: as seen from the other side of the board (:func:`half_turned`)."""
+        journal, clock = self.journal, self.clock
+        self.journal = self.clock = None
+        try:
+            probe = copy.deepcopy(self)
+        finally:
+            self.journal, self.clock = journal, clock
+        if half_turn:
+            probe.turn_half()
+            observation = half_turned(observation)
+        verdict = probe.see(observation).verdict
+        return None if verdict is None else verdict.evidence
+
+    def turn_half(self) -> None:
+        """The camera was found to see the board from the other side (:func:`half_turned`):
+        what was learnt square by square turns with it."""
+        n = len(self._offsets)
+        self._offsets = tuple(self._offsets[(k + n // 2) % n] for k in range(n))
+        self._partials = []
+        self._last_seen = None
 
     @property
     def blind(self) -> bool:
@@ -609,6 +668,8 @@ class Referee:
             # Several moves at once are only taken when a frame with a hand showed
             # the board between them; after a question, or frames nobody saw, ask.
             verdict = as_question(verdict)
+        if verdict.kind == VerdictKind.ACCEPT and self._recheck:
+            verdict = as_question(verdict)  # (after a dispute: see confirm)
         if verdict.kind == VerdictKind.ACCEPT and still and needed > plies:
             # more moves may have been made than were weighed: whatever fits best
             # may be the wrong story, so the players say how it began
@@ -828,6 +889,9 @@ class Referee:
         asked = self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE)
         behind = asked and self._behind
         self._behind = False
+        # The players overruled a dispute about the first of several moves: the board
+        # contradicted every legal story, so it is no witness for the later ones either
+        self._recheck = behind and self.state == RefereeState.DISPUTE
         accepted = self._apply(move, how, 1.0, None)
         report = self._after_move_report(accepted, refilled=False, verdict=None)
         self._undecided = 0

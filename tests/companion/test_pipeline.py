@@ -89,3 +89,57 @@ def test_no_frame_after_one_whose_board_was_not_found_is_vouched_for() -> None:
     result = pipeline(frame("f1"))
     assert observer.learnt == []  # not learnt from as the opening
     assert [str(a.move) for a in result.report.accepted] == ["2+"]  # judged, not vouched
+
+
+def turned(board: tuple[int, ...], big: tuple[int, int]) -> list[Evidence]:
+    """What a camera on P1's side reads: square k of the game where vision says k + 6."""
+    seen = reading(board, big)
+    return [seen[(k + 6) % 12] for k in range(12)]
+
+
+def test_a_camera_on_p1s_side_is_found_out_by_the_first_move_and_the_game_goes_on() -> None:
+    """The board looks the same turned half round: the opening cannot say where P0
+    sits, the first move can (P0 sows from their own row)."""
+    observer = FakeObserver()
+    referee = Referee()
+    referee.setup_checked = True
+    pipeline = FramePipeline(observer, referee, start_shown=True)
+    game = Game()
+    observer.board = turned(game.position.board, game.position.big)
+    pipeline(frame("f0"))
+    assert pipeline.turned is None  # the opening is the same both ways round
+    for n, move in enumerate(("2+", "9-", "4-")):
+        game.play(Move.parse(move))
+        observer.board = turned(game.position.board, game.position.big)
+        report = pipeline(frame(f"f{n + 1}")).report
+        assert [str(a.move) for a in report.accepted] == [move], report.detail
+    assert pipeline.turned is True and referee.position == game.position
+
+
+def test_a_camera_on_p0s_side_stays_as_found() -> None:
+    observer = FakeObserver()
+    referee = Referee()
+    referee.setup_checked = True
+    pipeline = FramePipeline(observer, referee, start_shown=True)
+    game = Game()
+    observer.board = reading(game.position.board, game.position.big)
+    pipeline(frame("f0"))
+    game.play(Move.parse("3-"))
+    observer.board = reading(game.position.board, game.position.big)
+    assert [str(a.move) for a in pipeline(frame("f1")).report.accepted] == ["3-"]
+    assert pipeline.turned is False
+
+
+def test_a_start_that_is_not_the_opening_shows_the_side_at_once() -> None:
+    start = Position.from_text("1B|7,1,1,7,7|2B|0,0,6,6,6 P0 s6/0 q0/0 d0/0 n2")
+    observer = FakeObserver()
+    referee = Referee(start=start)
+    referee.setup_checked = True
+    pipeline = FramePipeline(observer, referee, start_shown=True)
+    observer.board = turned(start.board, start.big)
+    assert pipeline(frame("f0")).report.confirmed
+    assert pipeline.turned is True
+    after = Game(start=start)
+    after.play(Move.parse("4+"))
+    observer.board = turned(after.position.board, after.position.big)
+    assert [str(a.move) for a in pipeline(frame("f1")).report.accepted] == ["4+"]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from companion.referee import Referee
+from companion.referee import Observation, Referee, half_turned
 from companion.referee.evidence import tally
 from companion.referee.reconcile import Evidence
 from companion.referee.records import RecordWriter
@@ -149,9 +149,35 @@ def test_after_a_frame_nobody_saw_two_moves_are_asked_one_at_a_time() -> None:
     assert ref.pending is not None and ref.pending.choices[0] == game.moves[0]
     answered = ref.confirm("2+")
     assert answered.behind and not answered.confirmed  # the board shows a later move
-    again = ref.observe(shown, still=True)
+    again = ref.observe(shown, still=True, again=True)
     assert [str(a.move) for a in again.accepted] == ["9-"] and again.confirmed
     assert ref.position == game.position
+
+
+def test_after_the_players_overrule_a_dispute_the_same_board_proves_no_later_move() -> None:
+    """A board that contradicted every legal story is no witness for the moves after
+    the one the players named, however well it fits them now: they are asked too."""
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    game = Game()
+    game.play("2+")
+    game.play("9-")
+    ref.observe(None, fit=False, reason="hand over the board", still=True)
+    odd = (0, 9, 9, 0, 0, 0, 0, 9, 9, 0, 0, 0)
+    assert ref.observe(reading(odd, (0, 0)), still=True).state == "dispute"
+    answered = ref.confirm("2+")  # the players overrule it: 2+ was played
+    assert answered.behind and not answered.confirmed
+    shown = reading(game.position.board, game.position.big)
+    again = ref.observe(shown, still=True, again=True)
+    assert not again.accepted and again.state == "ambiguous"
+    assert ref.pending is not None and ref.pending.choices[0] == game.moves[1]
+    assert ref.confirm("9-").behind  # then judged once more from after the answer
+    assert ref.observe(shown, still=True, again=True).confirmed
+    assert ref.position == game.position
+    game.play("3-")  # a new photo is a witness again
+    report = ref.observe(reading(game.position.board, game.position.big), still=True)
+    assert [str(a.move) for a in report.accepted] == ["3-"]
 
 
 def test_two_moves_are_taken_when_a_frame_with_a_hand_showed_the_board_between() -> None:
@@ -326,3 +352,41 @@ def test_a_game_the_players_stop_is_counted_and_journaled() -> None:
     kind, data = journal.records[-1]
     assert kind == "end" and data["final"] == list(ref.position.outcome.final)  # type: ignore[union-attr]
     assert ref.end_by_count().detail == "game over"  # a second press changes nothing
+
+
+def test_weighing_a_frame_changes_nothing() -> None:
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    after = play(start, "2+").position
+    shown = Observation(reading(after.board, after.big), still=True)
+    found = ref.weigh(shown)
+    other = ref.weigh(shown, half_turn=True)
+    assert found is not None and other is not None and found > other + 9.0
+    assert ref.position == start and ref.trusted_boards == 1
+    assert [str(a.move) for a in ref.see(shown).accepted] == ["2+"]
+
+
+def test_a_half_turn_reads_square_k_as_k_plus_6_in_every_field() -> None:
+    board = tuple(range(12))
+    obs = Observation(
+        tuple(reading(board, (1, 0))),
+        still=True,
+        changed=tuple(sq == 2 for sq in range(12)),
+        hidden=tuple(sq == 3 for sq in range(12)),
+        areas=tuple(float(sq) for sq in range(12)),
+        kept=tuple(None if sq == 4 else 0.5 for sq in range(12)),
+    )
+    turned = half_turned(obs)
+    assert turned.reading is not None
+    assert [max(range(len(e.probs)), key=e.probs.__getitem__) for e in turned.reading] == [
+        (k + 6) % 12 for k in range(12)
+    ]
+    assert turned.reading[6].big_prob > 0.5 > turned.reading[0].big_prob
+    assert turned.changed == tuple(sq == 8 for sq in range(12))
+    assert turned.hidden == tuple(sq == 9 for sq in range(12))
+    assert turned.areas == tuple(float((k + 6) % 12) for k in range(12))
+    assert turned.kept is not None and turned.kept[10] is None
+    assert half_turned(turned) == obs
+    ring = Observation(reading(tuple([1] * 18), (0, 0, 0)))
+    assert half_turned(ring) is ring  # three seats: no half turn looks the same

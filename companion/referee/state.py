@@ -256,6 +256,8 @@ class Referee:
         #: the open question is about the first of several moves (see Report.behind)
         self._behind = False
         self._recheck = False
+        #: clear photos in a row judged to show a move half made (``moving``)
+        self._paused_stills = 0
         self._stale_after_trust: frozenset[int] = frozenset()
         #: per SHARPNESS, how well it explains the boards trusted so far (sharpness_scores)
         self._sharp_scores = [0.0] * len(SHARPNESS)
@@ -676,6 +678,15 @@ class Referee:
             verdict = as_question(verdict)
         if still and self.blind and verdict.kind != VerdictKind.AMBIGUOUS:
             verdict = self._blind_question(verdict)
+        if still and not partial:
+            self._paused_stills = (
+                self._paused_stills + 1 if verdict.kind == VerdictKind.MOVING else 0
+            )
+            if self._paused_stills >= 2:
+                # A second clear photo that shows a move half made: photos are taken of
+                # settled scenes, so the referee has lost the thread (a move it took for
+                # "nothing happened"): the players say what was played.
+                verdict = self._blind_question(verdict)
         if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial:
             verdict = replace(verdict, kind=VerdictKind.MOVING)  # wait for a clear frame
         if partial and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked):
@@ -782,8 +793,12 @@ class Referee:
         if verdict.kind == VerdictKind.ACCEPT:
             return replace(as_question(verdict), behind=bool(verdict.follows))
         firsts: list[Move] = []
-        for cand in verdict.ranked:
-            if cand.kind == "move" and cand.move is not None and cand.move not in firsts:
+        for cand in verdict.ranked:  # (a move half made names the move too)
+            if (
+                cand.kind in ("move", "moving")
+                and cand.move is not None
+                and cand.move not in firsts
+            ):
                 firsts.append(cand.move)
         if not firsts:
             return verdict

@@ -106,3 +106,28 @@ def test_each_camera_move_is_checked_against_the_answers_by_its_own_ply() -> Non
     wrong = _Players([Move.parse("5+")], START.ply)
     line = _move_lines(report, "f1", ref, wrong)[0]
     assert line["expected"] == "5+" and [str(m) for m in ref.game.moves] == ["5+"]
+
+
+def test_a_second_photo_of_a_move_half_made_is_asked_about() -> None:
+    """Photos show settled scenes: one caught mid-move is waited on, a second in a row
+    means the referee lost the thread, so the players say what was played."""
+    opening = Position.initial()
+    halfway = board_of(opening)
+    t = play(opening, "2+")
+    for square in (3, 4, 5):  # picked up square 2, three of its five sown so far
+        counts = list(halfway[0])
+        counts[square] += 1
+        halfway = (tuple(counts), halfway[1])
+    counts = list(halfway[0])
+    counts[2] = 0
+    halfway = (tuple(counts), halfway[1])
+    ref = Referee()
+    ref.vouch(Observation(reading(board_of(opening)), still=True))
+    assert ref.observe(reading(halfway), still=True).state == "moving"
+    second = ref.observe(reading(halfway), still=True)
+    assert second.state == "ambiguous" and not second.accepted
+    assert second.verdict is not None and second.verdict.choices[0] == t.move
+    # a live stream waits as long as the scene takes
+    live = Referee()
+    live.vouch(Observation(reading(board_of(opening)), still=True))
+    assert {live.observe(reading(halfway)).state for _ in range(6)} == {"moving"}

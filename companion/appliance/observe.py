@@ -31,6 +31,7 @@ from vision import (
     Locator,
     SquareReading,
     VisionConfig,
+    assess_frame,
     calibrate,
     change_canvas,
     config_from_dict,
@@ -116,7 +117,10 @@ class VisionObserver:
         located = self.locator.locate(image)
         outline = located.outline
         if outline is None:
-            return self._unread("board not found", board_found=False)
+            # a frame unfit to count (motion, exposure) hides the board: say that, not
+            # "board not found", which asks the players for its corners
+            quality = assess_frame(image, previous, None, self.config.gate)
+            return self._unread(quality.reason or "board not found", board_found=False)
         if located.moved:
             # A bumped camera: the old reference frame no longer lines up with
             # the squares, so no square may be called unchanged against it. The

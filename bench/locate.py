@@ -2,6 +2,7 @@
 
     python bench/locate.py DATASET_DIR                        # both finders
     python bench/locate.py DATASET_DIR --finder learned --limit 20 --every 4
+    python bench/locate.py DATASET_DIR --finder learned --line-model new.onnx   # another net
 
 Runs ``vision.locate.locate_board`` on every image with a truth JSON (recursively, as
 ``bench/vision.py``), without counting, so the search's own CPU time per frame is seen
@@ -17,6 +18,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -43,6 +45,9 @@ def main() -> int:
     ap.add_argument("--finder", choices=[f.value for f in Finder], action="append")
     ap.add_argument("--limit", type=int, help="at most this many images")
     ap.add_argument("--every", type=int, default=1, help="every Nth image only")
+    ap.add_argument(
+        "--line-model", type=Path, help="board-line network (ONNX) for the learned finder"
+    )
     args = ap.parse_args()
     if not args.dataset.is_dir():
         ap.error(f"{args.dataset} is not a folder")
@@ -57,6 +62,8 @@ def main() -> int:
         ap.error(f"no images with a truth JSON under {args.dataset}")
     for name in args.finder or [f.value for f in Finder]:
         cfg = LocateConfig(finder=Finder(name))
+        if args.line_model is not None:
+            cfg = replace(cfg, line_model=str(args.line_model))
         found = good = turned = 0
         cpu: dict[str, list[float]] = {}
         for js in truths:

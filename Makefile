@@ -157,10 +157,15 @@ train-calibrate-renders: $(STAMP)
 # The learned board finder (training/finder): a small network marking the board's drawn lines,
 # trained on train-v4 less its index % 20 == 19 validation fold, for LocateConfig.finder =
 # "learned". FINDER_MINUTES is the wall-time budget of the steps (40 on 2 shared cores).
+# FINDER_INIT warm-starts from a former run's boardlines.pt (FINDER_LR=0.002 then; a run
+# of 75 minutes so made is in training/finder/README.md, not shipped).
 FINDER_MINUTES ?= 40
+FINDER_LR ?= 0.004
+# a .pt a former run wrote, to start from (empty: from scratch)
+FINDER_INIT ?=
 train-finder: train-venv
 	mkdir -p $(TRAIN_OUT)
 	OMP_NUM_THREADS=1 nice -n 5 $(TRAIN_VENV)/bin/python -m training.finder \
-	  --data $(RENDER_TRAIN) --holdout 19/20 --minutes $(FINDER_MINUTES) \
-	  --out $(TRAIN_OUT)/boardlines.onnx
+	  --data $(RENDER_TRAIN) --holdout 19/20 --minutes $(FINDER_MINUTES) --lr $(FINDER_LR) \
+	  $(if $(FINDER_INIT),--init $(FINDER_INIT)) --out $(TRAIN_OUT)/boardlines.onnx
 	cp $(TRAIN_OUT)/boardlines.onnx vision/models/boardlines.onnx

@@ -36,6 +36,10 @@ WORK_SCALE = 0.75
 CROP = 192  # training window, input px (square)
 LR = 4e-3
 JOINTS_P = 0.35  # share of crops given a floor of joints (``_joints``)
+#: share of crops of a bare floor (sensor noise, blotches, joints, no board): the
+#: renders always hold a board near the middle, and a net never shown a floor without
+#: one marks lines on it (a board "found" on blank ground)
+BLANK_P = 0.0
 
 
 @dataclass
@@ -158,8 +162,25 @@ def _joints(crop: np.ndarray, lines: np.ndarray, rng: np.random.Generator) -> np
     return np.clip(x, 0, 255).astype(np.uint8)
 
 
-def sample(s: Scene, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """A random crop at a random scale, rotation and flip, and its half-resolution target."""
+def bare_floor(rng: np.random.Generator) -> np.ndarray:
+    """A crop of ground with no board: noise of any level and grain, blotches, joints."""
+    base = rng.uniform(30, 225, 3)
+    grain = rng.normal(0.0, rng.uniform(2, 25), (CROP, CROP, 3))
+    blot = cv2.GaussianBlur(rng.normal(0.0, 1.0, (CROP, CROP)), (0, 0), rng.uniform(3, 30))
+    blot *= rng.uniform(0, 40) / max(float(blot.std()), 1e-6)
+    x = np.clip(base[None, None, :] + grain + blot[..., None], 0, 255).astype(np.uint8)
+    if rng.random() < JOINTS_P:
+        x = _joints(x, np.zeros((CROP, CROP), np.float32), rng)
+    return np.asarray(COLOUR(x, rng), np.uint8)
+
+
+def sample(
+    s: Scene, rng: np.random.Generator, blank: float = BLANK_P
+) -> tuple[np.ndarray, np.ndarray]:
+    """A random crop at a random scale, rotation and flip, and its half-resolution target
+    (a share ``blank`` of them a bare floor, whose target is empty)."""
+    if rng.random() < blank:
+        return bare_floor(rng), np.zeros((CROP // 2, CROP // 2), np.float32)
     img = cv2.imdecode(s.jpeg, cv2.IMREAD_COLOR)
     h, w = img.shape[:2]
     scale = WORK_SCALE * float(np.exp(rng.uniform(np.log(0.55), np.log(1.5))))
@@ -223,10 +244,11 @@ class LineNet(nn.Module):
 
 
 def _batch(
-    scenes: list[Scene], n: int, rng: np.random.Generator
+    scenes: list[Scene], n: int, rng: np.random.Generator, blank: float = BLANK_P
 ) -> tuple[torch.Tensor, torch.Tensor]:
     xs, ts = zip(
-        *(sample(scenes[int(rng.integers(len(scenes)))], rng) for _ in range(n)), strict=True
+        *(sample(scenes[int(rng.integers(len(scenes)))], rng, blank) for _ in range(n)),
+        strict=True,
     )
     x = torch.from_numpy(np.stack(xs).transpose(0, 3, 1, 2).astype(np.float32))
     t = torch.from_numpy(np.stack(ts)[:, None])
@@ -278,6 +300,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--init", type=Path, help="start from these weights (a .pt this script saved)")
+    ap.add_argument(
+        "--lr", type=float, default=LR, help="peak learning rate (lower to fine-tune from --init)"
+    )
+    ap.add_argument(
+        "--blank", type=float, default=BLANK_P, help="share of crops of a bare floor (no board)"
+    )
     args = ap.parse_args(argv)
     try:
         holdout = parse_fold(args.holdout)
@@ -298,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     net = LineNet()
     if args.init is not None:
         net.load_state_dict(torch.load(args.init))
-    opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=1e-4)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     pos_w = torch.tensor(4.0)
     lossf = nn.BCEWithLogitsLoss(pos_weight=pos_w)
     t0 = time.monotonic()
@@ -309,8 +337,8 @@ def main(argv: list[str] | None = None) -> int:
         if frac >= 1.0:
             break
         for g in opt.param_groups:  # cosine on wall time: the budget, not a step count
-            g["lr"] = LR * 0.5 * (1 + np.cos(np.pi * min(frac, 1.0))) + 1e-5
-        x, t = _batch(train, args.batch, rng)
+            g["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * min(frac, 1.0))) + 1e-5
+        x, t = _batch(train, args.batch, rng, args.blank)
         loss = lossf(net(x), t)
         opt.zero_grad()
         loss.backward()

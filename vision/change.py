@@ -286,12 +286,11 @@ def _channel_max(image: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def _changed_mask(
-    reference: NDArray[np.uint8],
-    canvas: NDArray[np.uint8],
-    labels: NDArray[np.int32],
-    cfg: ChangeConfig,
-    depth: float,
+    reference: NDArray[np.uint8], canvas: NDArray[np.uint8], cfg: ChangeConfig, depth: float
 ) -> NDArray[np.uint8]:
+    """Pixels of ``canvas`` outside their reference neighbourhood's range (``square_changes``);
+    ``depth``: the semicircles' depth, rounded as ``canvas_squares`` caches it."""
+    labels = canvas_squares(depth, cfg.area_px)
     ref = reference.astype(np.float32)
     now = canvas.astype(np.float32)
     factor = cfg.area_px / _COARSE_PX
@@ -373,7 +372,7 @@ def square_changes(
     labels = canvas_squares(round(depth, 3), cfg.area_px)
     if labels.shape != canvas.shape[:2]:
         return None
-    changed = _changed_mask(reference, canvas, labels, cfg, round(depth, 3))
+    changed = _changed_mask(reference, canvas, cfg, round(depth, 3))
     inside = labels >= 0
     lab = labels[inside]
     pebble = np.pi / 4 * (cfg.pebble_share * cfg.area_px) ** 2

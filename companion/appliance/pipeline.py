@@ -85,9 +85,10 @@ class FramePipeline:
         #: the camera sees the board from P1's side (square k where vision says k + 6);
         #: None while the game has not shown which (a two-player board looks the same
         #: turned half round), False for a ring
-        self.turned: bool | None = None if len(referee.position.board) == NUM_SQUARES else False
-        self._side_from = referee.position.ply
+        self.turned: bool | None = None
+        self._side_from = 0
         self._side_odds = 0.0  # log odds, summed over frames, that the board is turned
+        self._open_side()
 
     def follow(self, referee: Referee, *, start_shown: bool = False) -> None:
         """A new game (or one continued from a trusted position) on the same camera."""
@@ -95,10 +96,14 @@ class FramePipeline:
         self.referee = referee
         self._trusted = referee.trusted_boards
         self._start_shown = start_shown
-        # the players may have changed sides: the new game shows again where P0 sits
-        self.turned = None if len(referee.position.board) == NUM_SQUARES else False
-        self._side_from = referee.position.ply
-        self._side_odds = 0.0  # log odds, summed over frames, that the board is turned
+        self._open_side()  # the players may have changed sides
+
+    def _open_side(self) -> None:
+        """Where P0 sits is for this game to show (``turned``); a ring has no half turn."""
+        position = self.referee.position
+        self.turned = None if len(position.board) == NUM_SQUARES else False
+        self._side_from = position.ply
+        self._side_odds = 0.0
 
     def _sync_reference(self) -> None:
         if self.referee.trusted_boards != self._trusted:

@@ -238,16 +238,7 @@ def _pinned(
 
 def board_fit(reading: Sequence[SquareEvidence], board: Board, floor: float = 1e-4) -> float:
     """Log-likelihood of ``board`` under a reading, squares taken as independent."""
-    total = 0.0
-    side = len(board[0]) // len(board[1]) if board[1] else len(board[0])
-    for sq, evidence in enumerate(reading):
-        probs = evidence.probs
-        n = board[0][sq]
-        total += math.log(max(probs[n] if n < len(probs) else 0.0, floor))
-        if sq % side == 0 and board[1]:
-            p = evidence.big_prob if board[1][sq // side] else 1.0 - evidence.big_prob
-            total += math.log(max(p, floor))
-    return total
+    return _Scorer(reading, floor, floor)(board)[0]
 
 
 def map_board(reading: Sequence[SquareEvidence]) -> Board:

@@ -132,6 +132,12 @@ class Observation:
     kept: tuple[float | None, ...] | None = None
 
 
+def _turned(values: Sequence[Any]) -> tuple[Any, ...]:
+    """Per-square values of a two-player board seen from the other side: k from k + 6."""
+    n = len(values)
+    return tuple(values[(k + n // 2) % n] for k in range(n))
+
+
 def half_turned(observation: Observation) -> Observation:
     """The same frame seen from the other side of the board: square k read as k + 6.
 
@@ -142,14 +148,9 @@ def half_turned(observation: Observation) -> Observation:
     reading = observation.reading
     if reading is None or len(reading) != NUM_SQUARES:
         return observation
-    half = NUM_SQUARES // 2
 
     def turn(values: Sequence[Any] | None) -> Any:
-        return (
-            None
-            if values is None
-            else tuple(values[(k + half) % NUM_SQUARES] for k in range(NUM_SQUARES))
-        )
+        return None if values is None else _turned(values)
 
     return replace(
         observation,
@@ -492,8 +493,7 @@ class Referee:
     def turn_half(self) -> None:
         """The camera was found to see the board from the other side (:func:`half_turned`):
         what was learnt square by square turns with it."""
-        n = len(self._offsets)
-        self._offsets = tuple(self._offsets[(k + n // 2) % n] for k in range(n))
+        self._offsets = _turned(self._offsets)
         self._partials = []
         self._last_seen = None
 

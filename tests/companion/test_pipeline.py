@@ -97,13 +97,18 @@ def turned(board: tuple[int, ...], big: tuple[int, int]) -> list[Evidence]:
     return [seen[(k + 6) % 12] for k in range(12)]
 
 
+def tracked(start: Position | None = None) -> tuple[FakeObserver, Referee, FramePipeline]:
+    """A pipeline as ``track`` builds it: the start vouched for by the first frame."""
+    observer = FakeObserver()
+    referee = Referee(start=start)
+    referee.setup_checked = True
+    return observer, referee, FramePipeline(observer, referee, start_shown=True)
+
+
 def test_a_camera_on_p1s_side_is_found_out_by_the_first_move_and_the_game_goes_on() -> None:
     """The board looks the same turned half round: the opening cannot say where P0
     sits, the first move can (P0 sows from their own row)."""
-    observer = FakeObserver()
-    referee = Referee()
-    referee.setup_checked = True
-    pipeline = FramePipeline(observer, referee, start_shown=True)
+    observer, referee, pipeline = tracked()
     game = Game()
     observer.board = turned(game.position.board, game.position.big)
     pipeline(frame("f0"))
@@ -117,10 +122,7 @@ def test_a_camera_on_p1s_side_is_found_out_by_the_first_move_and_the_game_goes_o
 
 
 def test_a_camera_on_p0s_side_stays_as_found() -> None:
-    observer = FakeObserver()
-    referee = Referee()
-    referee.setup_checked = True
-    pipeline = FramePipeline(observer, referee, start_shown=True)
+    observer, _, pipeline = tracked()
     game = Game()
     observer.board = reading(game.position.board, game.position.big)
     pipeline(frame("f0"))
@@ -132,10 +134,7 @@ def test_a_camera_on_p0s_side_stays_as_found() -> None:
 
 def test_a_start_that_is_not_the_opening_shows_the_side_at_once() -> None:
     start = Position.from_text("1B|7,1,1,7,7|2B|0,0,6,6,6 P0 s6/0 q0/0 d0/0 n2")
-    observer = FakeObserver()
-    referee = Referee(start=start)
-    referee.setup_checked = True
-    pipeline = FramePipeline(observer, referee, start_shown=True)
+    observer, _, pipeline = tracked(start)
     observer.board = turned(start.board, start.big)
     assert pipeline(frame("f0")).report.confirmed
     assert pipeline.turned is True

@@ -285,6 +285,15 @@ def _channel_max(image: NDArray[np.float32]) -> NDArray[np.float32]:
     return np.maximum(np.maximum(image[..., 0], image[..., 1]), image[..., 2])
 
 
+#: BGR -> the two opponent colours, red - green and yellow - blue
+_OPPONENT = np.array([[0.0, -1.0, 1.0], [-1.0, 0.5, 0.5]], np.float32)
+
+
+def _opponent(image: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The two opponent colours of a BGR image (red - green, yellow - blue)."""
+    return np.asarray(cv2.transform(image, _OPPONENT), np.float32)
+
+
 def _changed_mask(
     reference: NDArray[np.uint8], canvas: NDArray[np.uint8], cfg: ChangeConfig, depth: float
 ) -> NDArray[np.uint8]:
@@ -329,7 +338,15 @@ def _changed_mask(
     if cfg.area_rel > 0:
         level = _channel_max(ref * g)
         step = np.clip(cfg.area_rel * level, cfg.area_least, cfg.area_step)
-    changed = (diff > step).astype(np.uint8)
+    outside = diff > step
+    if cfg.area_chroma > 0:
+        # the same range test on the opponent colours, where a textured grey ground is flat
+        ref_opp = _opponent(ref * g)
+        now_opp = _opponent(now)
+        hi, lo = cv2.dilate(ref_opp, kernel), cv2.erode(ref_opp, kernel)
+        off = np.maximum(cv2.subtract(now_opp, hi), cv2.subtract(lo, now_opp))
+        outside |= np.maximum(off[..., 0], off[..., 1]) > cfg.area_chroma
+    changed = outside.astype(np.uint8)
     width = max(2, round(cfg.min_width * cfg.pebble_share * cfg.area_px))
     blob = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
     return np.asarray(cv2.morphologyEx(changed, cv2.MORPH_OPEN, blob))
@@ -358,7 +375,9 @@ def square_changes(
     (a cloud, the sun moving), a pixel counts as changed only when it lies
     outside the range of its reference neighbourhood (a piece nudged a
     pixel) by ``area_step`` levels, or ``area_rel`` of its brightness where
-    that is less (a shadow), a camera shaken by up to ``max_shift`` pixels
+    that is less (a shadow), or in either opponent colour by ``area_chroma``
+    levels (coloured pieces on a grey ground whose grains span every
+    channel's range), a camera shaken by up to ``max_shift`` pixels
     is realigned, and changed blobs narrower than ``min_width`` pebbles are
     dropped (a shadow's rim moving with the sun). ``pebbles``: the
     counter's pebble density on the reference frame

@@ -145,6 +145,10 @@ class ChangeConfig:
     # a shadow differs from the ground by fewer levels), but never fewer than area_least
     area_rel: float = 0.1
     area_least: float = 5.0
+    # ... or by this many levels in either opponent colour (red-green, yellow-blue), where
+    # brightness says nothing: beige shells on grey gravel, whose light and dark grains
+    # span every channel's range but none of their colour. 0 turns the test off
+    area_chroma: float = 12.0
     max_shift: float = 4.0  # camera shake taken out before comparing: px of an 80 px square
     # changed blobs narrower than this (pebble diameters) are dropped: the rim a shadow
     # leaves when the sun moves, the crescents of a pebble nudged a pixel or two. Never

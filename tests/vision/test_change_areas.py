@@ -104,7 +104,7 @@ def test_hidden_squares_and_missing_references_give_no_area() -> None:
     now = change_canvas(after, outline)
     assert changed_areas(None, now, outline.arc_depth) is None
     assert changed_areas(now[:-2], now, outline.arc_depth) is None  # another camera mode
-    deaf = ChangeConfig(area_step=400.0, area_least=400.0)
+    deaf = ChangeConfig(area_step=400.0, area_least=400.0, area_chroma=0.0)
     assert max(_areas(before, after, outline, cfg=deaf)) == 0.0
 
 
@@ -166,3 +166,43 @@ def test_a_pile_of_pieces_a_seventeenth_of_a_square_wide_shows_going() -> None:
         dropped = max(areas[sq] for sq in range(NUM_SQUARES) if ADDED[sq])
         assert areas[4] > 1.5 * dropped, (scene, areas)
         assert max(areas[sq] for sq in (1, 3, 10, 11)) < 0.1, (scene, areas)
+
+
+def _gravel(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """A grey ground of light and dark grains a few pixels wide (gravel, terrazzo)."""
+    grains = rng.uniform(50, 210, (shape[0] // 3 + 1, shape[1] // 3 + 1))
+    grey = np.kron(grains, np.ones((3, 3)))[: shape[0], : shape[1]]
+    return np.repeat(grey[..., None], 3, axis=2).astype(np.uint8)
+
+
+def test_coloured_pieces_on_grey_grains_show_by_their_colour() -> None:
+    import cv2
+
+    from vision.change import canvas_squares
+
+    depth = 0.95
+    cfg = ChangeConfig()
+    labels = canvas_squares(depth, cfg.area_px)
+    rng = np.random.default_rng(5)
+    before = _gravel(rng, labels.shape)
+    after = before.copy()
+    ys, xs = np.nonzero(labels == 3)
+    cy, cx = int(ys.mean()), int(xs.mean())
+    radius = round(cfg.pebble_share * cfg.area_px / 2)
+    for dx in (-2 * radius, 0, 2 * radius):  # three beige shells, as bright as the grains
+        cv2.circle(after, (cx + dx, cy), radius, (110, 140, 165), -1)
+    colour = _areas_of(before, after, depth, cfg)
+    grey_only = _areas_of(before, after, depth, ChangeConfig(area_chroma=0.0))
+    assert colour[3] > 2.0 and grey_only[3] < 0.5 * colour[3], (colour[3], grey_only[3])
+    assert max(a for sq, a in enumerate(colour) if sq != 3) == 0.0
+    # the same ground, lit a little differently: no colour of its own to change
+    dimmer = (before.astype(np.float32) * 0.85).astype(np.uint8)
+    assert max(_areas_of(before, dimmer, depth, cfg)) < 0.25
+
+
+def _areas_of(
+    before: np.ndarray, after: np.ndarray, depth: float, cfg: ChangeConfig
+) -> list[float]:
+    areas = changed_areas(before, after, depth, cfg=cfg)
+    assert areas is not None
+    return [0.0 if a is None else a for a in areas]

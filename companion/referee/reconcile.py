@@ -192,6 +192,12 @@ class Verdict:
     #: to (their weights summed, priors included): comparable between readings of one
     #: frame, such as the board as found and the board seen from the other side
     evidence: float = 0.0
+    #: how sure the changed areas alone (no counts) are of the accepted move, None
+    #: without them: what a scene whose pieces the counter cannot see still proves
+    change_confidence: float | None = None
+    #: ``evidence`` from the changed areas alone (None without them): what a frame
+    #: says where the counter cannot see the pieces
+    change_evidence: float | None = None
 
     @property
     def detail(self) -> str:
@@ -599,6 +605,7 @@ def reconcile(
         "mistake": math.log(cfg.prior_mistake),
     }
     scored: list[tuple[float, Candidate, Transition | None]] = []
+    by_change: list[float] = []  # each candidate's score from the changed areas alone
     pool = candidates(position, rules, current, plies)
     lawful = {c.board for c, _ in pool if c.kind in ("unchanged", "refill", "move")}
     pool = [
@@ -629,6 +636,7 @@ def reconcile(
             prior -= math.log(variants[cand.kind, cand.move])
         cand = replace(cand, loglik=ll, outliers=outliers, change_ll=cll)
         scored.append(((raw + cll) / temp + prior, cand, t))
+        by_change.append(cll / temp + prior)
     # Merge a move's variants that end in the same position (same board, same score).
     groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
     for item in scored:
@@ -647,6 +655,19 @@ def reconcile(
     _, best, best_t = max(groups[best_key], key=lambda item: item[0])
     confidence = weights[best_key] / total
     evidence = top + math.log(total)
+    change_confidence = change_evidence = None
+    if changes is not None:
+        # the same posterior without the counts: the move's own variants against the rest
+        ctop = max(by_change)
+        alone = [math.exp(v - ctop) for v in by_change]
+        change_evidence = ctop + math.log(sum(alone))
+        if best.kind == "move" and not best.follows:
+            mine = sum(
+                m
+                for m, (_, c, _t) in zip(alone, scored, strict=True)
+                if c.kind == "move" and c.move == best.move and not c.follows
+            )
+            change_confidence = mine / sum(alone)
 
     # the deficit allowed grows with the squares summed (12 on the two-player board)
     deficit = cfg.max_deficit * len(reading) / 12 if len(reading) != 12 else cfg.max_deficit
@@ -694,6 +715,7 @@ def reconcile(
                 seen=seen,
                 ranked=ranked,
                 evidence=evidence,
+                change_evidence=change_evidence,
                 behind=True,
             )
 
@@ -725,6 +747,7 @@ def reconcile(
                         seen=seen,
                         ranked=ranked,
                         evidence=evidence,
+                        change_evidence=change_evidence,
                     )
                 return Verdict(
                     VerdictKind.ACCEPT,
@@ -735,9 +758,18 @@ def reconcile(
                     seen=seen,
                     ranked=ranked,
                     evidence=evidence,
+                    change_evidence=change_evidence,
+                    change_confidence=change_confidence,
                 )
             kind = VerdictKind.REFILL_DONE if best.kind == "refill" else VerdictKind(best.kind)
-            return Verdict(kind, confidence, seen=seen, ranked=ranked, evidence=evidence)
+            return Verdict(
+                kind,
+                confidence,
+                seen=seen,
+                ranked=ranked,
+                evidence=evidence,
+                change_evidence=change_evidence,
+            )
         # Ask between the likeliest moves; a move's pauses and mistakes count
         # towards it, since the players' answer settles those too. When the
         # board shows several moves, ask how they began (the answer comes
@@ -765,6 +797,7 @@ def reconcile(
                 seen=seen,
                 ranked=ranked,
                 evidence=evidence,
+                change_evidence=change_evidence,
                 behind=several,
             )
     # A dispute: name the mistake if one fits, and compare with the closest legal result.
@@ -790,6 +823,7 @@ def reconcile(
             seen=seen,
             ranked=ranked,
             evidence=evidence,
+            change_evidence=change_evidence,
         )
     if best.kind == "mistake" and best.move is not None:
         move = best.move
@@ -806,4 +840,5 @@ def reconcile(
         seen=seen,
         ranked=ranked,
         evidence=evidence,
+        change_evidence=change_evidence,
     )

@@ -476,8 +476,10 @@ class Referee:
     def weigh(self, observation: Observation, *, half_turn: bool = False) -> float | None:
         """How likely this frame is under what the game may have come to (the log
         evidence of :class:`~companion.referee.reconcile.Verdict`), judged on a copy of
-        the referee so nothing here changes; None when the frame decides nothing.
+        the referee so nothing here changes; None when the frame decides nothing. On a
+        scene the counter cannot see (``blind``), the changed areas' evidence alone.
         ``half_turn``: as seen from the other side of the board (:func:`half_turned`)."""
+        blind = self.blind  # (both ways are weighed alike, whatever a probe learns)
         journal, clock = self.journal, self.clock
         self.journal = self.clock = None
         try:
@@ -488,7 +490,11 @@ class Referee:
             probe.turn_half()
             observation = half_turned(observation)
         verdict = probe.see(observation).verdict
-        return None if verdict is None else verdict.evidence
+        if verdict is None:
+            return None
+        if blind and verdict.change_evidence is not None:
+            return verdict.change_evidence  # (counts that miss the pieces say nothing)
+        return verdict.evidence
 
     def turn_half(self) -> None:
         """The camera was found to see the board from the other side (:func:`half_turned`):
@@ -677,7 +683,8 @@ class Referee:
             # may be the wrong story, so the players say how it began
             verdict = as_question(verdict)
         if still and self.blind and verdict.kind != VerdictKind.AMBIGUOUS:
-            verdict = self._blind_question(verdict)
+            proven = self._proven_by_change(verdict)
+            verdict = self._blind_question(verdict) if proven is None else proven
         if still and not partial:
             self._paused_stills = (
                 self._paused_stills + 1 if verdict.kind == VerdictKind.MOVING else 0
@@ -787,6 +794,23 @@ class Referee:
         self.pending = verdict
         self.state = RefereeState.DISPUTE
         return Report(RefereeState.DISPUTE, verdict.detail, verdict=verdict)
+
+    def _proven_by_change(self, verdict: Verdict) -> Verdict | None:
+        """A move accepted on a scene the counter cannot see, if its changed areas
+        alone prove it: where it picked up, dropped and captured must show as surely
+        as any move is accepted, with the counts left out. It keeps the lesser of
+        the two confidences; None when the players must say (``_blind_question``).
+        """
+        sure = verdict.change_confidence
+        if (
+            verdict.kind == VerdictKind.ACCEPT
+            and not verdict.follows
+            and not verdict.behind
+            and sure is not None
+            and sure >= self.config.reconcile.accept
+        ):
+            return replace(verdict, confidence=min(verdict.confidence, sure))
+        return None
 
     def _blind_question(self, verdict: Verdict) -> Verdict:
         """A photo of a scene the counter cannot see: the players say what happened."""

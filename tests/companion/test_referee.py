@@ -367,6 +367,27 @@ def test_weighing_a_frame_changes_nothing() -> None:
     assert [str(a.move) for a in ref.see(shown).accepted] == ["2+"]
 
 
+def test_a_blind_scene_is_weighed_by_where_its_squares_changed() -> None:
+    """The counts of a scene the counter cannot see are no witness (here they even
+    read the board turned); where its squares changed is."""
+    from companion.referee.change import ChangeModel, square_units
+    from companion.referee.reconcile import board_of, cleared_squares
+
+    start = Position.initial()
+    ref = Referee()
+    blurred = reading((0,) * 12, start.big)
+    ref.vouch(Observation(blurred, still=True))
+    assert ref.blind
+    t = play(start, "2+")
+    units = square_units(board_of(start), board_of(t.position), cleared_squares(t), ChangeModel())
+    misread = half_turned(Observation(reading(t.position.board, t.position.big)))
+    assert misread.reading is not None
+    shown = Observation(misread.reading, still=True, areas=tuple(units))
+    found = ref.weigh(shown)
+    other = ref.weigh(shown, half_turn=True)
+    assert found is not None and other is not None and found > other + 3.0
+
+
 def test_a_half_turn_reads_square_k_as_k_plus_6_in_every_field() -> None:
     board = tuple(range(12))
     obs = Observation(

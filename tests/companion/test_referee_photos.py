@@ -96,6 +96,28 @@ def test_a_camera_that_cannot_see_the_pieces_asks_instead_of_deciding() -> None:
     assert not sharp.blind
 
 
+def test_a_blind_camera_takes_a_move_its_changed_areas_alone_prove() -> None:
+    """The counter reads nothing here, but where the move picked up and dropped shows."""
+    t = play(START, "4+")
+    after = board_of(t.position)
+    units = square_units(board_of(START), after, cleared_squares(t), ChangeModel())
+    blurred = [Evidence.exact(0, 1 if sq % 6 == 0 else 0) for sq in range(12)]
+    kept = tuple(None if START.board[sq] == 0 else (0.0 if sq == 4 else 1.0) for sq in range(12))
+    ref = Referee(start=START)
+    ref.vouch(Observation(blurred, still=True))
+    assert ref.blind
+    unsure = torn(board_of(START), after)  # the counts: as likely unchanged as 4+
+    seen = ref.observe(unsure, still=True, areas=tuple(units), in_place=kept)
+    assert [str(a.move) for a in seen.accepted] == ["4+"]
+    assert seen.verdict is not None and seen.verdict.change_confidence is not None
+    assert seen.accepted[0].confidence <= seen.verdict.change_confidence
+    # no area changed anywhere: "nothing happened" is still not taken from a blind photo
+    quiet = Referee(start=START)
+    quiet.vouch(Observation(blurred, still=True))
+    nothing = quiet.observe(unsure, still=True, areas=(0.0,) * 12, in_place=(1.0,) * 12)
+    assert nothing.state != "waiting" and not nothing.accepted
+
+
 def test_each_camera_move_is_checked_against_the_answers_by_its_own_ply() -> None:
     ref = Referee(start=START)
     ref.vouch(Observation(reading(board_of(START)), still=True))

@@ -16,6 +16,7 @@ The three commands differ only in where frames come from and which clock runs.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -80,7 +81,7 @@ class FramePipeline:
         self.referee = referee
         self._trusted = referee.trusted_boards
         self._start_shown = start_shown
-        self._last: tuple[Observation, str | None] | None = None
+        self._last: tuple[Observation, str | None, float] | None = None
         self._opening: Frame | None = None  # the last frame, while it may show the opening
         #: the camera sees the board from P1's side (square k where vision says k + 6);
         #: None while the game has not shown which (a two-player board looks the same
@@ -139,53 +140,66 @@ class FramePipeline:
             observer.learn_opening(frame)
             obs = observer(frame)
         self._opening = frame if referee.at_opening and not observer.calibrated else None
-        obs = self._oriented(obs, vouched)
+        obs, doubt = self._oriented(obs, vouched)
         if vouched:
             self._start_shown = False
             report = referee.vouch(obs, frame.source)
         else:
-            report = referee.see(obs, frame.source)
-        self._last = (obs, frame.source)
+            report = referee.see(obs, frame.source, side_doubt=doubt)
+        self._last = (obs, frame.source, doubt)
         self._sync_reference()
         return FrameResult(obs, report)
 
-    def _oriented(self, obs: Observation, vouched: bool) -> Observation:
-        """The observation with P0's row where the game shows it (see ``turned``).
+    def _oriented(self, obs: Observation, vouched: bool) -> tuple[Observation, float]:
+        """The observation with P0's row where the game shows it (see ``turned``), and
+        the chance that P0 sits across from there after all.
 
         While the side is open, each readable frame is judged both ways on a copy
         of the referee (the start frame by how well each way fits the board the
         players vouch for); the side is taken once one way has made the frames so
-        far ``SIDE_EVIDENCE`` likelier. Till then the board is taken as found.
+        far ``SIDE_EVIDENCE`` likelier. Till then the board is taken as found, and
+        the doubt is the other side's share of the odds: a move read the wrong way
+        round is a wrong move, unless both ways show the same move (a symmetric
+        board), so the referee takes none by itself less sure than its side.
         """
         if self.turned:
-            return half_turned(obs)
-        if self.turned is False or obs.reading is None or not obs.fit:
-            return obs
+            return half_turned(obs), 0.0
+        turned = half_turned(obs)
+        if turned is obs and obs.reading is not None:
+            self.turned = False  # a ring of seats: no half turn looks the same
+        if self.turned is False:
+            return obs, 0.0
         referee = self.referee
         if referee.position.ply - self._side_from > SIDE_PLIES:
             self.turned = False
-            return obs
-        turned = half_turned(obs)
-        if turned.reading is None:
-            return obs
+            return obs, 0.0
+        if obs.reading is None or not obs.fit or turned.reading is None:
+            return obs, self._other_side()
+        same = False
         if vouched:
             board = referee.owed or board_of(referee.position)
             odds = board_fit(turned.reading, board) - board_fit(obs.reading, board)
         else:
             found, other = referee.weigh(obs), referee.weigh(obs, half_turn=True)
             if found is None or other is None:
-                return obs
-            odds = other - found
+                return obs, self._other_side()
+            odds = other.evidence - found.evidence
+            same = found.move is not None and found.move == other.move
         # frames add up: each is judged from the position the game reached, so their
         # likelihoods multiply as a run of independent witnesses
         self._side_odds += odds
         if self._side_odds >= SIDE_EVIDENCE:
             self.turned = True
             referee.turn_half()
-            return turned
+            return turned, 0.0
         if self._side_odds <= -SIDE_EVIDENCE:
             self.turned = False
-        return obs
+            return obs, 0.0
+        return obs, 0.0 if same else self._other_side()
+
+    def _other_side(self) -> float:
+        """The chance, from the frames' summed odds, that the side is not as found."""
+        return 1.0 / (1.0 + math.exp(-self._side_odds))
 
     def answer(self, move: Move | str) -> list[Report]:
         """The players say which move was made (a question or a dispute).
@@ -196,7 +210,7 @@ class FramePipeline:
         """
         reports = [self.referee.confirm(move)]
         if reports[0].behind and self._last is not None:
-            obs, source = self._last
-            reports.append(self.referee.see(obs, source, again=True))
+            obs, source, doubt = self._last
+            reports.append(self.referee.see(obs, source, again=True, side_doubt=doubt))
         self._sync_reference()
         return reports

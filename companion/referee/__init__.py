@@ -16,6 +16,7 @@ from companion.referee.state import (
     RefereeConfig,
     RefereeState,
     Report,
+    Weighing,
     half_turned,
 )
 
@@ -27,5 +28,6 @@ __all__ = [
     "RefereeConfig",
     "RefereeState",
     "Report",
+    "Weighing",
     "half_turned",
 ]

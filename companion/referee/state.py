@@ -132,6 +132,16 @@ class Observation:
     kept: tuple[float | None, ...] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Weighing:
+    """What one frame says under one side of the board (:meth:`Referee.weigh`)."""
+
+    #: log evidence of the frame (:class:`~companion.referee.reconcile.Verdict`)
+    evidence: float
+    #: the move the referee would take from it by itself, if any
+    move: Move | None = None
+
+
 def _turned(values: Sequence[Any]) -> tuple[Any, ...]:
     """Per-square values of a two-player board seen from the other side: k from k + 6."""
     n = len(values)
@@ -408,6 +418,7 @@ class Referee:
         areas: Sequence[float | None] | None = None,
         again: bool = False,
         in_place: Sequence[float | None] | None = None,
+        side_doubt: float = 0.0,
     ) -> Report:
         """One camera frame: ``fit`` False (motion, hand, exposure) means do not count it.
 
@@ -420,13 +431,26 @@ class Referee:
         (:mod:`companion.referee.change`); it supersedes ``changed``.
         ``again``: the same frame judged again after the players answered.
         ``in_place``: the share of each square's pebbles still where they lay.
+        ``side_doubt``: the chance that the camera sees the board from the other
+        side than the reading assumes (while the game has not shown it): a move is
+        only as sure as that side, so none is taken by itself below the accept level.
         """
         if still and not again:
             self._photos += 1
         if not again:
             self._recheck = False
         report = self._observe(
-            reading, frame, fit, reason, still, changed, partial, hidden, areas, in_place
+            reading,
+            frame,
+            fit,
+            reason,
+            still,
+            changed,
+            partial,
+            hidden,
+            areas,
+            in_place,
+            side_doubt,
         )
         decided = report.accepted or (
             report.verdict is not None
@@ -438,7 +462,12 @@ class Referee:
         return report
 
     def see(
-        self, observation: Observation, frame: str | None = None, *, again: bool = False
+        self,
+        observation: Observation,
+        frame: str | None = None,
+        *,
+        again: bool = False,
+        side_doubt: float = 0.0,
     ) -> Report:
         """:meth:`observe` for an observation from :mod:`companion.appliance.observe`."""
         return self.observe(
@@ -453,6 +482,7 @@ class Referee:
             areas=observation.areas,
             again=again,
             in_place=observation.kept,
+            side_doubt=side_doubt,
         )
 
     def changed_same_ratio(self) -> float:
@@ -473,7 +503,7 @@ class Referee:
         self._area_scale = other._area_scale
         self._sight = list(other._sight)
 
-    def weigh(self, observation: Observation, *, half_turn: bool = False) -> float | None:
+    def weigh(self, observation: Observation, *, half_turn: bool = False) -> Weighing | None:
         """How likely this frame is under what the game may have come to (the log
         evidence of :class:`~companion.referee.reconcile.Verdict`), judged on a copy of
         the referee so nothing here changes; None when the frame decides nothing. On a
@@ -489,12 +519,15 @@ class Referee:
         if half_turn:
             probe.turn_half()
             observation = half_turned(observation)
-        verdict = probe.see(observation).verdict
+        report = probe.see(observation)
+        verdict = report.verdict
         if verdict is None:
             return None
+        move = report.accepted[0].move if report.accepted else None
         if blind and verdict.change_evidence is not None:
-            return verdict.change_evidence  # (counts that miss the pieces say nothing)
-        return verdict.evidence
+            # (counts that miss the pieces say nothing)
+            return Weighing(verdict.change_evidence, move)
+        return Weighing(verdict.evidence, move)
 
     def turn_half(self) -> None:
         """The camera was found to see the board from the other side (:func:`half_turned`):
@@ -579,6 +612,7 @@ class Referee:
         hidden: Sequence[bool] | None = None,
         areas: Sequence[float | None] | None = None,
         in_place: Sequence[float | None] | None = None,
+        side_doubt: float = 0.0,
     ) -> Report:
         if self.position.over:
             return Report(RefereeState.SETTLED, "game over")
@@ -694,6 +728,11 @@ class Referee:
                 # settled scenes, so the referee has lost the thread (a move it took for
                 # "nothing happened"): the players say what was played.
                 verdict = self._blind_question(verdict)
+        if (
+            verdict.kind == VerdictKind.ACCEPT
+            and verdict.confidence * (1.0 - side_doubt) < self.config.reconcile.accept
+        ):
+            verdict = as_question(verdict)  # the board may be seen from the other side
         if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial:
             verdict = replace(verdict, kind=VerdictKind.MOVING)  # wait for a clear frame
         if partial and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked):
@@ -732,7 +771,17 @@ class Referee:
                 self._stable -= 1
                 self.state = RefereeState.SETTLED
                 then = self._observe(
-                    raw, frame, fit, reason, still, changed, partial, hidden, areas, in_place
+                    raw,
+                    frame,
+                    fit,
+                    reason,
+                    still,
+                    changed,
+                    partial,
+                    hidden,
+                    areas,
+                    in_place,
+                    side_doubt,
                 )
                 detail = f"{accepted.move} accepted; {then.detail}"
                 return replace(then, detail=detail, accepted=(accepted, *then.accepted))

@@ -362,7 +362,8 @@ def test_weighing_a_frame_changes_nothing() -> None:
     shown = Observation(reading(after.board, after.big), still=True)
     found = ref.weigh(shown)
     other = ref.weigh(shown, half_turn=True)
-    assert found is not None and other is not None and found > other + 9.0
+    assert found is not None and other is not None and found.evidence > other.evidence + 9.0
+    assert found.move is not None and str(found.move) == "2+" and other.move is None
     assert ref.position == start and ref.trusted_boards == 1
     assert [str(a.move) for a in ref.see(shown).accepted] == ["2+"]
 
@@ -385,7 +386,7 @@ def test_a_blind_scene_is_weighed_by_where_its_squares_changed() -> None:
     shown = Observation(misread.reading, still=True, areas=tuple(units))
     found = ref.weigh(shown)
     other = ref.weigh(shown, half_turn=True)
-    assert found is not None and other is not None and found > other + 3.0
+    assert found is not None and other is not None and found.evidence > other.evidence + 3.0
 
 
 def test_a_half_turn_reads_square_k_as_k_plus_6_in_every_field() -> None:

@@ -142,3 +142,32 @@ def test_a_start_that_is_not_the_opening_shows_the_side_at_once() -> None:
     after.play(Move.parse("4+"))
     observer.board = turned(after.position.board, after.position.big)
     assert [str(a.move) for a in pipeline(frame("f1")).report.accepted] == ["4+"]
+
+
+def test_while_the_side_is_open_a_move_both_ways_show_is_taken() -> None:
+    """5+ from the opening leaves a board that looks the same turned half round: the
+    side is still open, but either way round the move was 5+."""
+    observer, _, pipeline = tracked()
+    game = Game()
+    observer.board = reading(game.position.board, game.position.big)
+    pipeline(frame("f0"))
+    game.play(Move.parse("5+"))
+    assert game.position.board[:6] == game.position.board[6:]  # symmetric
+    observer.board = reading(game.position.board, game.position.big)
+    report = pipeline(frame("f1")).report
+    assert pipeline.turned is None
+    assert [str(a.move) for a in report.accepted] == ["5+"], report.detail
+
+
+def test_a_move_is_not_taken_by_itself_while_its_side_is_in_doubt() -> None:
+    start = Position.initial()
+    after = Game()
+    after.play(Move.parse("2+"))
+    seen = Observation(reading(after.position.board, after.position.big), still=True)
+    for doubt, taken in ((0.0, ["2+"]), (0.5, [])):
+        referee = Referee()
+        referee.vouch(Observation(reading(start.board, start.big), still=True))
+        report = referee.see(seen, side_doubt=doubt)
+        assert [str(a.move) for a in report.accepted] == taken
+    assert report.state == "ambiguous" and report.verdict is not None
+    assert "2+" in {str(m) for m in report.verdict.choices}

@@ -181,6 +181,9 @@ def _model_tag(config: VisionConfig) -> str:
     h = hashlib.sha1(READING_VERSION.encode())
     for path in (config.count.spread_model, config.count.model, config.count.big_model):
         h.update(Path(path).read_bytes())
+    # (stills locate their board: the finder's network and its bar)
+    h.update(Path(config.locate.line_model).read_bytes())
+    h.update(repr((config.locate.min_quality, config.locate.learned_min_quality)).encode())
     return h.hexdigest()[:10]
 
 

@@ -68,6 +68,10 @@ class LocateConfig:
     side_passes: tuple[float, ...] = (0.15, 0.06)  # full-res side search radii, squares
     side_tolerance: float = 0.05  # outline chalk support the side refinement may cost
     min_quality: float = 0.22  # below this the board is reported as not found
+    # ... by the learned finder: its map fits a template to blank noise at 0.24-0.28, and no
+    # right board of the generator's validation fold (train-v4, index % 20 == 19) scored
+    # under 0.35 (training/finder/README.md)
+    learned_min_quality: float = 0.30
     verify_drop: float = 0.6  # Locator re-locates when quality falls under drop*initial
     manual_corners: tuple[tuple[float, float], ...] | None = None  # SW, SE, NE, NW px
     seed: int = 0

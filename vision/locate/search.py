@@ -116,6 +116,7 @@ def locate_board(
         raise BoardNotFoundError("no chalk lines in two directions")
     quality, corners_w, depth = best
     corners = canonical_corners(corners_w / scale)
-    if quality < cfg.min_quality:
+    floor = cfg.learned_min_quality if cfg.finder is Finder.LEARNED else cfg.min_quality
+    if quality < floor:
         raise BoardNotFoundError(f"chalk template fit too weak (quality {quality:.2f})")
     return outline_from_corners(corners, depth, quality)

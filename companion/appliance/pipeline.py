@@ -184,7 +184,7 @@ class FramePipeline:
             if found is None or other is None:
                 return obs, self._other_side()
             odds = other.evidence - found.evidence
-            same = found.move is not None and found.move == other.move
+            same = bool(found.moves) and found.moves == other.moves
         # frames add up: each is judged from the position the game reached, so their
         # likelihoods multiply as a run of independent witnesses
         self._side_odds += odds

@@ -138,8 +138,8 @@ class Weighing:
 
     #: log evidence of the frame (:class:`~companion.referee.reconcile.Verdict`)
     evidence: float
-    #: the move the referee would take from it by itself, if any
-    move: Move | None = None
+    #: the moves the referee would take from it by itself, in order
+    moves: tuple[Move, ...] = ()
 
 
 def _turned(values: Sequence[Any]) -> tuple[Any, ...]:
@@ -523,11 +523,11 @@ class Referee:
         verdict = report.verdict
         if verdict is None:
             return None
-        move = report.accepted[0].move if report.accepted else None
+        moves = tuple(a.move for a in report.accepted)
         if blind and verdict.change_evidence is not None:
             # (counts that miss the pieces say nothing)
-            return Weighing(verdict.change_evidence, move)
-        return Weighing(verdict.evidence, move)
+            return Weighing(verdict.change_evidence, moves)
+        return Weighing(verdict.evidence, moves)
 
     def turn_half(self) -> None:
         """The camera was found to see the board from the other side (:func:`half_turned`):

@@ -625,6 +625,10 @@ def reconcile(
         ll, outliers = fit_score(cand.board, cand.cleared) if fit_score is not score else (raw, _)
         cll = changes(cand.board, cand.cleared) if changes is not None else 0.0
         prior = priors[cand.kind] + len(cand.follows) * priors["move2"]
+        if cand.kind in ("moving", "mistake"):
+            prior -= math.log(variants[cand.kind, cand.move])
+        # (the change-only score leaves out the earlier frame too: its counts weigh in it)
+        by_change.append(cll / temp + prior)
         if early_counts is not None:
             if cand.via is not None:
                 prior += early(cand.via, cand.via_cleared) / temp
@@ -632,11 +636,8 @@ def reconcile(
                 prior += early_start / temp
             else:
                 prior += max(early_start, early(cand.board, cand.cleared)) / temp
-        if cand.kind in ("moving", "mistake"):
-            prior -= math.log(variants[cand.kind, cand.move])
         cand = replace(cand, loglik=ll, outliers=outliers, change_ll=cll)
         scored.append(((raw + cll) / temp + prior, cand, t))
-        by_change.append(cll / temp + prior)
     # Merge a move's variants that end in the same position (same board, same score).
     groups: dict[object, list[tuple[float, Candidate, Transition | None]]] = {}
     for item in scored:

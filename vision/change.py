@@ -334,14 +334,14 @@ def _changed_mask(
     high = cv2.dilate(ref, kernel) * g
     low = cv2.erode(ref, kernel) * g
     diff = _channel_max(np.maximum(now - high, low - now))
+    lit = ref * g  # the reference in this frame's light
     step: NDArray[np.float32] | float = cfg.area_step
     if cfg.area_rel > 0:
-        level = _channel_max(ref * g)
-        step = np.clip(cfg.area_rel * level, cfg.area_least, cfg.area_step)
+        step = np.clip(cfg.area_rel * _channel_max(lit), cfg.area_least, cfg.area_step)
     outside = diff > step
     if cfg.area_chroma > 0:
         # the same range test on the opponent colours, where a textured grey ground is flat
-        ref_opp = _opponent(ref * g)
+        ref_opp = _opponent(lit)
         now_opp = _opponent(now)
         hi, lo = cv2.dilate(ref_opp, kernel), cv2.erode(ref_opp, kernel)
         off = np.maximum(cv2.subtract(now_opp, hi), cv2.subtract(lo, now_opp))

@@ -162,17 +162,13 @@ class FramePipeline:
         round is a wrong move, unless both ways show the same move (a symmetric
         board), so the referee takes none by itself less sure than its side.
         """
-        if self.turned:
-            return half_turned(obs), 0.0
-        turned = half_turned(obs)
-        if turned is obs and obs.reading is not None:
-            self.turned = False  # a ring of seats: no half turn looks the same
-        if self.turned is False:
-            return obs, 0.0
+        if self.turned is not None:  # (a ring of seats is never turned: ``_open_side``)
+            return (half_turned(obs) if self.turned else obs), 0.0
         referee = self.referee
         if referee.position.ply - self._side_from > SIDE_PLIES:
             self.turned = False
             return obs, 0.0
+        turned = half_turned(obs)
         if obs.reading is None or not obs.fit or turned.reading is None:
             return obs, self._other_side()
         same = False

@@ -20,6 +20,7 @@ move that was made, so the players are asked.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
@@ -670,6 +671,11 @@ def reconcile(
             )
             change_confidence = mine / sum(alone)
 
+    # every verdict on this reading carries what was seen and how the candidates ranked
+    judged = functools.partial(
+        Verdict, seen=seen, ranked=ranked, evidence=evidence, change_evidence=change_evidence
+    )
+
     # the deficit allowed grows with the squares summed (12 on the two-player board)
     deficit = cfg.max_deficit * len(reading) / 12 if len(reading) != 12 else cfg.max_deficit
 
@@ -708,16 +714,8 @@ def reconcile(
         first = max(firsts, key=lambda m: firsts[m])
         mass = firsts[first] / total
         if mass >= cfg.accept and first == best.move:
-            return Verdict(
-                VerdictKind.ACCEPT,
-                mass,
-                first,
-                play(position, first, rules),
-                seen=seen,
-                ranked=ranked,
-                evidence=evidence,
-                change_evidence=change_evidence,
-                behind=True,
+            return judged(
+                VerdictKind.ACCEPT, mass, first, play(position, first, rules), behind=True
             )
 
     def diffs_against(board: Board) -> tuple[SquareDiff, ...]:
@@ -738,39 +736,24 @@ def reconcile(
                     chain = [play(position, best.move, rules)]
                     for later in best.follows:
                         chain.append(play(chain[-1].position, later, rules))
-                    return Verdict(
+                    return judged(
                         VerdictKind.ACCEPT,
                         confidence,
                         best.move,
                         chain[0],
                         best.refilled,
                         tuple(chain[1:]),
-                        seen=seen,
-                        ranked=ranked,
-                        evidence=evidence,
-                        change_evidence=change_evidence,
                     )
-                return Verdict(
+                return judged(
                     VerdictKind.ACCEPT,
                     confidence,
                     best.move,
                     best_t,
                     best.refilled,
-                    seen=seen,
-                    ranked=ranked,
-                    evidence=evidence,
-                    change_evidence=change_evidence,
                     change_confidence=change_confidence,
                 )
             kind = VerdictKind.REFILL_DONE if best.kind == "refill" else VerdictKind(best.kind)
-            return Verdict(
-                kind,
-                confidence,
-                seen=seen,
-                ranked=ranked,
-                evidence=evidence,
-                change_evidence=change_evidence,
-            )
+            return judged(kind, confidence)
         # Ask between the likeliest moves; a move's pauses and mistakes count
         # towards it, since the players' answer settles those too. When the
         # board shows several moves, ask how they began (the answer comes
@@ -791,16 +774,7 @@ def reconcile(
         # for a question (the players answer, or play on), not for an objection
         idle = sum(weights[k] for k in ranked_keys if groups[k][0][1].kind == "unchanged")
         if choices and shared + idle / total >= cfg.ask:
-            return Verdict(
-                VerdictKind.AMBIGUOUS,
-                confidence,
-                choices=tuple(choices),
-                seen=seen,
-                ranked=ranked,
-                evidence=evidence,
-                change_evidence=change_evidence,
-                behind=several,
-            )
+            return judged(VerdictKind.AMBIGUOUS, confidence, choices=tuple(choices), behind=several)
     # A dispute: name the mistake if one fits, and compare with the closest legal result.
     legal = [
         (v, c, t)
@@ -817,29 +791,17 @@ def reconcile(
     diffs = diffs_against(expected)
     if not diffs and mistake is None and move is not None:
         # The counts agree with a legal result but the reading is too unsure to say so.
-        return Verdict(
-            VerdictKind.AMBIGUOUS,
-            confidence,
-            choices=(move,),
-            seen=seen,
-            ranked=ranked,
-            evidence=evidence,
-            change_evidence=change_evidence,
-        )
+        return judged(VerdictKind.AMBIGUOUS, confidence, choices=(move,))
     if best.kind == "mistake" and best.move is not None:
         move = best.move
         for _, c, _t in legal:
             if c.move == best.move:
                 expected = c.board
-    return Verdict(
+    return judged(
         VerdictKind.DISPUTE,
         confidence,
         move,
         closest_t if mistake is None else None,
         mistake=mistake,
         diffs=diffs,
-        seen=seen,
-        ranked=ranked,
-        evidence=evidence,
-        change_evidence=change_evidence,
     )

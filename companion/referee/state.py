@@ -435,31 +435,22 @@ class Referee:
         side than the reading assumes (while the game has not shown it): a move is
         only as sure as that side, so none is taken by itself below the accept level.
         """
-        if still and not again:
-            self._photos += 1
-        if not again:
-            self._recheck = False
-        report = self._observe(
-            reading,
+        return self.see(
+            Observation(
+                reading,
+                fit=fit,
+                reason=reason,
+                still=still,
+                changed=None if changed is None else tuple(changed),
+                partial=partial,
+                hidden=None if hidden is None else tuple(hidden),
+                areas=None if areas is None else tuple(areas),
+                kept=None if in_place is None else tuple(in_place),
+            ),
             frame,
-            fit,
-            reason,
-            still,
-            changed,
-            partial,
-            hidden,
-            areas,
-            in_place,
-            side_doubt,
+            again=again,
+            side_doubt=side_doubt,
         )
-        decided = report.accepted or (
-            report.verdict is not None
-            and report.verdict.kind in (VerdictKind.UNCHANGED, VerdictKind.REFILL_DONE)
-        )
-        if decided and report.state in (RefereeState.WAITING, RefereeState.SETTLED):
-            self._trust()
-            return replace(report, confirmed=True)
-        return report
 
     def see(
         self,
@@ -470,20 +461,19 @@ class Referee:
         side_doubt: float = 0.0,
     ) -> Report:
         """:meth:`observe` for an observation from :mod:`companion.appliance.observe`."""
-        return self.observe(
-            observation.reading,
-            frame=frame,
-            fit=observation.fit,
-            reason=observation.reason,
-            still=observation.still,
-            changed=observation.changed,
-            partial=observation.partial,
-            hidden=observation.hidden,
-            areas=observation.areas,
-            again=again,
-            in_place=observation.kept,
-            side_doubt=side_doubt,
+        if observation.still and not again:
+            self._photos += 1
+        if not again:
+            self._recheck = False
+        report = self._observe(observation, frame, side_doubt)
+        decided = report.accepted or (
+            report.verdict is not None
+            and report.verdict.kind in (VerdictKind.UNCHANGED, VerdictKind.REFILL_DONE)
         )
+        if decided and report.state in (RefereeState.WAITING, RefereeState.SETTLED):
+            self._trust()
+            return replace(report, confirmed=True)
+        return report
 
     def changed_same_ratio(self) -> float:
         """How much a "this square changed" flag speaks against an unchanged count.
@@ -600,20 +590,10 @@ class Referee:
             stats[0 if same else 2] += flag
             stats[1 if same else 3] += 1
 
-    def _observe(
-        self,
-        reading: Sequence[SquareEvidence] | None,
-        frame: str | None,
-        fit: bool,
-        reason: str | None,
-        still: bool,
-        changed: Sequence[bool] | None,
-        partial: bool = False,
-        hidden: Sequence[bool] | None = None,
-        areas: Sequence[float | None] | None = None,
-        in_place: Sequence[float | None] | None = None,
-        side_doubt: float = 0.0,
-    ) -> Report:
+    def _observe(self, observation: Observation, frame: str | None, side_doubt: float) -> Report:
+        reading, fit, reason = observation.reading, observation.fit, observation.reason
+        still, changed, partial = observation.still, observation.changed, observation.partial
+        hidden, areas, in_place = observation.hidden, observation.areas, observation.kept
         if self.position.over:
             return Report(RefereeState.SETTLED, "game over")
         if not fit or reading is None:
@@ -770,19 +750,7 @@ class Referee:
                 self._undecided = 0
                 self._stable -= 1
                 self.state = RefereeState.SETTLED
-                then = self._observe(
-                    raw,
-                    frame,
-                    fit,
-                    reason,
-                    still,
-                    changed,
-                    partial,
-                    hidden,
-                    areas,
-                    in_place,
-                    side_doubt,
-                )
+                then = self._observe(observation, frame, side_doubt)
                 detail = f"{accepted.move} accepted; {then.detail}"
                 return replace(then, detail=detail, accepted=(accepted, *then.accepted))
             if verdict.follows:

@@ -132,16 +132,22 @@ def test_tally_gives_an_honest_interval() -> None:
     assert Rules()  # rules untouched by tallies
 
 
-def test_after_a_frame_nobody_saw_two_moves_are_asked_one_at_a_time() -> None:
+def two_moves_behind_a_hand() -> tuple[Referee, Game, str]:
+    """A referee that saw the opening, then a photo with a hand over the board, while
+    2+ and 9- were played; and the state that photo left it in."""
     ref = Referee()
     start = Position.initial()
     ref.observe(reading(start.board, start.big), still=True)
     game = Game()
     game.play("2+")
     game.play("9-")
-    assert ref.observe(None, fit=False, reason="hand over the board", still=True).state == (
-        "moving"
-    )
+    hand = ref.observe(None, fit=False, reason="hand over the board", still=True)
+    return ref, game, hand.state
+
+
+def test_after_a_frame_nobody_saw_two_moves_are_asked_one_at_a_time() -> None:
+    ref, game, state = two_moves_behind_a_hand()
+    assert state == "moving"
     shown = reading(game.position.board, game.position.big)
     report = ref.observe(shown, still=True)
     # the board is clear, but what was played in between was not seen: ask
@@ -157,13 +163,7 @@ def test_after_a_frame_nobody_saw_two_moves_are_asked_one_at_a_time() -> None:
 def test_after_the_players_overrule_a_dispute_the_same_board_proves_no_later_move() -> None:
     """A board that contradicted every legal story is no witness for the moves after
     the one the players named, however well it fits them now: they are asked too."""
-    ref = Referee()
-    start = Position.initial()
-    ref.observe(reading(start.board, start.big), still=True)
-    game = Game()
-    game.play("2+")
-    game.play("9-")
-    ref.observe(None, fit=False, reason="hand over the board", still=True)
+    ref, game, _ = two_moves_behind_a_hand()
     odd = (0, 9, 9, 0, 0, 0, 0, 9, 9, 0, 0, 0)
     assert ref.observe(reading(odd, (0, 0)), still=True).state == "dispute"
     answered = ref.confirm("2+")  # the players overrule it: 2+ was played

@@ -3,11 +3,9 @@ every photo, and its truth's corners, turned half round."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
+import runpy
 from pathlib import Path
-from types import ModuleType
 
 import cv2
 import numpy as np
@@ -15,17 +13,8 @@ import numpy as np
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "turn_sequences.py"
 
 
-def load_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_turn_under_test", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_turned_copy_turns_the_image_and_its_corners(tmp_path: Path) -> None:
-    bench = load_bench()
+    turn_folder = runpy.run_path(str(BENCH))["turn_folder"]
     src = tmp_path / "src" / "sequence_00"
     src.mkdir(parents=True)
     image = np.zeros((40, 60, 3), np.uint8)
@@ -33,7 +22,7 @@ def test_a_turned_copy_turns_the_image_and_its_corners(tmp_path: Path) -> None:
     cv2.imwrite(str(src / "frame_000.png"), image)
     corners = [[10.0, 30.0], [50.0, 30.0], [50.0, 10.0], [10.0, 10.0]]
     (src / "frame_000.json").write_text(json.dumps({"corners": corners, "game": {}}))
-    assert bench.turn_folder(src, tmp_path / "out") == 1
+    assert turn_folder(src, tmp_path / "out") == 1
     turned = cv2.imread(str(tmp_path / "out" / "frame_000.png"))
     assert turned[34:38, 51:57].min() > 200 and turned[2:6, 3:9].max() < 50
     truth = json.loads((tmp_path / "out" / "frame_000.json").read_text())

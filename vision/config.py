@@ -102,6 +102,13 @@ class CountConfig:
     model: str = str(MODELS / "counter.onnx")  # pebble-density network (ONNX)
     big_model: str = str(MODELS / "bigstone.onnx")  # big-stone classifier (ONNX)
     spread_model: str = str(MODELS / "spread.onnx")  # tally's piece detector (ONNX)
+    # per-square count classifier (``vision.squares``) multiplied with the density's
+    # distribution in every citizen square; "" counts by the density alone. Its softmax
+    # temperature and the density's exponent in the product were fitted on the renders'
+    # validation fold (bench/train_squares.py fit), never on render-public
+    square_model: str = str(MODELS / "squares.onnx")
+    square_temperature: float = 1.0
+    square_density_weight: float = 0.5
     big_crop_x1: float = 0.25  # big-stone crop east edge, board units: mandarin + a bit of square 1
 
 
@@ -178,9 +185,21 @@ _SECTIONS: dict[str, type[Any]] = {
 }
 
 
+#: files a stage can do without: "" turns them off
+_OPTIONAL_FILES = frozenset({"square_model"})
+#: numbers that divide: zero or below has no meaning
+_POSITIVE = frozenset({"square_temperature"})
+
+
 def _coerce(section: str, key: str, default: Any, value: Any) -> Any:
     """Convert a TOML value to the type of the default, or fail naming the key."""
     where = f"vision config: [{section}] {key}"
+    if key in _OPTIONAL_FILES and value == "":
+        return value
+    if key in _POSITIVE and (
+        isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
+    ):
+        raise ConfigError(f"{where} must be a number above 0, got {value!r}")
     if isinstance(default, str):
         if not isinstance(value, str) or not value:
             raise ConfigError(f"{where} must be a non-empty string, got {value!r}")

@@ -8,7 +8,11 @@ density mass inside it (or, for a few pebbles, its density peaks): the rule is
 pebbles in its targets, so piles are less undercounted. The estimate becomes a
 distribution over counts whose spread grows with the count, fitted to held-out
 residuals (``bench/train_counter.py``), because the engine weighs candidate
-positions by these likelihoods rather than trusting one number.
+positions by these likelihoods rather than trusting one number. In the ten
+citizen squares that distribution is multiplied with a per-square count
+classifier's (``vision.squares``): the density mass drifts with the ground,
+the classifier knows an empty square and a small pile of any ground better,
+and the product of the two is better than either on grounds neither saw.
 
 Whether a mandarin holds its big stone is a second small network's call
 (``vision.bigstone``, one logit per mandarin crop of the same canvas): the
@@ -28,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.board import CITIZENS, MANDARINS, NUM_SQUARES
-from vision import bigstone, detect
+from vision import bigstone, detect, squares
 from vision.config import CountConfig
 from vision.geometry import COLUMNS, EAST, WEST, FloatArray, region_polygons_board
 from vision.locate import Outline
@@ -271,12 +275,20 @@ def count_board_density(
                 under |= _disc_cells(dens.shape, big_at[m], r)
     small, _ = detect.region_counts(dens, labels, under)
     gain = calibration.count_gain if calibration is not None else 1.0
+    classes: dict[int, NDArray[np.float64]] = {}
+    if cfg.square_model:
+        canvas = rectify(image_bgr, outline, squares.PX)
+        table = squares.probabilities(canvas, cfg.square_model, cfg.square_temperature)
+        classes = dict(zip(CITIZENS, table, strict=True))
     out: list[SquareCount] = []
     for i in range(NUM_SQUARES):
         raw = float(small[i]) * gain
         # a square partly outside the frame hides an unknown part of its pebbles
         extra = 0.0 if vis[i] > 0.95 else 2.0 * (1.0 - vis[i]) * (1.0 + raw)
         probs = count_distribution(raw, cfg, extra)
+        if i in classes and not extra:
+            # the classifier never saw a square cut by the frame's edge: density alone there
+            probs = squares.combine(classes[i], probs, cfg.square_density_weight)
         bp = float(big_p[i])
         out.append(
             SquareCount(

@@ -1,0 +1,386 @@
+"""Train the per-square count classifier (``vision/models/squares.onnx``) on the Blender renders.
+
+    python bench/train_squares.py prep                     # renders -> ~/.cache/oanquan/squares/*.npz
+    python bench/train_squares.py train --steps 8600       # -> ~/.cache/oanquan/squares/squares.pt
+    python bench/train_squares.py export                   # -> vision/models/squares.onnx
+    python bench/train_squares.py fit                      # temperature, density weight (val fold)
+    python bench/train_squares.py report DIR [DIR ...]     # density / classifier / both, per bucket
+
+``prep`` rectifies every scene of ``--renders`` (train-v4) on its true outline at
+``vision.squares.PX`` and stores the canvases with their counts (one npz per half, so
+two processes share the work), plus ``--synth`` classic ``vision.synth`` scenes (the
+unit tests' cartoon pebbles, a tenth of the samples). Scenes whose index % 20 == 19
+are the validation fold: never trained on, used by ``fit``. ``train`` draws a
+random citizen square of a random scene, cuts it with the jitter an outline found
+in a photo has (``vision.squares.crop``: turn +-8 degrees, zoom +-10 %, shift +-0.08
+of a square), turns it by one of the square's 8 symmetries, recolours it (white
+balance, grey, gamma, blur, noise, JPEG) and learns its count (cross-entropy, 21
+classes, 5 % label smoothing; AdamW, cosine learning rate). One or two CPU threads;
+needs the ``train`` extra (PyTorch, onnx). The shipped model runs with OpenCV alone.
+
+``report`` reads any render-public-layout folder on the true outline and prints the
+exact share per true-count bucket of the citizen squares (8-15: within one in
+brackets), the mean log-loss of the true count, and the reliability of the top count
+(stated against observed, per bin) for the density alone, the classifier alone and
+their product as shipped: render-public and the held-out kinds are test sets only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.board import CITIZENS
+from vision import squares
+from vision.config import CountConfig, LocateConfig, VisionConfig
+from vision.count import count_board, rectify
+from vision.locate.outline import outline_from_corners
+from vision.synth import REGION_NAMES
+
+CACHE = Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan"))
+DATA = CACHE / "squares"
+RENDERS = CACHE / "renders" / "train-v4"
+FOLD = (19, 20)  # index % 20 == 19: the validation fold, as the other trainers keep it
+CIT = np.array(CITIZENS)
+
+
+def _index(name: str) -> int:
+    found = re.search(r"(\d+)\.json$", name)
+    return int(found.group(1)) if found else -1
+
+
+def _truths(folder: Path) -> list[Path]:
+    return [
+        js
+        for js in sorted(folder.rglob("*.json"))
+        if js.name != "dataset.json" and js.with_suffix(".jpg").exists()
+    ]
+
+
+def prep(renders: Path, out: Path, part: int, parts: int) -> None:
+    """One part of the renders, rectified on the true outline, with their counts."""
+    depth = LocateConfig().arc_depth
+    canvases, counts, names = [], [], []
+    items = _truths(renders)[part::parts]
+    t0 = time.time()
+    for k, js in enumerate(items):
+        data = json.loads(js.read_text("utf-8"))
+        image = cv2.imread(str(js.with_suffix(".jpg")))
+        if image is None:
+            continue
+        outline = outline_from_corners(np.array(data["corners"], np.float64), depth)
+        canvases.append(rectify(image, outline, squares.PX))
+        counts.append([int(data["regions"][n]["count"]) for n in REGION_NAMES])
+        names.append(str(js))
+        if k % 500 == 0:
+            rate = (k + 1) / max(time.time() - t0, 1e-6)
+            print(
+                f"[{k}/{len(items)}] {rate:.1f}/s, left {(len(items) - k) / rate:.0f} s", flush=True
+            )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(out, canv=np.stack(canvases), counts=np.array(counts), names=np.array(names))
+
+
+def prep_synth(count: int, seed: int, out: Path) -> None:
+    """Classic ``vision.synth`` scenes on their true outline (what the unit tests draw)."""
+    from vision.synth import random_position, render_scene
+
+    depth = LocateConfig().arc_depth
+    canvases, counts = [], []
+    for i in range(count):
+        rng = np.random.default_rng([seed, i])
+        board, big = random_position(rng)
+        image, truth = render_scene(board, big, seed=seed * 1000 + i)
+        outline = outline_from_corners(np.array(truth["corners"], np.float64), depth)
+        canvases.append(rectify(image, outline, squares.PX))
+        counts.append(truth["ring_counts"])
+    np.savez(out, canv=np.stack(canvases), counts=np.array(counts))
+
+
+def _load(paths: list[Path]) -> dict[str, np.ndarray]:
+    parts = [np.load(p) for p in paths]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0].files}
+
+
+def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A recoloured crop turned by one of the square's 8 symmetries (its count is the same)."""
+    f = crop.astype(np.float32) * rng.uniform(0.75, 1.25, 3)
+    if rng.random() < 0.2:
+        f[:] = f.mean(axis=2, keepdims=True)
+    f = 255.0 * (np.clip(f, 0, 255) / 255.0) ** rng.uniform(0.7, 1.4)
+    if rng.random() < 0.3:
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.2))
+    f = np.clip(f + rng.normal(0.0, rng.uniform(0, 6), f.shape), 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        q = int(rng.integers(35, 95))
+        f = cv2.imdecode(cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
+    k = int(rng.integers(8))
+    if k & 1:
+        f = f[:, ::-1]
+    if k & 2:
+        f = f[::-1]
+    if k & 4:
+        f = f.transpose(1, 0, 2)
+    return np.ascontiguousarray(f)
+
+
+def jittered(canvas: np.ndarray, square: int, rng: np.random.Generator) -> np.ndarray:
+    angle, scale = rng.uniform(-8, 8), rng.uniform(0.9, 1.1)
+    dx, dy = rng.uniform(-0.08, 0.08, 2)
+    return squares.crop(canvas, square, angle=angle, scale=scale, shift=(float(dx), float(dy)))
+
+
+def _net(width: int = 16) -> Any:
+    import torch
+    from torch import nn
+
+    from training.nets import conv_bn_relu
+
+    w = width
+
+    class SquareNet(nn.Module):
+        """Seven 3x3 convolutions, two poolings, global mean, two linear layers."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.f = nn.Sequential(
+                conv_bn_relu(3, w),
+                conv_bn_relu(w, 2 * w, 2),
+                conv_bn_relu(2 * w, 2 * w),
+                nn.MaxPool2d(2),
+                conv_bn_relu(2 * w, 4 * w),
+                conv_bn_relu(4 * w, 4 * w),
+                nn.MaxPool2d(2),
+                conv_bn_relu(4 * w, 6 * w),
+                conv_bn_relu(6 * w, 8 * w),
+            )
+            self.pool = nn.AdaptiveAvgPool2d(1)
+            self.h = nn.Sequential(
+                nn.Linear(8 * w, 64), nn.ReLU(inplace=True), nn.Linear(64, squares.CLASSES)
+            )
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.h(torch.flatten(self.pool(self.f(x)), 1))
+
+    return SquareNet()
+
+
+def train(
+    data: Path, steps: int, out: Path, batch: int, lr: float, synth_share: float, seed: int
+) -> None:
+    import torch
+    import torch.nn.functional as F
+
+    d = _load(sorted(data.glob("train_*.npz")))
+    keep = np.array([_index(str(n)) % FOLD[1] != FOLD[0] for n in d["names"]])
+    canvases, counts = d["canv"][keep], d["counts"][keep]
+    synth = np.load(data / "synth.npz")
+    s_canvases, s_counts = synth["canv"], synth["counts"]
+    print(f"{len(canvases)} renders, {len(s_canvases)} classic scenes, {steps} steps", flush=True)
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    net = _net()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    for step in range(1, steps + 1):
+        for g in opt.param_groups:
+            g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * (step - 1) / steps))
+        scene = rng.integers(len(canvases), size=batch)
+        sq = rng.choice(CIT, size=batch)
+        classic = rng.random(batch) < synth_share
+        scene = np.where(classic, rng.integers(len(s_canvases), size=batch), scene)
+        x = np.stack(
+            [
+                squares.prepare(augment(jittered((s_canvases if c else canvases)[i], s, rng), rng))
+                for i, s, c in zip(scene, sq, classic, strict=True)
+            ]
+        )
+        y = np.where(classic, s_counts[scene % len(s_counts), sq], counts[scene, sq])
+        y = np.minimum(y, squares.CLASSES - 1)
+        net.train()
+        logits = net(torch.from_numpy(x))
+        loss = F.cross_entropy(logits, torch.from_numpy(y).long(), label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if step % 100 == 0:
+            left = (time.time() - t0) / step * (steps - step)
+            print(f"step {step} loss {loss.item():.3f}, left {left / 60:.1f} min", flush=True)
+        if step % 1000 == 0 or step == steps:
+            torch.save(net.state_dict(), out)
+
+
+def export(weights: Path, path: Path) -> None:
+    import torch
+
+    from training.nets import export_onnx
+
+    net = _net()
+    net.load_state_dict(torch.load(weights))
+    export_onnx(net, path, torch.zeros(len(CITIZENS), 3, squares.SIZE, squares.SIZE))
+
+
+def _truth_counts(folder: Path, fold: bool) -> tuple[list[Path], np.ndarray]:
+    items = _truths(folder)
+    if fold:
+        items = [js for js in items if _index(str(js)) % FOLD[1] == FOLD[0]]
+    counts = [
+        [int(json.loads(js.read_text("utf-8"))["regions"][REGION_NAMES[sq]]["count"]) for sq in CIT]
+        for js in items
+    ]
+    return items, np.array(counts)
+
+
+def readings(folder: Path, cfg: CountConfig, fold: bool) -> dict[str, np.ndarray]:
+    """Density distributions and classifier probabilities of every citizen square, true outline."""
+    depth = LocateConfig().arc_depth
+    items, counts = _truth_counts(folder, fold)
+    plain = CountConfig(**{**cfg.__dict__, "square_model": ""})
+    dens, cls = [], []
+    for js in items:
+        data = json.loads(js.read_text("utf-8"))
+        image = cv2.imread(str(js.with_suffix(".jpg")))
+        outline = outline_from_corners(np.array(data["corners"], np.float64), depth)
+        reading, _ = count_board(image, outline, plain)
+        dens.append([reading[sq].probs for sq in CIT])
+        canvas = rectify(image, outline, squares.PX)
+        cls.append(squares.probabilities(canvas, cfg.square_model, 1.0))
+    return {"density": np.array(dens), "classes": np.array(cls), "truth": counts}
+
+
+def _tempered(classes: np.ndarray, temperature: float) -> np.ndarray:
+    z = np.log(np.maximum(classes, 1e-12)) / temperature
+    p = np.exp(z - z.max(axis=-1, keepdims=True))
+    return p / p.sum(axis=-1, keepdims=True)
+
+
+def combined(r: dict[str, np.ndarray], temperature: float, weight: float) -> np.ndarray:
+    cls = _tempered(r["classes"], temperature)
+    return np.array(
+        [
+            [squares.combine(c, d, weight) for c, d in zip(cs, ds, strict=True)]
+            for cs, ds in zip(cls, r["density"], strict=True)
+        ]
+    )
+
+
+def log_loss(probs: np.ndarray, truth: np.ndarray) -> float:
+    t = np.minimum(truth, probs.shape[-1] - 1)[..., None]
+    return float(-np.log(np.maximum(np.take_along_axis(probs, t, -1), 1e-6)).mean())
+
+
+def buckets(probs: np.ndarray, truth: np.ndarray) -> str:
+    pred = probs.argmax(-1)
+    out = []
+    for name, lo, hi in (("0", 0, 0), ("1-3", 1, 3), ("4-7", 4, 7), ("8-15", 8, 15)):
+        m = (truth >= lo) & (truth <= hi)
+        if m.any():
+            text = f"{name}: {100 * (pred[m] == truth[m]).mean():.1f}"
+            if lo >= 8:
+                text += f" ({100 * (abs(pred[m] - truth[m]) <= 1).mean():.1f})"
+            out.append(f"{text} of {int(m.sum())}")
+    return ", ".join(out)
+
+
+def reliability(probs: np.ndarray, truth: np.ndarray) -> str:
+    conf, right = probs.max(-1), probs.argmax(-1) == truth
+    out = []
+    for lo, hi in ((0.0, 0.5), (0.5, 0.8), (0.8, 0.95), (0.95, 0.99), (0.99, 1.01)):
+        m = (conf >= lo) & (conf < hi)
+        if m.any():
+            out.append(
+                f"{lo:.2f}+: {right[m].mean():.3f} of {int(m.sum())} (stated {conf[m].mean():.3f})"
+            )
+    return "; ".join(out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prep")
+    p.add_argument("--renders", type=Path, default=RENDERS)
+    p.add_argument("--out", type=Path, default=DATA)
+    p.add_argument("--part", type=int, help="only this part (0 or 1) of two, for two processes")
+    p.add_argument("--synth", type=int, default=400, help="classic scenes (seed 77)")
+    t = sub.add_parser("train")
+    t.add_argument("--data", type=Path, default=DATA)
+    t.add_argument("--steps", type=int, default=8600)
+    t.add_argument("--batch", type=int, default=128)
+    t.add_argument("--lr", type=float, default=3e-3)
+    t.add_argument("--synth-share", type=float, default=0.1)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--out", type=Path, default=DATA / "squares.pt")
+    e = sub.add_parser("export")
+    e.add_argument("--weights", type=Path, default=DATA / "squares.pt")
+    e.add_argument("--out", type=Path, default=Path(CountConfig().square_model))
+    f = sub.add_parser("fit")
+    f.add_argument("--renders", type=Path, default=RENDERS)
+    f.add_argument("--model", default=CountConfig().square_model)
+    r = sub.add_parser("report")
+    r.add_argument("folders", type=Path, nargs="+")
+    r.add_argument("--model", default=CountConfig().square_model)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    if args.cmd == "prep":
+        for part in (0, 1) if args.part is None else (args.part,):
+            prep(args.renders, args.out / f"train_{part}.npz", part, 2)
+        if args.part in (None, 0) and args.synth:
+            prep_synth(args.synth, 77, args.out / "synth.npz")
+    elif args.cmd == "train":
+        import torch
+
+        torch.set_num_threads(args.threads)
+        train(args.data, args.steps, args.out, args.batch, args.lr, args.synth_share, args.seed)
+    elif args.cmd == "export":
+        export(args.weights, args.out)
+    elif args.cmd == "fit":
+        cfg = VisionConfig().count
+        r = readings(
+            args.renders, CountConfig(**{**cfg.__dict__, "square_model": args.model}), True
+        )
+        print(f"validation fold: {len(r['truth'])} scenes; log-loss of the true count")
+        print(f"  density alone {log_loss(r['density'], r['truth']):.4f}")
+        best = (math.inf, 1.0, 0.0)
+        for temperature in (0.8, 1.0, 1.2, 1.4, 1.7, 2.0):
+            row = []
+            for weight in (0.0, 0.25, 0.5, 0.75, 1.0):
+                loss = log_loss(combined(r, temperature, weight), r["truth"])
+                row.append(f"w {weight}: {loss:.4f}")
+                best = min(best, (loss, temperature, weight))
+            print(f"  T {temperature}: " + ", ".join(row))
+        print(f"best: square_temperature = {best[1]}, square_density_weight = {best[2]}")
+    else:
+        cfg = VisionConfig().count
+        cfg = CountConfig(**{**cfg.__dict__, "square_model": args.model})
+        for folder in args.folders:
+            r = readings(folder, cfg, False)
+            print(f"{folder} ({len(r['truth'])} scenes, citizen squares, true outline)")
+            both = combined(r, cfg.square_temperature, cfg.square_density_weight)
+            for name, probs in (
+                ("density", r["density"]),
+                ("classifier", _tempered(r["classes"], cfg.square_temperature)),
+                ("both (shipped)", both),
+            ):
+                print(
+                    f"  {name}: {buckets(probs, r['truth'])}; log-loss {log_loss(probs, r['truth']):.3f}"
+                )
+                print(f"    top count right when stated: {reliability(probs, r['truth'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Learned count class of each citizen square (OpenCV DNN at run time).
+
+The density counter (``vision.detect``) sums a pebble-centre map over a square:
+right for a few separate pebbles, but its mass drifts with the ground (a tiled
+or gravel floor leaves a fraction of a pebble in every empty square) and a pile
+that hides half its pieces reads short. A second small network, trained
+offline by ``bench/train_squares.py`` on the Blender renders, looks at one
+square at a time (cut with a quarter square of margin, so a piece on the line
+is judged with its neighbours) and returns a probability for each count 0-19
+and for 20 or more. It learnt what an empty square of any ground looks like
+and how many pieces a pile of a given look holds, so it is sharper on the two
+things the referee asks most: "is this square empty" and "how many in this
+small pile". The two opinions are multiplied (``combine``): each alone is
+worse on grounds neither saw. Only numpy and OpenCV run here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.board import CITIZENS
+from vision import detect
+from vision.geometry import COLUMNS
+
+PX: Final = 64  # canvas px per square side the crops are cut from (``vision.count.rectify``)
+SIZE: Final = 72  # crop side fed to the network, px
+MARGIN: Final = 0.25  # square sides of ground kept around the square on every side
+CLASSES: Final = 21  # counts 0..19, then "20 or more"
+
+#: board-unit origin (west, south corner) of each citizen square
+_ORIGIN: Final = {
+    sq: (float(col), row)
+    for col, pair in enumerate(COLUMNS)
+    for sq, row in zip(pair, (0.0, 1.0), strict=True)
+}
+
+
+def crop(
+    canvas: NDArray[np.uint8],
+    square: int,
+    *,
+    angle: float = 0.0,
+    scale: float = 1.0,
+    shift: tuple[float, float] = (0.0, 0.0),
+) -> NDArray[np.uint8]:
+    """The ``SIZE`` px crop of one citizen square from a ``PX`` canvas.
+
+    ``angle`` (degrees), ``scale`` and ``shift`` (square sides) are the training
+    jitter standing in for an outline that is never exact; at run time all are neutral.
+    """
+    x, y = _ORIGIN[square]
+    px = PX
+    cx = (x + 0.5 + shift[0] - detect.X0) * px
+    cy = (detect.Y1 - (y + 0.5 + shift[1])) * px
+    m = cv2.getRotationMatrix2D((cx, cy), angle, SIZE / ((1 + 2 * MARGIN) * px * scale))
+    m[0, 2] += SIZE / 2 - cx
+    m[1, 2] += SIZE / 2 - cy
+    out = cv2.warpAffine(
+        canvas, m, (SIZE, SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    return np.asarray(out, dtype=np.uint8)
+
+
+def prepare(crop_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Network input (3, SIZE, SIZE): the crop's mean colour removed, scaled by its spread.
+
+    Per crop, so the light on one square (a shadow's edge, a lamp) does not
+    shift what an empty square looks like.
+    """
+    f = crop_bgr.astype(np.float32)
+    f -= f.reshape(-1, 3).mean(axis=0)
+    f /= float(np.sqrt(np.mean(f**2))) + 8.0
+    return np.ascontiguousarray(f.transpose(2, 0, 1))
+
+
+def probabilities(
+    canvas: NDArray[np.uint8], model: str, temperature: float = 1.0
+) -> NDArray[np.float64]:
+    """(10, CLASSES) count probabilities of the citizen squares, in ``CITIZENS`` order."""
+    blob = np.stack([prepare(crop(canvas, sq)) for sq in CITIZENS])
+    z = np.asarray(detect.forward(blob, model), dtype=np.float64).reshape(len(CITIZENS), CLASSES)
+    z /= temperature
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return np.asarray(p / p.sum(axis=1, keepdims=True), dtype=np.float64)
+
+
+def combine(
+    classes: NDArray[np.float64], density: NDArray[np.float64], density_weight: float
+) -> NDArray[np.float64]:
+    """One square's count distribution from both networks (over ``density``'s counts).
+
+    The last class's mass ("20 or more") is shared out as the density
+    distribution shares it above 19; the product with ``density`` raised to
+    ``density_weight`` (fitted on the renders' validation fold) is renormalised.
+    """
+    n = len(density)
+    out = np.zeros(n)
+    top = CLASSES - 1
+    out[: min(top, n)] = classes[: min(top, n)]
+    if n > top:
+        tail = density[top:]
+        share = tail / tail.sum() if tail.sum() > 0 else np.full(len(tail), 1.0 / len(tail))
+        out[top:] = classes[top] * share
+    out = out * np.power(np.maximum(density, 1e-12), density_weight)
+    total = out.sum()
+    return np.asarray(out / total if total > 0 else density, dtype=np.float64)

@@ -5,6 +5,8 @@
     python bench/train_squares.py export                   # -> vision/models/squares.onnx
     python bench/train_squares.py fit                      # temperature, density weight (val fold)
     python bench/train_squares.py report DIR [DIR ...]     # density / classifier / both, per bucket
+    python bench/train_squares.py train --mandarins --init S.pt --lr 0.001 --steps 3400
+                                                           # the mandarins net (mandarins.onnx)
 
 ``prep`` rectifies every scene of ``--renders`` (train-v4) on its true outline at
 ``vision.squares.PX`` and stores the canvases with their counts (one npz per half, so
@@ -42,7 +44,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.board import CITIZENS
+from engine.board import CITIZENS, MANDARINS
 from vision import squares
 from vision.config import CountConfig, LocateConfig, VisionConfig
 from vision.count import count_board, rectify
@@ -114,8 +116,9 @@ def _load(paths: list[Path]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0].files}
 
 
-def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A recoloured crop turned by one of the square's 8 symmetries (its count is the same)."""
+def augment(crop: np.ndarray, rng: np.random.Generator, turns: bool = True) -> np.ndarray:
+    """A recoloured crop turned by one of the square's 8 symmetries (its count is the same);
+    without ``turns`` only mirrored north-south (a mandarin's one symmetry)."""
     f = crop.astype(np.float32) * rng.uniform(0.75, 1.25, 3)
     if rng.random() < 0.2:
         f[:] = f.mean(axis=2, keepdims=True)
@@ -126,7 +129,7 @@ def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.3:
         q = int(rng.integers(35, 95))
         f = cv2.imdecode(cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
-    k = int(rng.integers(8))
+    k = int(rng.integers(8)) if turns else 2 * int(rng.integers(2))
     if k & 1:
         f = f[:, ::-1]
     if k & 2:
@@ -139,7 +142,11 @@ def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def jittered(canvas: np.ndarray, square: int, rng: np.random.Generator) -> np.ndarray:
     angle, scale = rng.uniform(-8, 8), rng.uniform(0.9, 1.1)
     dx, dy = rng.uniform(-0.08, 0.08, 2)
-    return squares.crop(canvas, square, angle=angle, scale=scale, shift=(float(dx), float(dy)))
+    shift = (float(dx), float(dy))
+    if square in MANDARINS:
+        east = square == MANDARINS[1]
+        return squares.crop_mandarin(canvas, east, angle=angle, scale=scale, shift=shift)
+    return squares.crop(canvas, square, angle=angle, scale=scale, shift=shift)
 
 
 def _net(width: int = 16) -> Any:
@@ -178,8 +185,17 @@ def _net(width: int = 16) -> Any:
 
 
 def train(
-    data: Path, steps: int, out: Path, batch: int, lr: float, synth_share: float, seed: int
+    data: Path,
+    steps: int,
+    out: Path,
+    batch: int,
+    lr: float,
+    synth_share: float,
+    seed: int,
+    mandarins: bool = False,
+    init: Path | None = None,
 ) -> None:
+    """Citizen squares, or with ``mandarins`` the two mandarins (``init``: start weights)."""
     import torch
     import torch.nn.functional as F
 
@@ -192,6 +208,9 @@ def train(
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     net = _net()
+    if init is not None:
+        net.load_state_dict(torch.load(init))
+    regions = np.array(MANDARINS) if mandarins else CIT
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     out.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
@@ -199,12 +218,16 @@ def train(
         for g in opt.param_groups:
             g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * (step - 1) / steps))
         scene = rng.integers(len(canvases), size=batch)
-        sq = rng.choice(CIT, size=batch)
+        sq = rng.choice(regions, size=batch)
         classic = rng.random(batch) < synth_share
         scene = np.where(classic, rng.integers(len(s_canvases), size=batch), scene)
         x = np.stack(
             [
-                squares.prepare(augment(jittered((s_canvases if c else canvases)[i], s, rng), rng))
+                squares.prepare(
+                    augment(
+                        jittered((s_canvases if c else canvases)[i], s, rng), rng, not mandarins
+                    )
+                )
                 for i, s, c in zip(scene, sq, classic, strict=True)
             ]
         )
@@ -223,41 +246,53 @@ def train(
             torch.save(net.state_dict(), out)
 
 
-def export(weights: Path, path: Path) -> None:
+def export(weights: Path, path: Path, mandarins: bool = False) -> None:
     import torch
 
     from training.nets import export_onnx
 
     net = _net()
     net.load_state_dict(torch.load(weights))
-    export_onnx(net, path, torch.zeros(len(CITIZENS), 3, squares.SIZE, squares.SIZE))
+    w, h = squares.MANDARIN_SIZE
+    shape = (2, 3, h, w) if mandarins else (len(CITIZENS), 3, squares.SIZE, squares.SIZE)
+    export_onnx(net, path, torch.zeros(*shape))
 
 
-def _truth_counts(folder: Path, fold: bool) -> tuple[list[Path], np.ndarray]:
+def _truth_counts(folder: Path, fold: bool, regions: np.ndarray) -> tuple[list[Path], np.ndarray]:
     items = _truths(folder)
     if fold:
         items = [js for js in items if _index(str(js)) % FOLD[1] == FOLD[0]]
     counts = [
-        [int(json.loads(js.read_text("utf-8"))["regions"][REGION_NAMES[sq]]["count"]) for sq in CIT]
+        [
+            int(json.loads(js.read_text("utf-8"))["regions"][REGION_NAMES[sq]]["count"])
+            for sq in regions
+        ]
         for js in items
     ]
     return items, np.array(counts)
 
 
-def readings(folder: Path, cfg: CountConfig, fold: bool) -> dict[str, np.ndarray]:
-    """Density distributions and classifier probabilities of every citizen square, true outline."""
+def readings(
+    folder: Path, cfg: CountConfig, fold: bool, mandarins: bool = False
+) -> dict[str, np.ndarray]:
+    """Density distributions and classifier probabilities of every citizen square (or both
+    mandarins' small pieces), true outline."""
     depth = LocateConfig().arc_depth
-    items, counts = _truth_counts(folder, fold)
-    plain = CountConfig(**{**cfg.__dict__, "square_model": ""})
+    regions = np.array(MANDARINS) if mandarins else CIT
+    items, counts = _truth_counts(folder, fold, regions)
+    plain = CountConfig(**{**cfg.__dict__, "square_model": "", "mandarin_model": ""})
     dens, cls = [], []
     for js in items:
         data = json.loads(js.read_text("utf-8"))
         image = cv2.imread(str(js.with_suffix(".jpg")))
         outline = outline_from_corners(np.array(data["corners"], np.float64), depth)
         reading, _ = count_board(image, outline, plain)
-        dens.append([reading[sq].probs for sq in CIT])
+        dens.append([reading[sq].probs for sq in regions])
         canvas = rectify(image, outline, squares.PX)
-        cls.append(squares.probabilities(canvas, cfg.square_model, 1.0))
+        if mandarins:
+            cls.append(squares.mandarin_probabilities(canvas, cfg.mandarin_model, 1.0))
+        else:
+            cls.append(squares.probabilities(canvas, cfg.square_model, 1.0))
     return {"density": np.array(dens), "classes": np.array(cls), "truth": counts}
 
 
@@ -324,15 +359,19 @@ def main() -> int:
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--out", type=Path, default=DATA / "squares.pt")
+    t.add_argument("--mandarins", action="store_true", help="the two mandarins instead")
+    t.add_argument("--init", type=Path, help="start from these weights (.pt)")
     e = sub.add_parser("export")
     e.add_argument("--weights", type=Path, default=DATA / "squares.pt")
     e.add_argument("--out", type=Path, default=Path(CountConfig().square_model))
+    e.add_argument("--mandarins", action="store_true", help="a mandarin network's input shape")
     f = sub.add_parser("fit")
     f.add_argument("--renders", type=Path, default=RENDERS)
     f.add_argument("--model", default=CountConfig().square_model)
     r = sub.add_parser("report")
     r.add_argument("folders", type=Path, nargs="+")
-    r.add_argument("--model", default=CountConfig().square_model)
+    r.add_argument("--model", help="the classifier (default: the shipped one)")
+    r.add_argument("--mandarins", action="store_true", help="the mandarins' small pieces")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     if args.cmd == "prep":
@@ -344,9 +383,19 @@ def main() -> int:
         import torch
 
         torch.set_num_threads(args.threads)
-        train(args.data, args.steps, args.out, args.batch, args.lr, args.synth_share, args.seed)
+        train(
+            args.data,
+            args.steps,
+            args.out,
+            args.batch,
+            args.lr,
+            args.synth_share,
+            args.seed,
+            args.mandarins,
+            args.init,
+        )
     elif args.cmd == "export":
-        export(args.weights, args.out)
+        export(args.weights, args.out, args.mandarins)
     elif args.cmd == "fit":
         cfg = VisionConfig().count
         r = readings(
@@ -365,10 +414,13 @@ def main() -> int:
         print(f"best: square_temperature = {best[1]}, square_density_weight = {best[2]}")
     else:
         cfg = VisionConfig().count
-        cfg = CountConfig(**{**cfg.__dict__, "square_model": args.model})
+        if args.model:
+            key = "mandarin_model" if args.mandarins else "square_model"
+            cfg = CountConfig(**{**cfg.__dict__, key: args.model})
+        what = "mandarins" if args.mandarins else "citizen squares"
         for folder in args.folders:
-            r = readings(folder, cfg, False)
-            print(f"{folder} ({len(r['truth'])} scenes, citizen squares, true outline)")
+            r = readings(folder, cfg, False, args.mandarins)
+            print(f"{folder} ({len(r['truth'])} scenes, {what}, true outline)")
             both = combined(r, cfg.square_temperature, cfg.square_density_weight)
             for name, probs in (
                 ("density", r["density"]),

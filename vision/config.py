@@ -107,6 +107,7 @@ class CountConfig:
     # temperature and the density's exponent in the product were fitted on the renders'
     # validation fold (bench/train_squares.py fit), never on render-public
     square_model: str = str(MODELS / "squares.onnx")
+    mandarin_model: str = str(MODELS / "mandarins.onnx")  # the same for the two mandarins' pieces
     square_temperature: float = 1.0
     square_density_weight: float = 0.5
     big_crop_x1: float = 0.25  # big-stone crop east edge, board units: mandarin + a bit of square 1
@@ -186,7 +187,7 @@ _SECTIONS: dict[str, type[Any]] = {
 
 
 #: files a stage can do without: "" turns them off
-_OPTIONAL_FILES = frozenset({"square_model"})
+_OPTIONAL_FILES = frozenset({"square_model", "mandarin_model"})
 #: numbers that divide: zero or below has no meaning
 _POSITIVE = frozenset({"square_temperature"})
 

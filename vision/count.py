@@ -276,10 +276,16 @@ def count_board_density(
     small, _ = detect.region_counts(dens, labels, under)
     gain = calibration.count_gain if calibration is not None else 1.0
     classes: dict[int, NDArray[np.float64]] = {}
-    if cfg.square_model:
+    if cfg.square_model or cfg.mandarin_model:
         canvas = rectify(image_bgr, outline, squares.PX)
-        table = squares.probabilities(canvas, cfg.square_model, cfg.square_temperature)
-        classes = dict(zip(CITIZENS, table, strict=True))
+        if cfg.square_model:
+            table = squares.probabilities(canvas, cfg.square_model, cfg.square_temperature)
+            classes.update(zip(CITIZENS, table, strict=True))
+        if cfg.mandarin_model:
+            table = squares.mandarin_probabilities(
+                canvas, cfg.mandarin_model, cfg.square_temperature
+            )
+            classes.update(zip(MANDARINS, table, strict=True))
     out: list[SquareCount] = []
     for i in range(NUM_SQUARES):
         raw = float(small[i]) * gain
@@ -287,7 +293,7 @@ def count_board_density(
         extra = 0.0 if vis[i] > 0.95 else 2.0 * (1.0 - vis[i]) * (1.0 + raw)
         probs = count_distribution(raw, cfg, extra)
         if i in classes and not extra:
-            # the classifier never saw a square cut by the frame's edge: density alone there
+            # the classifiers never saw a square cut by the frame's edge: density alone there
             probs = squares.combine(classes[i], probs, cfg.square_density_weight)
         bp = float(big_p[i])
         out.append(

@@ -30,6 +30,7 @@ PX: Final = 64  # canvas px per square side the crops are cut from (``vision.cou
 SIZE: Final = 72  # crop side fed to the network, px
 MARGIN: Final = 0.25  # square sides of ground kept around the square on every side
 CLASSES: Final = 21  # counts 0..19, then "20 or more"
+MANDARIN_SIZE: Final = (72, 120)  # mandarin crop (width, height), px: 1.5 x 2.5 square sides
 
 #: board-unit origin (west, south corner) of each citizen square
 _ORIGIN: Final = {
@@ -37,6 +38,23 @@ _ORIGIN: Final = {
     for col, pair in enumerate(COLUMNS)
     for sq, row in zip(pair, (0.0, 1.0), strict=True)
 }
+
+
+def _cut(
+    canvas: NDArray[np.uint8],
+    centre: tuple[float, float],
+    size: tuple[int, int],
+    span: float,
+    angle: float,
+    scale: float,
+) -> NDArray[np.uint8]:
+    """A (width, height) ``size`` window round a board point; its width spans ``span`` sides."""
+    cx, cy = (centre[0] - detect.X0) * PX, (detect.Y1 - centre[1]) * PX
+    m = cv2.getRotationMatrix2D((cx, cy), angle, size[0] / (span * PX * scale))
+    m[0, 2] += size[0] / 2 - cx
+    m[1, 2] += size[1] / 2 - cy
+    out = cv2.warpAffine(canvas, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out, dtype=np.uint8)
 
 
 def crop(
@@ -53,16 +71,28 @@ def crop(
     jitter standing in for an outline that is never exact; at run time all are neutral.
     """
     x, y = _ORIGIN[square]
-    px = PX
-    cx = (x + 0.5 + shift[0] - detect.X0) * px
-    cy = (detect.Y1 - (y + 0.5 + shift[1])) * px
-    m = cv2.getRotationMatrix2D((cx, cy), angle, SIZE / ((1 + 2 * MARGIN) * px * scale))
-    m[0, 2] += SIZE / 2 - cx
-    m[1, 2] += SIZE / 2 - cy
-    out = cv2.warpAffine(
-        canvas, m, (SIZE, SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    return np.asarray(out, dtype=np.uint8)
+    centre = (x + 0.5 + shift[0], y + 0.5 + shift[1])
+    return _cut(canvas, centre, (SIZE, SIZE), 1 + 2 * MARGIN, angle, scale)
+
+
+def crop_mandarin(
+    canvas: NDArray[np.uint8],
+    east: bool,
+    *,
+    angle: float = 0.0,
+    scale: float = 1.0,
+    shift: tuple[float, float] = (0.0, 0.0),
+) -> NDArray[np.uint8]:
+    """The ``MANDARIN_SIZE`` crop of a mandarin (its half disc and a quarter square round it:
+    x from -1.25 to 0.25, y from -0.25 to 2.25 board units).
+
+    The east one is mirrored to look like the west one, so one network reads both;
+    the jitter is :func:`crop`'s.
+    """
+    if east:
+        canvas = np.ascontiguousarray(canvas[:, ::-1])  # the canvas is symmetric about x = 2.5
+    centre = (-0.5 + shift[0], 1.0 + shift[1])
+    return _cut(canvas, centre, MANDARIN_SIZE, 1.5, angle, scale)
 
 
 def prepare(crop_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
@@ -83,9 +113,20 @@ def probabilities(
     """(10, CLASSES) count probabilities of the citizen squares, in ``CITIZENS`` order."""
     blob = np.stack([prepare(crop(canvas, sq)) for sq in CITIZENS])
     z = np.asarray(detect.forward(blob, model), dtype=np.float64).reshape(len(CITIZENS), CLASSES)
-    z /= temperature
-    z -= z.max(axis=1, keepdims=True)
-    p = np.exp(z)
+    return _softmax(z / temperature)
+
+
+def mandarin_probabilities(
+    canvas: NDArray[np.uint8], model: str, temperature: float = 1.0
+) -> NDArray[np.float64]:
+    """(2, CLASSES) probabilities of the small pieces' count in the west and east mandarin."""
+    blob = np.stack([prepare(crop_mandarin(canvas, east)) for east in (False, True)])
+    z = np.asarray(detect.forward(blob, model), dtype=np.float64).reshape(2, CLASSES)
+    return _softmax(z / temperature)
+
+
+def _softmax(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    p = np.exp(z - z.max(axis=1, keepdims=True))
     return np.asarray(p / p.sum(axis=1, keepdims=True), dtype=np.float64)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.board import CITIZENS
+from engine.board import CITIZENS, MANDARINS
 from tests.vision.conftest import scene
 from vision import detect, squares
 from vision.config import CountConfig, config_from_dict
@@ -85,7 +85,8 @@ def test_combine_is_the_normalised_product() -> None:
 
 
 def test_model_is_small() -> None:
-    assert Path(CountConfig().square_model).stat().st_size < 1_200_000
+    for model in (CountConfig().square_model, CountConfig().mandarin_model):
+        assert Path(model).stat().st_size < 1_200_000
 
 
 def test_empty_and_sparse_squares_on_generated_scenes() -> None:
@@ -113,21 +114,52 @@ def test_empty_and_sparse_squares_on_generated_scenes() -> None:
     assert exact >= 28 and exact >= exact_plain, (exact, exact_plain)
 
 
-def test_the_counter_multiplies_both_and_can_do_without_the_classifier() -> None:
+def test_the_counter_multiplies_both_and_can_do_without_the_classifiers() -> None:
     image, truth = scene(202, SPARSE, (1, 1), **EASY)
     outline = outline_from_corners(np.array(truth["corners"]), truth["conditions"]["arc_depth"])
     cfg = CountConfig()
-    plain = count_board(image, outline, replace(cfg, square_model=""))[0]
+    plain = count_board(image, outline, replace(cfg, square_model="", mandarin_model=""))[0]
+    citizens = count_board(image, outline, replace(cfg, mandarin_model=""))[0]
     both = count_board(image, outline, cfg)[0]
     for sq in range(12):
         assert np.isclose(sum(both[sq].probs), 1.0)
-        if sq not in CITIZENS:  # mandarins are the density's alone
-            assert both[sq].probs == plain[sq].probs
-    assert any(both[sq].probs != plain[sq].probs for sq in CITIZENS)
+        if sq in MANDARINS:  # the square classifier leaves the mandarins to the density
+            assert citizens[sq].probs == plain[sq].probs
+        assert both[sq].big_prob == plain[sq].big_prob  # the big stone is another net's call
+    assert any(citizens[sq].probs != plain[sq].probs for sq in CITIZENS)
+    assert all(both[sq].probs != citizens[sq].probs for sq in MANDARINS)
+
+
+def test_the_east_mandarin_is_cut_mirrored() -> None:
+    """On a canvas symmetric about the board's middle both mandarin crops are the same."""
+    w, h, _ = detect.canvas(squares.PX)
+    rng = np.random.default_rng(1)
+    half = rng.integers(0, 255, (h, w // 2, 3), dtype=np.uint8)
+    canvas = np.concatenate([half, half[:, -1:], half[:, ::-1]], axis=1)[:, :w]
+    west, east = (squares.crop_mandarin(canvas, e) for e in (False, True))
+    assert west.shape == (squares.MANDARIN_SIZE[1], squares.MANDARIN_SIZE[0], 3)
+    assert np.abs(west.astype(int) - east).mean() < 2.0
+
+
+def test_the_mandarin_crop_holds_the_half_disc() -> None:
+    """The mandarin lies west of x = 0: lit there, its crop is lit left of the margin only."""
+    w, h, a = detect.canvas(squares.PX)
+    canvas = np.zeros((h, w, 3), np.uint8)
+    x0 = round(float((a @ [-0.95, 0.0, 1.0])[0]))
+    x1 = round(float((a @ [0.0, 0.0, 1.0])[0]))
+    y0, y1 = (round(float((a @ [0.0, y, 1.0])[1])) for y in (2.0, 0.0))
+    canvas[y0:y1, x0:x1] = 255
+    lit = squares.crop_mandarin(canvas, False)[..., 0] > 127
+    cols = np.nonzero(lit.any(axis=0))[0]
+    rows = np.nonzero(lit.any(axis=1))[0]
+    unit = squares.MANDARIN_SIZE[0] / 1.5
+    assert abs(cols.max() + 1 - 1.25 * unit) < 1.5  # x = 0 is 1.25 squares from the west edge
+    assert abs(rows.min() - 0.25 * unit) < 1.5 and abs(rows.max() + 1 - 2.25 * unit) < 1.5
 
 
 def test_config_turns_the_classifier_off_and_rejects_a_bad_temperature() -> None:
-    assert config_from_dict({"count": {"square_model": ""}}).count.square_model == ""
+    off = config_from_dict({"count": {"square_model": "", "mandarin_model": ""}}).count
+    assert off.square_model == "" and off.mandarin_model == ""
     with pytest.raises(ConfigError, match=r"\[count\] square_temperature must be a number above 0"):
         config_from_dict({"count": {"square_temperature": 0}})
     with pytest.raises(ConfigError, match=r"\[count\] model must be a non-empty string"):

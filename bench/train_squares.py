@@ -20,11 +20,12 @@ balance, grey, gamma, blur, noise, JPEG) and learns its count (cross-entropy, 21
 classes, 5 % label smoothing; AdamW, cosine learning rate). One or two CPU threads;
 needs the ``train`` extra (PyTorch, onnx). The shipped model runs with OpenCV alone.
 
-``report`` reads any render-public-layout folder on the true outline and prints the
-exact share per true-count bucket of the citizen squares (8-15: within one in
-brackets), the mean log-loss of the true count, and the reliability of the top count
-(stated against observed, per bin) for the density alone, the classifier alone and
-their product as shipped: render-public and the held-out kinds are test sets only.
+``report`` reads any render-public-layout folder on the true outline and prints, for
+the citizen squares (``--mandarins``: the mandarins' small pieces), the mean log-loss of
+the true count, the bench scripts' lines per true-count bucket (``bench/figures.py``)
+and the reliability of the top count (stated against observed, per bin), for the
+density alone, the classifier alone and their product as shipped: render-public and
+the held-out kinds are test sets only.
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from figures import bucket_lines  # bench/, next to this script
+
 from engine.board import CITIZENS, MANDARINS
+from training.counter.calibrate import in_fold
 from vision import squares
 from vision.config import CountConfig, LocateConfig, VisionConfig
 from vision.count import count_board, rectify
@@ -56,11 +60,6 @@ DATA = CACHE / "squares"
 RENDERS = CACHE / "renders" / "train-v4"
 FOLD = (19, 20)  # index % 20 == 19: the validation fold, as the other trainers keep it
 CIT = np.array(CITIZENS)
-
-
-def _index(name: str) -> int:
-    found = re.search(r"(\d+)\.json$", name)
-    return int(found.group(1)) if found else -1
 
 
 def _truths(folder: Path) -> list[Path]:
@@ -97,18 +96,14 @@ def prep(renders: Path, out: Path, part: int, parts: int) -> None:
 
 def prep_synth(count: int, seed: int, out: Path) -> None:
     """Classic ``vision.synth`` scenes on their true outline (what the unit tests draw)."""
-    from vision.synth import random_position, render_scene
+    from train_counter import synth_items  # (needs torch: the train venv's step anyway)
 
     depth = LocateConfig().arc_depth
-    canvases, counts = [], []
-    for i in range(count):
-        rng = np.random.default_rng([seed, i])
-        board, big = random_position(rng)
-        image, truth = render_scene(board, big, seed=seed * 1000 + i)
-        outline = outline_from_corners(np.array(truth["corners"], np.float64), depth)
-        canvases.append(rectify(image, outline, squares.PX))
-        counts.append(truth["ring_counts"])
-    np.savez(out, canv=np.stack(canvases), counts=np.array(counts))
+    items = synth_items(count, seed)
+    canvases = [
+        rectify(it.image, outline_from_corners(it.corners, depth), squares.PX) for it in items
+    ]
+    np.savez(out, canv=np.stack(canvases), counts=np.array([it.counts for it in items]))
 
 
 def _load(paths: list[Path]) -> dict[str, np.ndarray]:
@@ -200,7 +195,7 @@ def train(
     import torch.nn.functional as F
 
     d = _load(sorted(data.glob("train_*.npz")))
-    keep = np.array([_index(str(n)) % FOLD[1] != FOLD[0] for n in d["names"]])
+    keep = np.array([not in_fold(str(n), FOLD) for n in d["names"]])
     canvases, counts = d["canv"][keep], d["counts"][keep]
     synth = np.load(data / "synth.npz")
     s_canvases, s_counts = synth["canv"], synth["counts"]
@@ -258,32 +253,20 @@ def export(weights: Path, path: Path, mandarins: bool = False) -> None:
     export_onnx(net, path, torch.zeros(*shape))
 
 
-def _truth_counts(folder: Path, fold: bool, regions: np.ndarray) -> tuple[list[Path], np.ndarray]:
-    items = _truths(folder)
-    if fold:
-        items = [js for js in items if _index(str(js)) % FOLD[1] == FOLD[0]]
-    counts = [
-        [
-            int(json.loads(js.read_text("utf-8"))["regions"][REGION_NAMES[sq]]["count"])
-            for sq in regions
-        ]
-        for js in items
-    ]
-    return items, np.array(counts)
-
-
 def readings(
     folder: Path, cfg: CountConfig, fold: bool, mandarins: bool = False
 ) -> dict[str, np.ndarray]:
-    """Density distributions and classifier probabilities of every citizen square (or both
-    mandarins' small pieces), true outline."""
+    """Density distributions, classifier probabilities and true counts of every citizen
+    square (or both mandarins' small pieces), true outline; ``fold``: the 19/20 fold only."""
     depth = LocateConfig().arc_depth
     regions = np.array(MANDARINS) if mandarins else CIT
-    items, counts = _truth_counts(folder, fold, regions)
-    plain = CountConfig(**{**cfg.__dict__, "square_model": "", "mandarin_model": ""})
-    dens, cls = [], []
-    for js in items:
+    plain = replace(cfg, square_model="", mandarin_model="")
+    dens, cls, truth = [], [], []
+    for js in _truths(folder):
+        if fold and not in_fold(js.name, FOLD):
+            continue
         data = json.loads(js.read_text("utf-8"))
+        truth.append([int(data["regions"][REGION_NAMES[sq]]["count"]) for sq in regions])
         image = cv2.imread(str(js.with_suffix(".jpg")))
         outline = outline_from_corners(np.array(data["corners"], np.float64), depth)
         reading, _ = count_board(image, outline, plain)
@@ -293,7 +276,7 @@ def readings(
             cls.append(squares.mandarin_probabilities(canvas, cfg.mandarin_model, 1.0))
         else:
             cls.append(squares.probabilities(canvas, cfg.square_model, 1.0))
-    return {"density": np.array(dens), "classes": np.array(cls), "truth": counts}
+    return {"density": np.array(dens), "classes": np.array(cls), "truth": np.array(truth)}
 
 
 def _tempered(classes: np.ndarray, temperature: float) -> np.ndarray:
@@ -315,19 +298,6 @@ def combined(r: dict[str, np.ndarray], temperature: float, weight: float) -> np.
 def log_loss(probs: np.ndarray, truth: np.ndarray) -> float:
     t = np.minimum(truth, probs.shape[-1] - 1)[..., None]
     return float(-np.log(np.maximum(np.take_along_axis(probs, t, -1), 1e-6)).mean())
-
-
-def buckets(probs: np.ndarray, truth: np.ndarray) -> str:
-    pred = probs.argmax(-1)
-    out = []
-    for name, lo, hi in (("0", 0, 0), ("1-3", 1, 3), ("4-7", 4, 7), ("8-15", 8, 15)):
-        m = (truth >= lo) & (truth <= hi)
-        if m.any():
-            text = f"{name}: {100 * (pred[m] == truth[m]).mean():.1f}"
-            if lo >= 8:
-                text += f" ({100 * (abs(pred[m] - truth[m]) <= 1).mean():.1f})"
-            out.append(f"{text} of {int(m.sum())}")
-    return ", ".join(out)
 
 
 def reliability(probs: np.ndarray, truth: np.ndarray) -> str:
@@ -398,9 +368,7 @@ def main() -> int:
         export(args.weights, args.out, args.mandarins)
     elif args.cmd == "fit":
         cfg = VisionConfig().count
-        r = readings(
-            args.renders, CountConfig(**{**cfg.__dict__, "square_model": args.model}), True
-        )
+        r = readings(args.renders, replace(cfg, square_model=args.model), True)
         print(f"validation fold: {len(r['truth'])} scenes; log-loss of the true count")
         print(f"  density alone {log_loss(r['density'], r['truth']):.4f}")
         best = (math.inf, 1.0, 0.0)
@@ -416,7 +384,7 @@ def main() -> int:
         cfg = VisionConfig().count
         if args.model:
             key = "mandarin_model" if args.mandarins else "square_model"
-            cfg = CountConfig(**{**cfg.__dict__, key: args.model})
+            cfg = replace(cfg, **{key: args.model})
         what = "mandarins" if args.mandarins else "citizen squares"
         for folder in args.folders:
             r = readings(folder, cfg, False, args.mandarins)
@@ -427,9 +395,9 @@ def main() -> int:
                 ("classifier", _tempered(r["classes"], cfg.square_temperature)),
                 ("both (shipped)", both),
             ):
-                print(
-                    f"  {name}: {buckets(probs, r['truth'])}; log-loss {log_loss(probs, r['truth']):.3f}"
-                )
+                print(f"  {name}: log-loss of the true count {log_loss(probs, r['truth']):.3f}")
+                for line in bucket_lines(r["truth"].ravel(), probs.argmax(-1).ravel()):
+                    print(f"    {line}")
                 print(f"    top count right when stated: {reliability(probs, r['truth'])}")
     return 0
 

@@ -104,8 +104,10 @@ class CountConfig:
     spread_model: str = str(MODELS / "spread.onnx")  # tally's piece detector (ONNX)
     # per-square count classifier (``vision.squares``) multiplied with the density's
     # distribution in every citizen square; "" counts by the density alone. Its softmax
-    # temperature and the density's exponent in the product were fitted on the renders'
-    # validation fold (bench/train_squares.py fit), never on render-public
+    # temperature and the density's exponent in the product were set before any fit:
+    # the renders' validation fold (bench/train_squares.py fit) prefers the classifier
+    # alone by 0.08 nats, but is the training generator's and cannot show how either
+    # holds on unseen kinds (training/counter/README.md); never tuned on render-public
     square_model: str = str(MODELS / "squares.onnx")
     mandarin_model: str = str(MODELS / "mandarins.onnx")  # the same for the two mandarins' pieces
     square_temperature: float = 1.0

@@ -1,4 +1,4 @@
-"""Learned count class of each citizen square (OpenCV DNN at run time).
+"""Learned count class of each citizen square and each mandarin (OpenCV DNN at run time).
 
 The density counter (``vision.detect``) sums a pebble-centre map over a square:
 right for a few separate pebbles, but its mass drifts with the ground (a tiled
@@ -10,7 +10,8 @@ is judged with its neighbours) and returns a probability for each count 0-19
 and for 20 or more. It learnt what an empty square of any ground looks like
 and how many pieces a pile of a given look holds, so it is sharper on the two
 things the referee asks most: "is this square empty" and "how many in this
-small pile". The two opinions are multiplied (``combine``): each alone is
+small pile". A sibling network reads the mandarins' small pieces the same way
+(``crop_mandarin``). The two opinions are multiplied (``combine``): each alone is
 worse on grounds neither saw. Only numpy and OpenCV run here.
 """
 
@@ -111,21 +112,23 @@ def probabilities(
     canvas: NDArray[np.uint8], model: str, temperature: float = 1.0
 ) -> NDArray[np.float64]:
     """(10, CLASSES) count probabilities of the citizen squares, in ``CITIZENS`` order."""
-    blob = np.stack([prepare(crop(canvas, sq)) for sq in CITIZENS])
-    z = np.asarray(detect.forward(blob, model), dtype=np.float64).reshape(len(CITIZENS), CLASSES)
-    return _softmax(z / temperature)
+    return _classify([crop(canvas, sq) for sq in CITIZENS], model, temperature)
 
 
 def mandarin_probabilities(
     canvas: NDArray[np.uint8], model: str, temperature: float = 1.0
 ) -> NDArray[np.float64]:
     """(2, CLASSES) probabilities of the small pieces' count in the west and east mandarin."""
-    blob = np.stack([prepare(crop_mandarin(canvas, east)) for east in (False, True)])
-    z = np.asarray(detect.forward(blob, model), dtype=np.float64).reshape(2, CLASSES)
-    return _softmax(z / temperature)
+    return _classify([crop_mandarin(canvas, east) for east in (False, True)], model, temperature)
 
 
-def _softmax(z: NDArray[np.float64]) -> NDArray[np.float64]:
+def _classify(
+    crops: list[NDArray[np.uint8]], model: str, temperature: float
+) -> NDArray[np.float64]:
+    """Softmax at ``temperature`` of the network's logits, one row per crop."""
+    blob = np.stack([prepare(c) for c in crops])
+    z = np.asarray(detect.forward(blob, model), dtype=np.float64).reshape(len(crops), CLASSES)
+    z /= temperature
     p = np.exp(z - z.max(axis=1, keepdims=True))
     return np.asarray(p / p.sum(axis=1, keepdims=True), dtype=np.float64)
 
@@ -137,7 +140,7 @@ def combine(
 
     The last class's mass ("20 or more") is shared out as the density
     distribution shares it above 19; the product with ``density`` raised to
-    ``density_weight`` (fitted on the renders' validation fold) is renormalised.
+    ``density_weight`` (``CountConfig.square_density_weight``) is renormalised.
     """
     n = len(density)
     out = np.zeros(n)

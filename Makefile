@@ -178,6 +178,8 @@ train-finder: train-venv
 SQUARES_STEPS ?= 8600
 # then the mandarins' network, started from the squares' weights (3,400 steps: 40 minutes)
 MANDARIN_STEPS ?= 3400
+# and the big stones' network on the same mandarin crops, from the mandarins' weights
+BIG_STEPS ?= 1800
 train-squares: train-venv
 	$(TRAIN_VENV)/bin/python bench/train_squares.py prep --out $(TRAIN_OUT)/squares
 	nice -n 5 $(TRAIN_VENV)/bin/python bench/train_squares.py train --data $(TRAIN_OUT)/squares \
@@ -190,3 +192,8 @@ train-squares: train-venv
 	  --out $(TRAIN_OUT)/squares/mandarins.pt
 	$(TRAIN_VENV)/bin/python bench/train_squares.py export --mandarins \
 	  --weights $(TRAIN_OUT)/squares/mandarins.pt --out $(TRAIN_OUT)/mandarins.onnx
+	nice -n 5 $(TRAIN_VENV)/bin/python bench/train_squares.py train --data $(TRAIN_OUT)/squares \
+	  --big --init $(TRAIN_OUT)/squares/mandarins.pt --lr 0.001 --batch 96 --seed 5 \
+	  --steps $(BIG_STEPS) --out $(TRAIN_OUT)/squares/bigstones.pt
+	$(TRAIN_VENV)/bin/python bench/train_squares.py export --big \
+	  --weights $(TRAIN_OUT)/squares/bigstones.pt --out $(TRAIN_OUT)/bigstones.onnx

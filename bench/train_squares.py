@@ -49,7 +49,7 @@ from figures import bucket_lines  # bench/, next to this script
 
 from engine.board import CITIZENS, MANDARINS
 from training.counter.calibrate import in_fold
-from vision import squares
+from vision import bigstone, squares
 from vision.config import CountConfig, LocateConfig, VisionConfig
 from vision.count import count_board, rectify
 from vision.locate.outline import outline_from_corners
@@ -73,7 +73,7 @@ def _truths(folder: Path) -> list[Path]:
 def prep(renders: Path, out: Path, part: int, parts: int) -> None:
     """One part of the renders, rectified on the true outline, with their counts."""
     depth = LocateConfig().arc_depth
-    canvases, counts, names = [], [], []
+    canvases, counts, bigs, names = [], [], [], []
     items = _truths(renders)[part::parts]
     t0 = time.time()
     for k, js in enumerate(items):
@@ -84,6 +84,7 @@ def prep(renders: Path, out: Path, part: int, parts: int) -> None:
         outline = outline_from_corners(np.array(data["corners"], np.float64), depth)
         canvases.append(rectify(image, outline, squares.PX))
         counts.append([int(data["regions"][n]["count"]) for n in REGION_NAMES])
+        bigs.append([int(data["regions"][n]["big"]) for n in REGION_NAMES])
         names.append(str(js))
         if k % 500 == 0:
             rate = (k + 1) / max(time.time() - t0, 1e-6)
@@ -91,7 +92,13 @@ def prep(renders: Path, out: Path, part: int, parts: int) -> None:
                 f"[{k}/{len(items)}] {rate:.1f}/s, left {(len(items) - k) / rate:.0f} s", flush=True
             )
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(out, canv=np.stack(canvases), counts=np.array(counts), names=np.array(names))
+    np.savez(
+        out,
+        canv=np.stack(canvases),
+        counts=np.array(counts),
+        big=np.array(bigs),
+        names=np.array(names),
+    )
 
 
 def prep_synth(count: int, seed: int, out: Path) -> None:
@@ -103,7 +110,12 @@ def prep_synth(count: int, seed: int, out: Path) -> None:
     canvases = [
         rectify(it.image, outline_from_corners(it.corners, depth), squares.PX) for it in items
     ]
-    np.savez(out, canv=np.stack(canvases), counts=np.array([it.counts for it in items]))
+    np.savez(
+        out,
+        canv=np.stack(canvases),
+        counts=np.array([it.counts for it in items]),
+        big=np.array([it.bigs for it in items]),
+    )
 
 
 def _load(paths: list[Path]) -> dict[str, np.ndarray]:
@@ -144,7 +156,7 @@ def jittered(canvas: np.ndarray, square: int, rng: np.random.Generator) -> np.nd
     return squares.crop(canvas, square, angle=angle, scale=scale, shift=shift)
 
 
-def _net(width: int = 16) -> Any:
+def _net(width: int = 16, classes: int = squares.CLASSES) -> Any:
     import torch
     from torch import nn
 
@@ -170,7 +182,7 @@ def _net(width: int = 16) -> Any:
             )
             self.pool = nn.AdaptiveAvgPool2d(1)
             self.h = nn.Sequential(
-                nn.Linear(8 * w, 64), nn.ReLU(inplace=True), nn.Linear(64, squares.CLASSES)
+                nn.Linear(8 * w, 64), nn.ReLU(inplace=True), nn.Linear(64, classes)
             )
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -189,22 +201,30 @@ def train(
     seed: int,
     mandarins: bool = False,
     init: Path | None = None,
+    big: bool = False,
 ) -> None:
-    """Citizen squares, or with ``mandarins`` the two mandarins (``init``: start weights)."""
+    """Citizen squares, or with ``mandarins`` the two mandarins (``init``: start weights);
+    ``big``: whether a mandarin holds a big stone (two classes, mandarin crops), started
+    from ``init`` but for the last layer."""
     import torch
     import torch.nn.functional as F
 
     d = _load(sorted(data.glob("train_*.npz")))
     keep = np.array([not in_fold(str(n), FOLD) for n in d["names"]])
-    canvases, counts = d["canv"][keep], d["counts"][keep]
+    label = "big" if big else "counts"
+    canvases, counts = d["canv"][keep], d[label][keep]
     synth = np.load(data / "synth.npz")
-    s_canvases, s_counts = synth["canv"], synth["counts"]
+    s_canvases, s_counts = synth["canv"], synth[label]
+    mandarins = mandarins or big
     print(f"{len(canvases)} renders, {len(s_canvases)} classic scenes, {steps} steps", flush=True)
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
-    net = _net()
+    net = _net(classes=2 if big else squares.CLASSES)
     if init is not None:
-        net.load_state_dict(torch.load(init))
+        start = torch.load(init)
+        if big:  # a count head does not fit: the last layer starts afresh
+            start = {k: v for k, v in start.items() if not k.startswith("h.2.")}
+        net.load_state_dict(start, strict=not big)
     regions = np.array(MANDARINS) if mandarins else CIT
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -227,7 +247,7 @@ def train(
             ]
         )
         y = np.where(classic, s_counts[scene % len(s_counts), sq], counts[scene, sq])
-        y = np.minimum(y, squares.CLASSES - 1)
+        y = np.minimum(y, 1 if big else squares.CLASSES - 1)
         net.train()
         logits = net(torch.from_numpy(x))
         loss = F.cross_entropy(logits, torch.from_numpy(y).long(), label_smoothing=0.05)
@@ -241,12 +261,13 @@ def train(
             torch.save(net.state_dict(), out)
 
 
-def export(weights: Path, path: Path, mandarins: bool = False) -> None:
+def export(weights: Path, path: Path, mandarins: bool = False, big: bool = False) -> None:
     import torch
 
     from training.nets import export_onnx
 
-    net = _net()
+    net = _net(classes=2 if big else squares.CLASSES)
+    mandarins = mandarins or big
     net.load_state_dict(torch.load(weights))
     w, h = squares.MANDARIN_SIZE
     shape = (2, 3, h, w) if mandarins else (len(CITIZENS), 3, squares.SIZE, squares.SIZE)
@@ -277,6 +298,39 @@ def readings(
         else:
             cls.append(squares.probabilities(canvas, cfg.square_model, 1.0))
     return {"density": np.array(dens), "classes": np.array(cls), "truth": np.array(truth)}
+
+
+def big_report(folder: Path, model: str) -> str:
+    """Big stone or not in both mandarins of every scene, true outline: the detect
+    canvas's network (``big_model``) against the mandarin crops' (``model``), with how
+    often each is right when it states a probability in each bin."""
+    depth = LocateConfig().arc_depth
+    cfg = CountConfig()
+    old, new, truth = [], [], []
+    for js in _truths(folder):
+        data = json.loads(js.read_text("utf-8"))
+        image = cv2.imread(str(js.with_suffix(".jpg")))
+        outline = outline_from_corners(np.array(data["corners"], np.float64), depth)
+        truth += [int(data["regions"][REGION_NAMES[m]]["big"]) > 0 for m in MANDARINS]
+        old += list(bigstone.probabilities(rectify(image, outline, cfg.px_per_square), cfg))
+        new += list(squares.big_probabilities(rectify(image, outline, squares.PX), model))
+    t = np.array(truth)
+    lines = [f"{folder} ({len(t) // 2} scenes, big stone or not, true outline)"]
+    for name, p in (("big_model (detect canvas)", old), ("mandarin_big_model", new)):
+        q = np.array(p)
+        said = q >= 0.5
+        conf = np.maximum(q, 1 - q)
+        bins = []
+        for lo, hi in ((0.5, 0.9), (0.9, 0.99), (0.99, 1.01)):
+            m = (conf >= lo) & (conf < hi)
+            if m.any():
+                bins.append(f"{lo:.2f}+: {(said[m] == t[m]).mean():.3f} of {int(m.sum())}")
+        lines.append(
+            f"  {name}: right {100 * (said == t).mean():.1f}% (stones missed "
+            f"{int((~said & t).sum())}, seen where none {int((said & ~t).sum())}); "
+            f"right when stated {'; '.join(bins)}"
+        )
+    return "\n".join(lines)
 
 
 def _tempered(classes: np.ndarray, temperature: float) -> np.ndarray:
@@ -331,10 +385,12 @@ def main() -> int:
     t.add_argument("--out", type=Path, default=DATA / "squares.pt")
     t.add_argument("--mandarins", action="store_true", help="the two mandarins instead")
     t.add_argument("--init", type=Path, help="start from these weights (.pt)")
+    t.add_argument("--big", action="store_true", help="big stone or not in the mandarins")
     e = sub.add_parser("export")
     e.add_argument("--weights", type=Path, default=DATA / "squares.pt")
     e.add_argument("--out", type=Path, default=Path(CountConfig().square_model))
     e.add_argument("--mandarins", action="store_true", help="a mandarin network's input shape")
+    e.add_argument("--big", action="store_true", help="the big-stone network (two classes)")
     f = sub.add_parser("fit")
     f.add_argument("--renders", type=Path, default=RENDERS)
     f.add_argument("--model", default=CountConfig().square_model)
@@ -342,6 +398,7 @@ def main() -> int:
     r.add_argument("folders", type=Path, nargs="+")
     r.add_argument("--model", help="the classifier (default: the shipped one)")
     r.add_argument("--mandarins", action="store_true", help="the mandarins' small pieces")
+    r.add_argument("--big", action="store_true", help="big stone or not: both networks")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     if args.cmd == "prep":
@@ -363,9 +420,10 @@ def main() -> int:
             args.seed,
             args.mandarins,
             args.init,
+            args.big,
         )
     elif args.cmd == "export":
-        export(args.weights, args.out, args.mandarins)
+        export(args.weights, args.out, args.mandarins, args.big)
     elif args.cmd == "fit":
         cfg = VisionConfig().count
         r = readings(args.renders, replace(cfg, square_model=args.model), True)
@@ -380,6 +438,10 @@ def main() -> int:
                 best = min(best, (loss, temperature, weight))
             print(f"  T {temperature}: " + ", ".join(row))
         print(f"best: square_temperature = {best[1]}, square_density_weight = {best[2]}")
+    elif args.big:
+        model = args.model or CountConfig().mandarin_big_model
+        for folder in args.folders:
+            print(big_report(folder, model))
     else:
         cfg = VisionConfig().count
         if args.model:

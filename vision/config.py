@@ -85,8 +85,9 @@ class LocateConfig:
 class CountConfig:
     """Per-square pebble counting (learned density, ``vision.detect``) and big stones.
 
-    Big-stone presence is the probability given by the ``vision.bigstone``
-    network; its crop must be the one the network was trained on.
+    Big-stone presence is the probability given by ``mandarin_big_model`` on the
+    mandarin crops of ``vision.squares`` (or, set to "", by the ``vision.bigstone``
+    network, whose crop must be the one it was trained on).
     """
 
     px_per_square: int = 80  # rectified square side; the shipped model was trained at 80
@@ -110,6 +111,9 @@ class CountConfig:
     # holds on unseen kinds (training/counter/README.md); never tuned on render-public
     square_model: str = str(MODELS / "squares.onnx")
     mandarin_model: str = str(MODELS / "mandarins.onnx")  # the same for the two mandarins' pieces
+    # big-stone presence from the mandarin crops of ``vision.squares`` (learnt on the
+    # renders); "" asks ``big_model`` instead
+    mandarin_big_model: str = str(MODELS / "bigstones.onnx")
     square_temperature: float = 1.0
     square_density_weight: float = 0.5
     big_crop_x1: float = 0.25  # big-stone crop east edge, board units: mandarin + a bit of square 1
@@ -189,7 +193,7 @@ _SECTIONS: dict[str, type[Any]] = {
 
 
 #: files a stage can do without: "" turns them off
-_OPTIONAL_FILES = frozenset({"square_model", "mandarin_model"})
+_OPTIONAL_FILES = frozenset({"square_model", "mandarin_model", "mandarin_big_model"})
 #: numbers that divide: zero or below has no meaning
 _POSITIVE = frozenset({"square_temperature"})
 

@@ -11,8 +11,10 @@ and for 20 or more. It learnt what an empty square of any ground looks like
 and how many pieces a pile of a given look holds, so it is sharper on the two
 things the referee asks most: "is this square empty" and "how many in this
 small pile". A sibling network reads the mandarins' small pieces the same way
-(``crop_mandarin``). The two opinions are multiplied (``combine``): each alone is
-worse on grounds neither saw. Only numpy and OpenCV run here.
+(``crop_mandarin``), and a third tells from the same crops whether the big stone
+is there (``big_probabilities``). The two count opinions are multiplied
+(``combine``): each alone is worse on grounds neither saw. Only numpy and
+OpenCV run here.
 """
 
 from __future__ import annotations
@@ -122,12 +124,19 @@ def mandarin_probabilities(
     return _classify([crop_mandarin(canvas, east) for east in (False, True)], model, temperature)
 
 
+def big_probabilities(canvas: NDArray[np.uint8], model: str) -> NDArray[np.float64]:
+    """(2,) probability of a big stone in the west and east mandarin, from the
+    mandarin crops (a network with two classes: no stone, stone)."""
+    crops = [crop_mandarin(canvas, east) for east in (False, True)]
+    return np.asarray(_classify(crops, model, 1.0)[:, 1], dtype=np.float64)
+
+
 def _classify(
     crops: list[NDArray[np.uint8]], model: str, temperature: float
 ) -> NDArray[np.float64]:
     """Softmax at ``temperature`` of the network's logits, one row per crop."""
     blob = np.stack([prepare(c) for c in crops])
-    z = np.asarray(detect.forward(blob, model), dtype=np.float64).reshape(len(crops), CLASSES)
+    z = np.asarray(detect.forward(blob, model), dtype=np.float64).reshape(len(crops), -1)
     z /= temperature
     p = np.exp(z - z.max(axis=1, keepdims=True))
     return np.asarray(p / p.sum(axis=1, keepdims=True), dtype=np.float64)

@@ -26,6 +26,7 @@ BAD_CONFIGS = {
     "not TOML": "[camera\n",
     "replay without folder": '[camera]\nkind = "replay"\n',
     "missing model": '[vision.count]\nmodel = "/nonexistent/counter.onnx"\n',
+    "missing big-stone model": '[vision.count]\nmandarin_big_model = "/nonexistent/b.onnx"\n',
 }
 
 

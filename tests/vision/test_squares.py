@@ -85,7 +85,8 @@ def test_combine_is_the_normalised_product() -> None:
 
 
 def test_model_is_small() -> None:
-    for model in (CountConfig().square_model, CountConfig().mandarin_model):
+    cfg = CountConfig()
+    for model in (cfg.square_model, cfg.mandarin_model, cfg.mandarin_big_model):
         assert Path(model).stat().st_size < 1_200_000
 
 
@@ -130,6 +131,25 @@ def test_the_counter_multiplies_both_and_can_do_without_the_classifiers() -> Non
     assert all(both[sq].probs != citizens[sq].probs for sq in MANDARINS)
 
 
+@pytest.mark.parametrize("big", [(1, 1), (0, 1), (1, 0), (0, 0)])
+def test_the_big_stones_on_generated_scenes(big: tuple[int, int]) -> None:
+    """The mandarin crops' big-stone network on the cartoon scenes, stones taken or not,
+    and the detect canvas's network it replaces when ``mandarin_big_model`` is ""."""
+    cfg = CountConfig()
+    for seed in (301, 302):
+        image, truth = scene(seed, SPARSE, big, **EASY)
+        outline = outline_from_corners(np.array(truth["corners"]), truth["conditions"]["arc_depth"])
+        canvas = rectify(image, outline, squares.PX)
+        seen = squares.big_probabilities(canvas, cfg.mandarin_big_model)
+        assert seen.shape == (2,) and np.all((seen >= 0) & (seen <= 1))
+        assert tuple(int(p >= 0.5) for p in seen) == big
+        counted = count_board(image, outline, cfg)[0]
+        assert [counted[m].big_prob for m in MANDARINS] == pytest.approx(seen)
+        old = count_board(image, outline, replace(cfg, mandarin_big_model=""))[0]
+        assert tuple(old[m].big for m in MANDARINS) == big
+        assert [old[m].big_prob for m in MANDARINS] != pytest.approx(seen)
+
+
 def test_the_east_mandarin_is_cut_mirrored() -> None:
     """On a canvas symmetric about the board's middle both mandarin crops are the same."""
     w, h, _ = detect.canvas(squares.PX)
@@ -158,8 +178,10 @@ def test_the_mandarin_crop_holds_the_half_disc() -> None:
 
 
 def test_config_turns_the_classifier_off_and_rejects_a_bad_temperature() -> None:
-    off = config_from_dict({"count": {"square_model": "", "mandarin_model": ""}}).count
-    assert off.square_model == "" and off.mandarin_model == ""
+    off = config_from_dict(
+        {"count": {"square_model": "", "mandarin_model": "", "mandarin_big_model": ""}}
+    ).count
+    assert off.square_model == "" and off.mandarin_model == "" and off.mandarin_big_model == ""
     with pytest.raises(ConfigError, match=r"\[count\] square_temperature must be a number above 0"):
         config_from_dict({"count": {"square_temperature": 0}})
     with pytest.raises(ConfigError, match=r"\[count\] model must be a non-empty string"):

@@ -7,6 +7,9 @@
     python bench/train_squares.py report DIR [DIR ...]     # density / classifier / both, per bucket
     python bench/train_squares.py train --mandarins --init S.pt --lr 0.001 --steps 3400
                                                            # the mandarins net (mandarins.onnx)
+    python bench/train_squares.py train --big --init M.pt --lr 0.001 --batch 96 --steps 1800
+                                                           # big stone or not (bigstones.onnx)
+    python bench/train_squares.py report --big DIR         # both big-stone nets, right and sure
 
 ``prep`` rectifies every scene of ``--renders`` (train-v4) on its true outline at
 ``vision.squares.PX`` and stores the canvases with their counts (one npz per half, so

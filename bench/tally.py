@@ -179,8 +179,14 @@ def with_detector(model: Path) -> VisionConfig:
 def _model_tag(config: VisionConfig) -> str:
     """Readings depend on the networks read: a short hash of their bytes."""
     h = hashlib.sha1(READING_VERSION.encode())
-    for path in (config.count.spread_model, config.count.model, config.count.big_model):
-        h.update(Path(path).read_bytes())
+    for path in (
+        config.count.spread_model,
+        config.count.model,
+        config.count.big_model,
+        config.count.mandarin_big_model,
+    ):
+        if path:  # ("" turns an optional network off)
+            h.update(Path(path).read_bytes())
     # (stills locate their board: the finder's network and its bar)
     h.update(Path(config.locate.line_model).read_bytes())
     h.update(repr((config.locate.min_quality, config.locate.learned_min_quality)).encode())

@@ -91,7 +91,7 @@ def read_spread(
     """
     import time
 
-    from vision import bigstone, spread
+    from vision import bigstone, spread, squares
     from vision.config import VisionConfig
     from vision.count import densities, inside_share, rectify
     from vision.detect import NOISE_FLOOR, region_sums
@@ -116,7 +116,11 @@ def read_spread(
     count_cfg = cfg.count
     rect = rectify(image, outline, count_cfg.px_per_square)
     dens, labels, _ = densities(image, outline, count_cfg, rect)
-    net_p = bigstone.probabilities(rect, count_cfg)
+    if count_cfg.mandarin_big_model:
+        canvas = rectify(image, outline, squares.PX)
+        net_p = squares.big_probabilities(canvas, count_cfg.mandarin_big_model)
+    else:
+        net_p = bigstone.probabilities(rect, count_cfg)
     mass, _ = region_sums(np.where(dens > NOISE_FLOOR, dens, 0.0), labels)
     t2 = time.perf_counter()
     heat = spread.heatmaps(spread.rectify(image, outline.homography), count_cfg.spread_model)
@@ -174,10 +178,11 @@ def read_frame_spread(observer: Any, image: NDArray[np.uint8]) -> SpreadReading:
 
 
 #: A big-stone peak of the spread detector this high is a stone; ``BIG_WITH_NET``: this
-#: high is one where the big-stone network agrees (``bench/tally.py`` chose both on the
-#: fitting seeds: 94 % of quan squares right, the network alone 71 %).
+#: high is one where the big-stone network (``mandarin_big_model``) agrees. Chosen on the
+#: fitting seeds 0-599 of ``bench/tally.py``: 95.9 % of quan squares right, the network
+#: alone 93.2 %, the peak alone 93.7 % (with the older ``big_model`` and 0.1: 95.0 %).
 BIG_PEAK = 0.2
-BIG_WITH_NET = 0.1
+BIG_WITH_NET = 0.05
 
 
 def _big_prob(peak: float, net: float) -> float:

@@ -39,6 +39,7 @@ import math
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,7 @@ from training.counter.calibrate import in_fold
 from vision import bigstone, squares
 from vision.config import CountConfig, LocateConfig, VisionConfig
 from vision.count import count_board, rectify
-from vision.locate.outline import outline_from_corners
+from vision.locate.outline import Outline, outline_from_corners
 from vision.synth import REGION_NAMES
 
 CACHE = Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan"))
@@ -73,18 +74,23 @@ def _truths(folder: Path) -> list[Path]:
     ]
 
 
-def prep(renders: Path, out: Path, part: int, parts: int) -> None:
-    """One part of the renders, rectified on the true outline, with their counts."""
+def _scenes(truths: list[Path]) -> Iterator[tuple[int, Path, dict[str, Any], np.ndarray, Outline]]:
+    """Index, truth path, truth, image and true outline of every scene whose image reads."""
     depth = LocateConfig().arc_depth
-    canvases, counts, bigs, names = [], [], [], []
-    items = _truths(renders)[part::parts]
-    t0 = time.time()
-    for k, js in enumerate(items):
-        data = json.loads(js.read_text("utf-8"))
+    for k, js in enumerate(truths):
         image = cv2.imread(str(js.with_suffix(".jpg")))
         if image is None:
             continue
-        outline = outline_from_corners(np.array(data["corners"], np.float64), depth)
+        data = json.loads(js.read_text("utf-8"))
+        yield k, js, data, image, outline_from_corners(np.array(data["corners"], np.float64), depth)
+
+
+def prep(renders: Path, out: Path, part: int, parts: int) -> None:
+    """One part of the renders, rectified on the true outline, with their counts."""
+    canvases, counts, bigs, names = [], [], [], []
+    items = _truths(renders)[part::parts]
+    t0 = time.time()
+    for k, js, data, image, outline in _scenes(items):
         canvases.append(rectify(image, outline, squares.PX))
         counts.append([int(data["regions"][n]["count"]) for n in REGION_NAMES])
         bigs.append([int(data["regions"][n]["big"]) for n in REGION_NAMES])
@@ -282,17 +288,12 @@ def readings(
 ) -> dict[str, np.ndarray]:
     """Density distributions, classifier probabilities and true counts of every citizen
     square (or both mandarins' small pieces), true outline; ``fold``: the 19/20 fold only."""
-    depth = LocateConfig().arc_depth
     regions = np.array(MANDARINS) if mandarins else CIT
     plain = replace(cfg, square_model="", mandarin_model="")
     dens, cls, truth = [], [], []
-    for js in _truths(folder):
-        if fold and not in_fold(js.name, FOLD):
-            continue
-        data = json.loads(js.read_text("utf-8"))
+    truths = [js for js in _truths(folder) if not fold or in_fold(js.name, FOLD)]
+    for _, _, data, image, outline in _scenes(truths):
         truth.append([int(data["regions"][REGION_NAMES[sq]]["count"]) for sq in regions])
-        image = cv2.imread(str(js.with_suffix(".jpg")))
-        outline = outline_from_corners(np.array(data["corners"], np.float64), depth)
         reading, _ = count_board(image, outline, plain)
         dens.append([reading[sq].probs for sq in regions])
         canvas = rectify(image, outline, squares.PX)
@@ -307,13 +308,9 @@ def big_report(folder: Path, model: str) -> str:
     """Big stone or not in both mandarins of every scene, true outline: the detect
     canvas's network (``big_model``) against the mandarin crops' (``model``), with how
     often each is right when it states a probability in each bin."""
-    depth = LocateConfig().arc_depth
     cfg = CountConfig()
     old, new, truth = [], [], []
-    for js in _truths(folder):
-        data = json.loads(js.read_text("utf-8"))
-        image = cv2.imread(str(js.with_suffix(".jpg")))
-        outline = outline_from_corners(np.array(data["corners"], np.float64), depth)
+    for _, _, data, image, outline in _scenes(_truths(folder)):
         truth += [int(data["regions"][REGION_NAMES[m]]["big"]) > 0 for m in MANDARINS]
         old += list(bigstone.probabilities(rectify(image, outline, cfg.px_per_square), cfg))
         new += list(squares.big_probabilities(rectify(image, outline, squares.PX), model))

@@ -118,6 +118,23 @@ def rectify(image_bgr: NDArray[np.uint8], outline: Outline, px: int) -> NDArray[
     )
 
 
+def big_stone_probabilities(
+    image_bgr: NDArray[np.uint8],
+    outline: Outline,
+    cfg: CountConfig,
+    rect: NDArray[np.uint8],
+    canvas: NDArray[np.uint8] | None = None,
+) -> NDArray[np.float64]:
+    """(west, east) big-stone probability: ``mandarin_big_model`` on the mandarin crops of
+    the ``squares.PX`` ``canvas`` (rectified here when not given), or without it the
+    ``vision.bigstone`` net on ``rect`` (the board at ``cfg.px_per_square``)."""
+    if not cfg.mandarin_big_model:
+        return bigstone.probabilities(rect, cfg)
+    if canvas is None:
+        canvas = rectify(image_bgr, outline, squares.PX)
+    return squares.big_probabilities(canvas, cfg.mandarin_big_model)
+
+
 def _in_frame(
     outline: Outline, shape: tuple[int, ...], cells: tuple[int, int], px: int
 ) -> NDArray[np.bool_]:
@@ -269,10 +286,7 @@ def count_board_density(
     if cfg.square_model or cfg.mandarin_model or cfg.mandarin_big_model:
         canvas = rectify(image_bgr, outline, squares.PX)
     big_p = np.zeros(NUM_SQUARES)
-    if canvas is not None and cfg.mandarin_big_model:
-        big_p[list(MANDARINS)] = squares.big_probabilities(canvas, cfg.mandarin_big_model)
-    else:
-        big_p[list(MANDARINS)] = bigstone.probabilities(rect, cfg)
+    big_p[list(MANDARINS)] = big_stone_probabilities(image_bgr, outline, cfg, rect, canvas)
     under = np.zeros(dens.shape[1:], bool)  # under a big stone: no pebble centre there
     if big_p.max() >= 0.5:
         big_r, big_at = big_stone_disc(rect, outline.arc_depth, cfg.px_per_square)

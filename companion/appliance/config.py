@@ -383,14 +383,8 @@ def _vision(data: Mapping[str, Any], where: str) -> dict[str, Any]:
         if problem == "unknown section":
             problem = "unknown key (vision has one table per stage: locate, count, gate, change)"
         raise ConfigError(key, problem, where) from None
-    for key in (
-        "model",
-        "big_model",
-        "spread_model",
-        "square_model",
-        "mandarin_model",
-        "mandarin_big_model",
-    ):
+    models = [f.name for f in dataclasses.fields(settings.count) if f.name.endswith("model")]
+    for key in models:  # every network file counting reads
         name = getattr(settings.count, key)
         model = Path(name).expanduser()
         if name and not model.is_file():  # ("" turns an optional classifier off)

@@ -91,9 +91,9 @@ def read_spread(
     """
     import time
 
-    from vision import bigstone, spread, squares
+    from vision import spread
     from vision.config import VisionConfig
-    from vision.count import densities, inside_share, rectify
+    from vision.count import big_stone_probabilities, densities, inside_share, rectify
     from vision.detect import NOISE_FLOOR, region_sums
     from vision.errors import BoardNotFoundError
     from vision.locate import locate_board, outline_from_corners
@@ -116,11 +116,7 @@ def read_spread(
     count_cfg = cfg.count
     rect = rectify(image, outline, count_cfg.px_per_square)
     dens, labels, _ = densities(image, outline, count_cfg, rect)
-    if count_cfg.mandarin_big_model:
-        canvas = rectify(image, outline, squares.PX)
-        net_p = squares.big_probabilities(canvas, count_cfg.mandarin_big_model)
-    else:
-        net_p = bigstone.probabilities(rect, count_cfg)
+    net_p = big_stone_probabilities(image, outline, count_cfg, rect)
     mass, _ = region_sums(np.where(dens > NOISE_FLOOR, dens, 0.0), labels)
     t2 = time.perf_counter()
     heat = spread.heatmaps(spread.rectify(image, outline.homography), count_cfg.spread_model)

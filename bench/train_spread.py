@@ -4,6 +4,8 @@
     python bench/train_spread.py train --steps 12000       # -> ~/.cache/oanquan/spread-train/spread.pt
     python bench/train_spread.py export                    # -> vision/models/spread.onnx
     python bench/train_spread.py train --width 20 --out W.pt  # a wider net (12 shipped)
+    python bench/train_spread.py train --stride 1 --out S.pt  # a heatmap at stride 1 (2 shipped)
+    python bench/train_spread.py levels --model S.onnx     # squares exact by peak level
 
 Data: ``vision.synth_spread`` scenes from seeds 1,000,000 on (the tally bench fits its
 interval model on seeds 0.. and measures on 10,000..: never these), without the
@@ -95,17 +97,19 @@ def generate(start: int, count: int, out: Path) -> None:
 # ---------------------------------------------------------------- training (torch)
 
 
-def _net(width: int = 12) -> Any:
-    """SpreadNet with ``width`` channels at stride 2 (2x and 3x that deeper down)."""
+def _net(width: int = 12, stride: int = 2) -> Any:
+    """SpreadNet with ``width`` channels at stride 2 (2x and 3x that deeper down); with
+    ``stride`` 1, a full-resolution stage of width/2 channels before the head."""
     import torch
     from torch import nn
 
     from training.nets import conv_bn_relu as cbr
 
     class SpreadNet(nn.Module):
-        """Small U-Net: stride 2, 4 and 8 encoders (dilated at 8), heatmap at stride 2."""
+        """Small U-Net: stride 2, 4 and 8 encoders (dilated at 8), heatmap at stride 2
+        (or 1: pieces a twentieth of a square wide are 5 canvas px, two and a half cells)."""
 
-        def __init__(self, w: int = 12) -> None:
+        def __init__(self, w: int = 12, fine: bool = False) -> None:
             super().__init__()
             self.e1 = nn.Sequential(cbr(3, w, 2), cbr(w, w))
             self.e2 = nn.Sequential(cbr(w, 2 * w, 2), cbr(2 * w, 2 * w))
@@ -115,7 +119,13 @@ def _net(width: int = 12) -> Any:
             self.up = nn.Upsample(scale_factor=2, mode="nearest")
             self.d2 = nn.Sequential(cbr(5 * w, 2 * w, k=1), cbr(2 * w, 2 * w))
             self.d1 = nn.Sequential(cbr(3 * w, w, k=1), cbr(w, w))
-            self.head = nn.Conv2d(w, 2, 1)  # small-piece centres, big-stone centres
+            self.fine = fine
+            out = w
+            if fine:
+                out = max(4, w // 2)
+                self.e0 = nn.Sequential(cbr(3, out), cbr(out, out))
+                self.d0 = nn.Sequential(cbr(w + out, out, k=1), cbr(out, out))
+            self.head = nn.Conv2d(out, 2, 1)  # small-piece centres, big-stone centres
             nn.init.constant_(self.head.bias, -2.2)  # start near the background's 0.1
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -124,9 +134,11 @@ def _net(width: int = 12) -> Any:
             c = self.e3(b)
             y = self.d2(torch.cat([b, self.up(c)], 1))
             y = self.d1(torch.cat([a, self.up(y)], 1))
+            if self.fine:
+                y = self.d0(torch.cat([self.e0(x), self.up(y)], 1))
             return torch.sigmoid(self.head(y))
 
-    return SpreadNet(width)
+    return SpreadNet(width, stride == 1)
 
 
 def width_of(state: dict[str, Any]) -> int:
@@ -134,13 +146,20 @@ def width_of(state: dict[str, Any]) -> int:
     return int(state["e1.0.0.weight"].shape[0])
 
 
-def targets(pts: np.ndarray, sizes: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """Peaks of height 1 at canvas points, spread a quarter of each piece's size."""
+def stride_of(state: dict[str, Any]) -> int:
+    """The heatmap stride a saved SpreadNet was built with: 1 when it has the fine stage."""
+    return 1 if "e0.0.0.weight" in state else 2
+
+
+def targets(
+    pts: np.ndarray, sizes: np.ndarray, shape: tuple[int, int], s: int = spread.STRIDE
+) -> np.ndarray:
+    """Peaks of height 1 at canvas points, spread a quarter of each piece's size, on a
+    heatmap of stride ``s``."""
     pts = pts.reshape(-1, 2)
     h, w = shape
     out = np.zeros((h, w), np.float32)
     ys, xs = np.arange(h, dtype=np.float32), np.arange(w, dtype=np.float32)
-    s = spread.STRIDE
     for (x, y), size in zip(pts / s - 0.5, sizes / s, strict=True):
         sigma = max(0.6, 0.25 * float(size))
         r = int(np.ceil(3 * sigma))
@@ -174,7 +193,7 @@ COLOUR = ColourJitter(
 
 
 def sample(
-    rect: np.ndarray, rec: dict[str, Any], rng: np.random.Generator
+    rect: np.ndarray, rec: dict[str, Any], rng: np.random.Generator, stride: int = spread.STRIDE
 ) -> tuple[np.ndarray, np.ndarray]:
     """A jittered, flipped, recoloured PATCH x PATCH window and its target."""
     h, w = rect.shape[:2]
@@ -197,7 +216,7 @@ def sample(
         pts = np.array(rec[key], np.float64).reshape(-1, 2)
         pts = project(m, pts)
         size = rec[size_key] * s * rng.uniform(0.85, 1.15, len(pts))
-        out.append(targets(pts, size, (PATCH // spread.STRIDE, PATCH // spread.STRIDE)))
+        out.append(targets(pts, size, (PATCH // stride, PATCH // stride), stride))
     return detect.prepare(win)[0], np.stack(out)
 
 
@@ -211,7 +230,13 @@ def load(data: Path) -> list[tuple[np.ndarray, dict[str, Any]]]:
 
 
 def train(
-    data: Path, steps: int, out: Path, seed: int = 0, init: Path | None = None, width: int = 12
+    data: Path,
+    steps: int,
+    out: Path,
+    seed: int = 0,
+    init: Path | None = None,
+    width: int = 12,
+    stride: int = spread.STRIDE,
 ) -> None:
     import torch
 
@@ -220,10 +245,10 @@ def train(
     items = load(data)
     state = torch.load(init) if init is not None else None
     if state is not None:
-        width = width_of(state)  # a fine-tune keeps its start's width
-    print(f"training width {width} on {len(items)} scenes for {steps} steps", flush=True)
+        width, stride = width_of(state), stride_of(state)  # a fine-tune keeps its start's
+    print(f"training width {width}, stride {stride}, on {len(items)} scenes, {steps} steps")
     out.parent.mkdir(parents=True, exist_ok=True)
-    net = _net(width)
+    net = _net(width, stride)
     lr = 3e-3
     if state is not None:
         if state["head.weight"].shape[0] == 1:  # a one-channel net: its head starts both
@@ -240,7 +265,7 @@ def train(
         xs, ys = [], []
         for _ in range(batch):
             rect, rec = items[int(rng.integers(len(items)))]
-            x, y = sample(rect, rec, rng)
+            x, y = sample(rect, rec, rng, stride)
             xs.append(x)
             ys.append(y)
         x, y = torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys))
@@ -269,11 +294,34 @@ def export(weights: Path, path: Path) -> None:
     from training.nets import export_onnx
 
     state = torch.load(weights)
-    net = _net(width_of(state))  # the width is in the weights' shapes: no flag to get wrong
+    net = _net(width_of(state), stride_of(state))  # both in the weights: no flag to get wrong
     net.load_state_dict(state)
     net.eval()
     w, h, _ = spread.canvas()
     export_onnx(net, path, torch.zeros(1, 3, h, w))
+
+
+def levels(models: list[str], scenes: int) -> None:
+    """Per detector, the share of citizen squares whose count of peaks at or above a level
+    is the true count, on the tally bench's new scenes (seeds 10000.., board known): how
+    well its raw peaks count, before the tally's maths."""
+    import tally  # bench/tally.py: its scenes and their cache
+
+    marks = (0.2, 0.3, 0.4, 0.5, 0.6)
+    for model in models:
+        right = dict.fromkeys(marks, 0)
+        for seed in range(tally.EVAL_SEEDS, tally.EVAL_SEEDS + scenes):
+            image, truth = tally.scene(seed, "wide")
+            rect = spread.rectify(image, homography_from_corners(np.array(truth["corners"])))
+            heat = spread.heatmaps(rect, model)[0]
+            per = spread.per_square(spread.peaks(heat, truth["arc_depth"]))
+            for mark in marks:
+                right[mark] += sum(
+                    sum(1 for v in per[sq] if v >= mark) == truth["board"][sq]
+                    for sq in tally.CITIZENS
+                )
+        row = " ".join(f"{m}: {100 * right[m] / (10 * scenes):.1f}%" for m in marks)
+        print(f"{model}: squares exact, peaks at or above {row}", flush=True)
 
 
 def main() -> int:
@@ -292,6 +340,16 @@ def main() -> int:
     t.add_argument(
         "--width", type=int, default=12, help="channels at stride 2 (ignored with --init)"
     )
+    t.add_argument(
+        "--stride",
+        type=int,
+        choices=(1, 2),
+        default=spread.STRIDE,
+        help="heatmap stride (ignored with --init)",
+    )
+    lv = sub.add_parser("levels")
+    lv.add_argument("--model", action="append", default=[], help="ONNX (repeat; shipped if none)")
+    lv.add_argument("--scenes", type=int, default=60)
     e = sub.add_parser("export")
     e.add_argument("--weights", type=Path, default=DATA / "spread.pt")
     e.add_argument("--out", type=Path, default=Path(spread.MODEL))
@@ -303,7 +361,9 @@ def main() -> int:
         import torch
 
         torch.set_num_threads(args.threads)
-        train(args.data, args.steps, args.out, init=args.init, width=args.width)
+        train(args.data, args.steps, args.out, init=args.init, width=args.width, stride=args.stride)
+    elif args.cmd == "levels":
+        levels(args.model or [spread.MODEL], args.scenes)
     else:
         export(args.weights, args.out)
     return 0

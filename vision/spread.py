@@ -28,7 +28,7 @@ from vision.config import CountConfig
 from vision.geometry import FloatArray, region_polygons_board
 
 PX = 96  # canvas pixels per square side
-STRIDE = 2  # heatmap cell = 2x2 canvas pixels
+STRIDE = 2  # the shipped net's heatmap cell: 2x2 canvas pixels (``stride_of`` reads any net's)
 X0, X1, Y0, Y1 = -1.25, 6.25, -0.25, 2.25  # canvas extent in board units (arcs reach 1.05)
 #: the shipped network; ``CountConfig.spread_model`` picks another
 MODEL: Final = CountConfig().spread_model
@@ -44,6 +44,13 @@ def canvas() -> tuple[int, int, FloatArray]:
     return w, h, a
 
 
+def stride_of(shape: tuple[int, ...]) -> int:
+    """Canvas pixels per heatmap cell, from a heatmap's shape: a detector's stride is
+    in its output, so another model (``CountConfig.spread_model``) needs no setting."""
+    w, _, _ = canvas()
+    return max(1, round(w / shape[-1]))
+
+
 def rectify(image_bgr: NDArray[np.uint8], homography: FloatArray) -> NDArray[np.uint8]:
     """Warp the board (``homography``: board units -> image px) to the spread canvas."""
     w, h, a = canvas()
@@ -57,8 +64,8 @@ def rectify(image_bgr: NDArray[np.uint8], homography: FloatArray) -> NDArray[np.
 
 
 def heatmaps(rect_bgr: NDArray[np.uint8], model: str = MODEL) -> NDArray[np.float32]:
-    """The heatmaps (small-piece centres, big-stone centres; each H/STRIDE x W/STRIDE,
-    values 0..1) of a rectified spread, averaged with those of its mirror images: the
+    """The heatmaps (small-piece centres, big-stone centres; each the canvas over the
+    net's stride, values 0..1) of a rectified spread, averaged with those of its mirror images: the
     net saw mirrored boards in training, and the average of the four views steadies
     the peaks of faint and touching pieces for four forwards' time (~25 ms each)."""
     views = []
@@ -83,6 +90,7 @@ def peaks(heat: NDArray[np.float32], depth: float, floor: float = CANDIDATE_MIN)
     """Local maxima of ``heat`` above ``floor`` (3x3 neighbourhood, ties resolved by
     keeping the first in raster order), with sub-cell centres and their squares."""
     h, w = heat.shape
+    stride = stride_of(heat.shape)
     dil = cv2.dilate(heat, np.ones((3, 3), np.uint8))
     ys, xs = np.nonzero((heat >= dil) & (heat > floor))
     labels = region_cells(round(depth, 3), (h, w))
@@ -97,7 +105,7 @@ def peaks(heat: NDArray[np.float32], depth: float, floor: float = CANDIDATE_MIN)
         wsum = float(win.sum()) or 1.0
         dy = float((win.sum(axis=1) * (-1, 0, 1)).sum()) / wsum
         dx = float((win.sum(axis=0) * (-1, 0, 1)).sum()) / wsum
-        cx, cy = (x + 0.5 + dx) * STRIDE, (y + 0.5 + dy) * STRIDE
+        cx, cy = (x + 0.5 + dx) * stride, (y + 0.5 + dy) * stride
         out.append(Peak(X0 + cx / PX, Y1 - cy / PX, float(heat[y, x]), int(labels[y, x])))
     return out
 
@@ -109,7 +117,7 @@ def region_cells(depth: float, shape: tuple[int, int]) -> NDArray[np.int32]:
     lab = np.full(shape, -1, np.int32)
     for i, poly in enumerate(region_polygons_board(depth)):
         p = (np.concatenate([poly, np.ones((len(poly), 1))], axis=1) @ a.T)[:, :2]
-        cells = p / STRIDE - 0.5
+        cells = p / stride_of(shape) - 0.5
         cv2.fillPoly(lab, [np.rint(cells * 16).astype(np.int32)], i, shift=4)
     lab.setflags(write=False)
     return lab

@@ -19,22 +19,22 @@ from vision.synth_spread import layer_placer, spread_counts, spread_scene
 STILLS = Path(__file__).resolve().parents[2] / "companion" / "commands" / "tally_frames"
 
 
-def cell_centre(bx: float, by: float) -> tuple[int, int, float, float]:
+def cell_centre(bx: float, by: float, stride: int = spread.STRIDE) -> tuple[int, int, float, float]:
     """The heatmap cell holding board point (bx, by), and that cell's centre in board units."""
-    i = int((spread.Y1 - by) * spread.PX / spread.STRIDE)
-    j = int((bx - spread.X0) * spread.PX / spread.STRIDE)
-    step = spread.STRIDE / spread.PX
+    i = int((spread.Y1 - by) * spread.PX / stride)
+    j = int((bx - spread.X0) * spread.PX / stride)
+    step = stride / spread.PX
     return i, j, spread.X0 + (j + 0.5) * step, spread.Y1 - (i + 0.5) * step
 
 
-def heat_with(points: list[tuple[float, float, float]]) -> np.ndarray:
-    """A heatmap of the spread canvas with a bump of the given height centred on the cell
-    of each board point."""
+def heat_with(points: list[tuple[float, float, float]], stride: int = spread.STRIDE) -> np.ndarray:
+    """A heatmap of the spread canvas at ``stride`` with a bump of the given height centred
+    on the cell of each board point."""
     w, h, _ = spread.canvas()
-    heat = np.zeros((h // spread.STRIDE, w // spread.STRIDE), np.float32)
+    heat = np.zeros((h // stride, w // stride), np.float32)
     ys, xs = np.mgrid[0 : heat.shape[0], 0 : heat.shape[1]].astype(np.float32)
     for bx, by, height in points:
-        i, j, _, _ = cell_centre(bx, by)
+        i, j, _, _ = cell_centre(bx, by, stride)
         heat = np.maximum(heat, height * np.exp(-((xs - j) ** 2 + (ys - i) ** 2) / 2.0))
     return heat
 
@@ -53,6 +53,19 @@ def test_peaks_are_found_where_the_bumps_are_with_their_squares() -> None:
     assert spread.per_square(found)[1] == tuple(
         sorted((p.score for p in by_score[:2]), reverse=True)
     )
+
+
+@pytest.mark.parametrize("stride", [1, 2, 4])
+def test_peaks_and_squares_follow_the_heatmaps_own_stride(stride: int) -> None:
+    """A detector's stride is read off its heatmap: the same board points come back from a
+    finer or coarser net's output, in the same squares."""
+    points = [(0.3, 0.4, 0.9), (4.6, 1.7, 0.8), (-0.5, 1.0, 0.7)]
+    found = sorted(spread.peaks(heat_with(points, stride), depth=1.0), key=lambda p: -p.score)
+    assert [p.square for p in found] == [1, 7, 0]  # P1's row runs east to west
+    for p, (bx, by, _) in zip(found, points, strict=True):
+        _, _, cx, cy = cell_centre(bx, by, stride)
+        assert abs(p.x - cx) < 0.005 and abs(p.y - cy) < 0.005
+        assert abs(p.x - bx) <= stride / spread.PX and abs(p.y - by) <= stride / spread.PX
 
 
 def test_a_plateau_is_one_peak_and_big_stones_are_read_per_quan_square() -> None:

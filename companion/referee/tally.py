@@ -87,20 +87,20 @@ class SpreadSquare:
 #: piece on a citizen square; the same on quan squares (one row: the guide asks for none
 #: there, so a peak there is mostly a big stone's rim); missed pieces per clarity class.
 FITTED_REAL: tuple[tuple[float, ...], ...] = (
-    (0.0393, 0.2422, 0.5773, 0.7715, 0.8972, 0.9598, 0.9888, 0.9304, 0.3181),
-    (0.0002, 0.1016, 0.5876, 0.8751, 0.9736, 0.9918, 0.999, 0.994, 0.9952),
-    (0.0104, 0.0945, 0.4117, 0.7006, 0.8452, 0.9459, 0.9951, 0.9947, 0.9991),
-    (0.0032, 0.1855, 0.4096, 0.6646, 0.7272, 0.9401, 0.9878, 0.9992, 0.9999),
+    (0.0339, 0.2982, 0.664, 0.8003, 0.9299, 0.9997, 0.9914, 0.9606, 0.5397),
+    (0.0002, 0.1269, 0.5702, 0.8597, 0.9621, 0.993, 0.9979, 0.9979, 0.9947),
+    (0.0177, 0.0776, 0.3777, 0.7001, 0.8492, 0.9481, 0.994, 0.9992, 0.9985),
+    (0.0055, 0.17, 0.3092, 0.5904, 0.713, 0.9489, 0.9781, 0.9994, 0.9991),
 )
 FITTED_REAL_QUAN = (0.0001,) * 9
 FITTED_MISS: tuple[tuple[float, float], ...] = (
-    (0.63981, 0.05576),
-    (0.06121, 0.03431),
-    (0.01447, 0.0029),
-    (0.00737, 0.0001),
+    (0.54372, 0.05263),
+    (0.06299, 0.03489),
+    (0.00508, 0.00308),
+    (0.00142, 0.00072),
 )
 #: scene-level spread of the total: a + b x the squares' variance + c x faintness x total
-FITTED_SCENE = (1.5, 1.0, 0.1)
+FITTED_SCENE = (0.0, 1.5, 0.2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,7 +504,7 @@ def _fit_scene(
 #: ``bench/tally.py --fit``: logistic weights of P(board located right) on the fitting
 #: scenes' stills: bias, chalk fit quality, share of pieces on lines, pieces beside the
 #: board, share of the pile counter's density outside the squares, log(1 + pieces in it).
-FITTED_TRUST = (-6.7656, 7.9385, -8.4884, -1.0739, 5.4765, 1.8013)
+FITTED_TRUST = (-6.8549, 13.1911, -5.4298, -1.0891, 3.6443, 0.3749)
 #: Below this a still's board is not trusted (``oanquan tally`` answers no board).
 TRUST_MIN = 0.5
 

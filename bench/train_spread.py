@@ -308,19 +308,20 @@ def levels(models: list[str], scenes: int) -> None:
     import tally  # bench/tally.py: its scenes and their cache
 
     marks = (0.2, 0.3, 0.4, 0.5, 0.6)
-    for model in models:
-        right = dict.fromkeys(marks, 0)
-        for seed in range(tally.EVAL_SEEDS, tally.EVAL_SEEDS + scenes):
-            image, truth = tally.scene(seed, "wide")
-            rect = spread.rectify(image, homography_from_corners(np.array(truth["corners"])))
+    right = {model: dict.fromkeys(marks, 0) for model in models}
+    for seed in range(tally.EVAL_SEEDS, tally.EVAL_SEEDS + scenes):
+        image, truth = tally.scene(seed, "wide")  # read once, for every detector
+        rect = spread.rectify(image, homography_from_corners(np.array(truth["corners"])))
+        for model in models:
             heat = spread.heatmaps(rect, model)[0]
             per = spread.per_square(spread.peaks(heat, truth["arc_depth"]))
             for mark in marks:
-                right[mark] += sum(
+                right[model][mark] += sum(
                     sum(1 for v in per[sq] if v >= mark) == truth["board"][sq]
                     for sq in tally.CITIZENS
                 )
-        row = " ".join(f"{m}: {100 * right[m] / (10 * scenes):.1f}%" for m in marks)
+    for model in models:
+        row = " ".join(f"{m}: {100 * right[model][m] / (10 * scenes):.1f}%" for m in marks)
         print(f"{model}: squares exact, peaks at or above {row}", flush=True)
 
 

@@ -53,9 +53,9 @@ from figures import bucket_lines  # bench/, next to this script
 
 from engine.board import CITIZENS, MANDARINS
 from training.counter.calibrate import in_fold
-from vision import bigstone, squares
+from vision import squares
 from vision.config import CountConfig, LocateConfig, VisionConfig
-from vision.count import count_board, rectify
+from vision.count import big_stone_probabilities, count_board, rectify
 from vision.locate.outline import Outline, outline_from_corners
 from vision.synth import REGION_NAMES
 
@@ -308,12 +308,14 @@ def big_report(folder: Path, model: str) -> str:
     """Big stone or not in both mandarins of every scene, true outline: the detect
     canvas's network (``big_model``) against the mandarin crops' (``model``), with how
     often each is right when it states a probability in each bin."""
-    cfg = CountConfig()
+    plain = replace(CountConfig(), mandarin_big_model="")  # "" asks big_model instead
+    mine = replace(plain, mandarin_big_model=model)
     old, new, truth = [], [], []
     for _, _, data, image, outline in _scenes(_truths(folder)):
         truth += [int(data["regions"][REGION_NAMES[m]]["big"]) > 0 for m in MANDARINS]
-        old += list(bigstone.probabilities(rectify(image, outline, cfg.px_per_square), cfg))
-        new += list(squares.big_probabilities(rectify(image, outline, squares.PX), model))
+        rect = rectify(image, outline, plain.px_per_square)
+        old += list(big_stone_probabilities(image, outline, plain, rect))
+        new += list(big_stone_probabilities(image, outline, mine, rect))
     t = np.array(truth)
     lines = [f"{folder} ({len(t) // 2} scenes, big stone or not, true outline)"]
     for name, p in (("big_model (detect canvas)", old), ("mandarin_big_model", new)):

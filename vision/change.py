@@ -222,6 +222,20 @@ def canvas_squares(depth: float, px: int) -> NDArray[np.int32]:
 _COARSE_PX = 80
 
 
+@functools.cache
+def _even_dft_size(n: int) -> int:
+    """The largest even size up to ``n`` that OpenCV's DFT takes as it is.
+
+    ``cv2.phaseCorrelate`` pads each side to ``cv2.getOptimalDFTSize``; where that
+    is odd (616 -> 625) it reads two identical images as shifted by half a pixel,
+    which made every still frame look shaken. The images' middle is compared instead.
+    """
+    m = n
+    while m > 8 and (m % 2 or cv2.getOptimalDFTSize(m) != m):
+        m -= 1
+    return m
+
+
 def _shake(
     reference: NDArray[np.float32], canvas: NDArray[np.float32], limit: float
 ) -> FloatArray | None:
@@ -233,8 +247,13 @@ def _shake(
     """
     g0 = cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY)
     g1 = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
-    window = cv2.createHanningWindow(g0.shape[::-1], cv2.CV_32F)
-    (dx, dy), response = cv2.phaseCorrelate(g0, g1, window)
+    h, w = g0.shape
+    ch, cw = _even_dft_size(h), _even_dft_size(w)
+    y0, x0 = (h - ch) // 2, (w - cw) // 2
+    c0 = np.ascontiguousarray(g0[y0 : y0 + ch, x0 : x0 + cw])
+    c1 = np.ascontiguousarray(g1[y0 : y0 + ch, x0 : x0 + cw])
+    window = cv2.createHanningWindow((cw, ch), cv2.CV_32F)
+    (dx, dy), response = cv2.phaseCorrelate(c0, c1, window)
     if response < 0.2 or not 0.25 <= float(np.hypot(dx, dy)) <= limit:
         return None
     warp = np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]], np.float32)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import cv2
 import numpy as np
+import pytest
 
 from engine.board import NUM_SQUARES
 from vision.change import change_canvas, confirmed_canvas, square_changes
@@ -206,3 +208,23 @@ def _areas_of(
     areas = changed_areas(before, after, depth, cfg=cfg)
     assert areas is not None
     return [0.0 if a is None else a for a in areas]
+
+
+@pytest.mark.parametrize("width", [600, 616, 625])
+def test_an_unmoved_camera_reads_no_shake_and_a_moved_one_its_shift(width: int) -> None:
+    # 616 px (the coarse canvas) pads to an odd DFT size, where phase correlation
+    # alone read identical frames as half a pixel apart and realigned every frame
+    from vision.change import _shake
+
+    before, outline = _frame(False)
+    coarse = cv2.resize(change_canvas(before, outline), (width, 208), interpolation=cv2.INTER_AREA)
+    ref = coarse.astype(np.float32)
+    assert _shake(ref, ref.copy(), 4.0) is None
+    moved = np.asarray(
+        cv2.warpAffine(
+            ref, np.float32([[1, 0, 2], [0, 1, 1]]), (width, 208), borderMode=cv2.BORDER_REPLICATE
+        )
+    )
+    warp = _shake(ref, moved, 4.0)
+    assert warp is not None
+    assert abs(warp[0, 2] + 2.0) < 0.3 and abs(warp[1, 2] + 1.0) < 0.3

@@ -304,13 +304,12 @@ def _channel_max(image: NDArray[np.float32]) -> NDArray[np.float32]:
     return np.maximum(np.maximum(image[..., 0], image[..., 1]), image[..., 2])
 
 
-#: BGR -> the two opponent colours, red - green and yellow - blue
-_OPPONENT = np.array([[0.0, -1.0, 1.0], [-1.0, 0.5, 0.5]], np.float32)
-
-
-def _opponent(image: NDArray[np.float32]) -> NDArray[np.float32]:
-    """The two opponent colours of a BGR image (red - green, yellow - blue)."""
-    return np.asarray(cv2.transform(image, _OPPONENT), np.float32)
+def _opponent(image: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """The two opponent colours of a BGR image (red - green, yellow - blue), one plane
+    each: on whole planes the arithmetic is a few times faster than ``cv2.transform`` to
+    two channels, and gives the same floats (the same products summed in the same order)."""
+    b, g, r = cv2.split(image)
+    return r - g, (-b + g * np.float32(0.5)) + r * np.float32(0.5)
 
 
 @functools.lru_cache(maxsize=8)
@@ -360,9 +359,13 @@ def _changed_mask(
             gain[sq + 1] = np.clip(np.median(ratio, axis=0), 0.5, 2.0)
     g = cv2.LUT(_square_lut_index(depth, cfg.area_px), gain.reshape(1, 256, 3))
     kernel = np.ones((3, 3), np.uint8)
-    high = cv2.dilate(ref, kernel) * g
-    low = cv2.erode(ref, kernel) * g
-    diff = _channel_max(np.maximum(now - high, low - now))
+    # (in place from here on: on this machine allocating the temporaries cost as much
+    # as the arithmetic)
+    high = np.multiply(cv2.dilate(ref, kernel), g, dtype=np.float32)
+    low = np.multiply(cv2.erode(ref, kernel), g, dtype=np.float32)
+    np.subtract(now, high, out=high)
+    np.subtract(low, now, out=low)
+    diff = _channel_max(np.maximum(high, low, out=high))
     lit = ref * g  # the reference in this frame's light
     step: NDArray[np.float32] | float = cfg.area_step
     if cfg.area_rel > 0:
@@ -370,11 +373,11 @@ def _changed_mask(
     outside = diff > step
     if cfg.area_chroma > 0:
         # the same range test on the opponent colours, where a textured grey ground is flat
-        ref_opp = _opponent(lit)
-        now_opp = _opponent(now)
-        hi, lo = cv2.dilate(ref_opp, kernel), cv2.erode(ref_opp, kernel)
-        off = np.maximum(cv2.subtract(now_opp, hi), cv2.subtract(lo, now_opp))
-        outside |= np.maximum(off[..., 0], off[..., 1]) > cfg.area_chroma
+        for ref_opp, now_opp in zip(_opponent(lit), _opponent(now), strict=True):
+            hi, lo = cv2.dilate(ref_opp, kernel), cv2.erode(ref_opp, kernel)
+            np.subtract(now_opp, hi, out=hi)
+            np.subtract(lo, now_opp, out=lo)
+            outside |= np.maximum(hi, lo, out=hi) > cfg.area_chroma
     changed = outside.astype(np.uint8)
     width = max(2, round(cfg.min_width * cfg.pebble_share * cfg.area_px))
     blob = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))

@@ -236,6 +236,28 @@ def _even_dft_size(n: int) -> int:
     return m
 
 
+@functools.lru_cache(maxsize=4)
+def _hanning(width: int, height: int) -> NDArray[np.float32]:
+    """The phase correlation's window, built once per canvas size (every frame needs it)."""
+    window = np.asarray(cv2.createHanningWindow((width, height), cv2.CV_32F), np.float32)
+    window.setflags(write=False)
+    return window
+
+
+def _phase_shift(
+    g0: NDArray[np.float32], g1: NDArray[np.float32]
+) -> tuple[tuple[float, float], float]:
+    """``cv2.phaseCorrelate`` of two grey images, on their middle at ``_even_dft_size``
+    (the shift, the peak's response)."""
+    h, w = g0.shape
+    ch, cw = _even_dft_size(h), _even_dft_size(w)
+    y0, x0 = (h - ch) // 2, (w - cw) // 2
+    c0 = np.ascontiguousarray(g0[y0 : y0 + ch, x0 : x0 + cw])
+    c1 = np.ascontiguousarray(g1[y0 : y0 + ch, x0 : x0 + cw])
+    shift, response = cv2.phaseCorrelate(c0, c1, _hanning(cw, ch))
+    return (float(shift[0]), float(shift[1])), float(response)
+
+
 def _shake(
     reference: NDArray[np.float32], canvas: NDArray[np.float32], limit: float
 ) -> FloatArray | None:
@@ -245,15 +267,9 @@ def _shake(
     Found as a shift (phase correlation), then refined to an affine map (ECC): on the
     rectified board a shaken camera moves the near end more than the far end.
     """
-    g0 = cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY)
-    g1 = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
-    h, w = g0.shape
-    ch, cw = _even_dft_size(h), _even_dft_size(w)
-    y0, x0 = (h - ch) // 2, (w - cw) // 2
-    c0 = np.ascontiguousarray(g0[y0 : y0 + ch, x0 : x0 + cw])
-    c1 = np.ascontiguousarray(g1[y0 : y0 + ch, x0 : x0 + cw])
-    window = cv2.createHanningWindow((cw, ch), cv2.CV_32F)
-    (dx, dy), response = cv2.phaseCorrelate(c0, c1, window)
+    g0 = np.asarray(cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY), np.float32)
+    g1 = np.asarray(cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY), np.float32)
+    (dx, dy), response = _phase_shift(g0, g1)
     if response < 0.2 or not 0.25 <= float(np.hypot(dx, dy)) <= limit:
         return None
     warp = np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]], np.float32)
@@ -323,6 +339,17 @@ def _square_lut_index(depth: float, px: int) -> NDArray[np.uint8]:
     return index
 
 
+def _beyond(
+    now: NDArray[np.float32], high: NDArray[np.float32], low: NDArray[np.float32]
+) -> NDArray[np.float32]:
+    """How far each value of ``now`` lies outside ``[low, high]`` (negative inside), in
+    ``high``'s memory: ``high`` and ``low`` are overwritten (allocating the temporaries
+    cost as much as the arithmetic)."""
+    np.subtract(now, high, out=high)
+    np.subtract(low, now, out=low)
+    return np.maximum(high, low, out=high)
+
+
 def _changed_mask(
     reference: NDArray[np.uint8], canvas: NDArray[np.uint8], cfg: ChangeConfig, depth: float
 ) -> NDArray[np.uint8]:
@@ -359,13 +386,9 @@ def _changed_mask(
             gain[sq + 1] = np.clip(np.median(ratio, axis=0), 0.5, 2.0)
     g = cv2.LUT(_square_lut_index(depth, cfg.area_px), gain.reshape(1, 256, 3))
     kernel = np.ones((3, 3), np.uint8)
-    # (in place from here on: on this machine allocating the temporaries cost as much
-    # as the arithmetic)
     high = np.multiply(cv2.dilate(ref, kernel), g, dtype=np.float32)
     low = np.multiply(cv2.erode(ref, kernel), g, dtype=np.float32)
-    np.subtract(now, high, out=high)
-    np.subtract(low, now, out=low)
-    diff = _channel_max(np.maximum(high, low, out=high))
+    diff = _channel_max(_beyond(now, high, low))
     lit = ref * g  # the reference in this frame's light
     step: NDArray[np.float32] | float = cfg.area_step
     if cfg.area_rel > 0:
@@ -374,10 +397,9 @@ def _changed_mask(
     if cfg.area_chroma > 0:
         # the same range test on the opponent colours, where a textured grey ground is flat
         for ref_opp, now_opp in zip(_opponent(lit), _opponent(now), strict=True):
-            hi, lo = cv2.dilate(ref_opp, kernel), cv2.erode(ref_opp, kernel)
-            np.subtract(now_opp, hi, out=hi)
-            np.subtract(lo, now_opp, out=lo)
-            outside |= np.maximum(hi, lo, out=hi) > cfg.area_chroma
+            hi = np.asarray(cv2.dilate(ref_opp, kernel), np.float32)
+            lo = np.asarray(cv2.erode(ref_opp, kernel), np.float32)
+            outside |= _beyond(now_opp, hi, lo) > cfg.area_chroma
     changed = outside.astype(np.uint8)
     width = max(2, round(cfg.min_width * cfg.pebble_share * cfg.area_px))
     blob = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))

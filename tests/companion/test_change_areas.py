@@ -153,3 +153,19 @@ def test_a_pile_left_in_place_and_one_taken_away_differ_in_what_stayed() -> None
     assert left > taken + 3
     # a scene whose pebbles register weakly misses more of a pile's going
     assert MODEL.kept_loglik(0.7, True, 0, 0.45) > MODEL.kept_loglik(0.7, True, 0, 1.2) + 3
+
+
+@pytest.mark.parametrize("cleared", [False, True])
+def test_a_fate_weighed_at_every_scale_at_once_is_each_scale_weighed_alone(cleared: bool) -> None:
+    """The scorer's row of scales shares the scale-free parts of a square's fate; each
+    entry must still be that fate's area and kept-share log-likelihood at its scale."""
+    scorer = ChangeScorer(ChangeEvidence((0.0,) * 12, kept=(0.8,) * 12), board_of(START))
+    scales = (0.3, 1.0, 2.5)
+    for share in (None, 0.8):
+        row = scorer.fates(1.7, share, cleared, 4, 2 if cleared else 5, False, scales)
+        for got, scale in zip(row, scales, strict=True):
+            units = MODEL.units(cleared, 4, 2 if cleared else 5, False)
+            alone = MODEL.loglik(1.7, units, scale)
+            if share is not None:
+                alone += MODEL.kept_loglik(share, cleared, 0 if cleared else 1, scale)
+            assert got == pytest.approx(alone, abs=1e-12)

@@ -184,6 +184,12 @@ class TableObserver:
     def confirmed(self) -> None:
         pass
 
+    def hold_earlier(self) -> bool:
+        return False
+
+    def confirmed_earlier(self) -> Observation | None:
+        return None
+
     def looks_like_opening(self, observation: Observation) -> bool:
         return False
 

@@ -96,6 +96,12 @@ class VisionObserver:
         self._clear: NDArray[np.uint8] | None = None
         self._hand_seen = False
         self._image: NDArray[np.uint8] | None = None
+        #: the last frame read, as read (``again`` measures its changes anew)
+        self._last: Observation | None = None
+        #: a frame with a hand that showed the board between two moves (``hold_earlier``):
+        #: its change canvas, pebble density and hidden squares
+        self._earlier: tuple[NDArray[np.uint8], NDArray[np.float32] | None, tuple[bool, ...]] | None
+        self._earlier = None
         self.last_timings: dict[str, float] = {}
         #: times the camera (or the board under it) moved and the board was found anew
         self.moves_noticed = 0
@@ -112,6 +118,7 @@ class VisionObserver:
         )
 
     def __call__(self, frame: Frame) -> Observation:
+        self._last = None
         image = np.ascontiguousarray(frame.image)
         new_scene, previous = self._history.step(image)
         located = self.locator.locate(image)
@@ -125,7 +132,7 @@ class VisionObserver:
             # A bumped camera: the old reference frame no longer lines up with
             # the squares, so no square may be called unchanged against it. The
             # calibration (pebble size and look, in board units) still holds.
-            self._reference = self._clear = self._ref_pebbles = None
+            self._reference = self._clear = self._ref_pebbles = self._earlier = None
             self.moves_noticed += 1
         # A still with a hand held over part of the board is all there is of
         # that position; a live stream just waits for the hand to go.
@@ -167,6 +174,20 @@ class VisionObserver:
         self._canvas = change_canvas(image, outline, self.config.change)
         self._depth = outline.arc_depth
         self._pebbles = reading.pebbles
+        self._last = Observation(
+            squares,
+            fit=True,
+            reason=reading.reason,
+            still=self.stills or new_scene,
+            partial=partial,
+            hidden=self._hidden if any(self._hidden) else None,
+        )
+        return self._with_changes(self._last)
+
+    def _with_changes(self, observation: Observation) -> Observation:
+        """``observation`` (of the last frame read) with its squares' changes since the
+        reference: changed areas, pebbles still in place, and the changed flags."""
+        assert self._canvas is not None
         unknown = tuple(h or sq in self._no_reference for sq, h in enumerate(self._hidden))
         changes = square_changes(
             self._reference,
@@ -181,17 +202,7 @@ class VisionObserver:
         # a square changed when a quarter of a pebble's area did (under a hand: unknown)
         least = self.config.change.changed_pebbles
         changed = None if areas is None else tuple(a is None or a >= least for a in areas)
-        return Observation(
-            squares,
-            fit=True,
-            reason=reading.reason,
-            still=self.stills or new_scene,
-            changed=changed,
-            partial=partial,
-            hidden=self._hidden if any(self._hidden) else None,
-            areas=areas,
-            kept=kept,
-        )
+        return replace(observation, changed=changed, areas=areas, kept=kept)
 
     def confirmed(self) -> None:
         """The referee trusts the board in the last frame: compare later frames with it.
@@ -200,22 +211,46 @@ class VisionObserver:
         """
         if self._canvas is None:
             return
-        hidden = {sq for sq, h in enumerate(self._hidden) if h}
-        if self._reference is None:
-            self._no_reference = frozenset(hidden)
-        else:
-            self._no_reference = frozenset(self._no_reference & hidden)
-        px = self.config.change.area_px
-        self._reference = confirmed_canvas(
-            self._reference, self._canvas, self._depth, self._hidden, px
-        )
-        if self._pebbles is not None:
-            self._ref_pebbles = confirmed_pebbles(
-                self._ref_pebbles, self._pebbles, self._depth, self._hidden
-            )
+        self._refer_to(self._canvas, self._pebbles, self._hidden)
         if self._image is not None and not self._hand_seen:
             # Never from a frame with an arm in it: its going would look like one.
             self._clear = self._image
+
+    def _refer_to(
+        self,
+        canvas: NDArray[np.uint8],
+        pebbles: NDArray[np.float32] | None,
+        hidden: tuple[bool, ...],
+    ) -> None:
+        """Make a trusted frame's board the reference, but for the squares it hid."""
+        under = {sq for sq, h in enumerate(hidden) if h}
+        if self._reference is None:
+            self._no_reference = frozenset(under)
+        else:
+            self._no_reference = frozenset(self._no_reference & under)
+        px = self.config.change.area_px
+        self._reference = confirmed_canvas(self._reference, canvas, self._depth, hidden, px)
+        if pebbles is not None:
+            self._ref_pebbles = confirmed_pebbles(self._ref_pebbles, pebbles, self._depth, hidden)
+        self._earlier = None
+
+    def hold_earlier(self) -> bool:
+        """The last frame (a hand over part of the board) may show the board between
+        two moves: keep it, in case the referee comes to trust that board."""
+        if self._canvas is None or self._last is None or self._reference is None:
+            return False
+        self._earlier = (self._canvas, self._pebbles, self._hidden)
+        return True
+
+    def confirmed_earlier(self) -> Observation | None:
+        """The referee trusts the board the held frame showed (the first of the moves
+        made since the reference): compare with it, and return the last frame read
+        measured against it, where the later move alone changed the squares.
+        None when no frame is held (the reference is then left as it was)."""
+        if self._earlier is None or self._last is None:
+            return None
+        self._refer_to(*self._earlier)
+        return self._with_changes(self._last)
 
     def looks_like_opening(self, observation: Observation) -> bool:
         """Roughly 5 in every citizen square and both big stones: worth calibrating on.

@@ -9,7 +9,9 @@ A frame's trip, in order, and nowhere else:
 3. at the opening, a frame that looks like it calibrates vision on this
    scene, and is read again with that calibration;
 4. the referee judges the observation (:meth:`Referee.see`);
-5. a board the referee now trusts becomes the new reference.
+5. a board the referee now trusts becomes the new reference; when a frame shows
+   two moves and the first is certain, the board a frame with a hand showed
+   between them is trusted, and the frame is judged again against that one.
 
 The three commands differ only in where frames come from and which clock runs.
 """
@@ -17,7 +19,7 @@ The three commands differ only in where frames come from and which clock runs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from companion.referee import Observation, Referee, Report, half_turned
@@ -48,6 +50,17 @@ class Observer(Protocol):
 
     def confirmed(self) -> None:
         """The board in the last frame read is trusted: compare later frames with it."""
+        ...
+
+    def hold_earlier(self) -> bool:
+        """Keep the last frame read (a hand over part of the board): it may show the
+        board between two moves, which the referee may come to trust. False where
+        the observer cannot measure changes against such a frame."""
+        ...
+
+    def confirmed_earlier(self) -> Observation | None:
+        """The board the held frame showed is trusted: compare with it, and return the
+        last frame read measured against it (None when no frame is held)."""
         ...
 
     def looks_like_opening(self, observation: Observation) -> bool:
@@ -81,6 +94,8 @@ class FramePipeline:
         self.referee = referee
         self._trusted = referee.trusted_boards
         self._start_shown = start_shown
+        #: the observer holds the last frame with a hand the referee kept (hold_earlier)
+        self._held = False
         self._last: tuple[Observation, str | None, float] | None = None
         self._opening: Frame | None = None  # the last frame, while it may show the opening
         #: the camera sees the board from P1's side (square k where vision says k + 6);
@@ -97,6 +112,7 @@ class FramePipeline:
         self.referee = referee
         self._trusted = referee.trusted_boards
         self._start_shown = start_shown
+        self._held = False
         self._open_side()  # the players may have changed sides
 
     def _open_side(self) -> None:
@@ -118,6 +134,7 @@ class FramePipeline:
                 # scene's pieces are learnt from it all the same.
                 self.observer.learn_opening(self._opening)
             self.observer.confirmed()
+            self._held = False
 
     def __call__(self, frame: Frame) -> FrameResult:
         self._sync_reference()
@@ -145,10 +162,32 @@ class FramePipeline:
             self._start_shown = False
             report = referee.vouch(obs, frame.source)
         else:
-            report = referee.see(obs, frame.source, side_doubt=doubt)
+            held = referee.partials_held
+            report = referee.see(obs, frame.source, side_doubt=doubt, earlier=self._held)
+            if report.earlier_trusted:
+                obs, report = self._judge_again(obs, frame, doubt, report)
+            elif obs.partial and referee.partials_held > held:
+                self._held = observer.hold_earlier()
         self._last = (obs, frame.source, doubt)
         self._sync_reference()
         return FrameResult(obs, report)
+
+    def _judge_again(
+        self, obs: Observation, frame: Frame, doubt: float, first: Report
+    ) -> tuple[Observation, Report]:
+        """The referee took the first of the moves this frame shows and trusts the board
+        the held frame showed after it: vision compares with that frame now, and this
+        frame, measured against it, is judged again for the move after (one report)."""
+        self._trusted = self.referee.trusted_boards  # that trust is this reference
+        self._held = False
+        again = self.observer.confirmed_earlier()
+        if again is None:  # (never: the referee is told only while a frame is held)
+            again = obs
+        elif self.turned:
+            again = half_turned(again)
+        then = self.referee.see(again, frame.source, again=True, side_doubt=doubt)
+        detail = f"{first.detail}; {then.detail}"
+        return again, replace(then, detail=detail, accepted=(*first.accepted, *then.accepted))
 
     def _oriented(self, obs: Observation, vouched: bool) -> tuple[Observation, float]:
         """The observation with P0's row where the game shows it (see ``turned``), and

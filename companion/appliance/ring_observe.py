@@ -85,6 +85,14 @@ class RingObserver:
         if self._grey is not None:
             self._reference = confirmed_reference(self._reference, self._grey, self.outline.regions)
 
+    def hold_earlier(self) -> bool:
+        """A ring's changes are only measured against a trusted frame (not held)."""
+        return False
+
+    def confirmed_earlier(self) -> Observation | None:
+        """Nothing is held (``hold_earlier``)."""
+        return None
+
     def looks_like_opening(self, observation: Observation) -> bool:
         """Roughly 5 in every citizen square: worth calibrating on."""
         if observation.reading is None:

@@ -28,11 +28,18 @@ from __future__ import annotations
 
 import copy
 import enum
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from companion.referee.change import AreaScale, ChangeEvidence, ChangeModel, square_units
+from companion.referee.change import (
+    AreaScale,
+    ChangeEvidence,
+    ChangeModel,
+    ChangeScorer,
+    square_units,
+)
 from companion.referee.evidence import (
     COUNT_PRIOR,
     SHARPNESS,
@@ -133,6 +140,16 @@ class Observation:
 
 
 @dataclass(frozen=True, slots=True)
+class _Partial:
+    """A frame with a hand the referee could not decide on: what it showed of the board."""
+
+    reading: Sequence[SquareEvidence]  # as weighed (gain, sharpness)
+    change: ChangeEvidence | None
+    learn: tuple[SquareEvidence, ...]  # as learnt from when its board is trusted
+    hidden: tuple[bool, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
 class Weighing:
     """What one frame says under one side of the board (:meth:`Referee.weigh`)."""
 
@@ -205,6 +222,10 @@ class Report:
     #: the question is about the first of several moves made while the camera
     #: could not follow: once it is answered, the same board is judged again
     behind: bool = False
+    #: the first of several moves is taken, and the board a frame with a hand showed
+    #: after it is trusted (``see(earlier=True)``): vision compares with that frame
+    #: now, and the same frame, measured against it, is judged again for the rest
+    earlier_trusted: bool = False
 
 
 def _refill_text(transition: Transition) -> str:
@@ -259,8 +280,9 @@ class Referee:
         #: shows at most one more move, so the moves it may show are counted out
         self._photos = 0
         self._trust_ply = self.game.position.ply
-        #: readings of frames with a hand since the last decision (what they did show)
-        self._partials: list[tuple[Sequence[SquareEvidence], ChangeEvidence | None]] = []
+        #: frames with a hand since the last decision (what they did show): the reading
+        #: weighed, its change evidence, and the reading and hidden squares to learn from
+        self._partials: list[_Partial] = []
         #: squares that moves entered with the buttons changed since the last board
         #: the camera showed and the referee trusted (vision's reference frame)
         self._ref_touched: frozenset[int] = frozenset()
@@ -364,6 +386,36 @@ class Referee:
         self._photos = 0
         self._trust_ply = self.position.ply
 
+    @property
+    def partials_held(self) -> int:
+        """Frames with a hand held since the last decision, as evidence of the board
+        between moves (the pipeline keeps the latest one's image for ``see(earlier=True)``)."""
+        return len(self._partials)
+
+    def _trust_earlier(self, first: Transition) -> bool:
+        """Trust the board after ``first`` as the last frame with a hand showed it, where
+        that frame's changed areas say so (20 to 1 against the board before ``first``),
+        so the rest of the moves are judged on what changed since it. Not with a
+        refill owed: the board on the ground is then not the position's."""
+        if not self._partials or self.owed is not None or refills_after(first):
+            return False
+        held = self._partials[-1]
+        change = held.change
+        if change is None or not held.learn:
+            return False
+        before, after = board_of(first.before), board_of(first.position)
+        scorer = ChangeScorer(change, change.reference or before, change.gone)
+        shown = scorer(after, cleared_squares(first)) - scorer(before, frozenset())
+        if shown < math.log(20.0):
+            return False
+        under = {sq for sq, h in enumerate(held.hidden or ()) if h}
+        self._last_reading = (held.learn, held.hidden)
+        self._last_areas = change.areas
+        # vision keeps the old reference under the hand (as for a move taken on such a frame)
+        self._stale_after_trust = frozenset((self._ref_touched | touched_squares(first)) & under)
+        self._trust()
+        return True
+
     def _may_catch_up(self) -> bool:
         """Whether several moves may be accepted from one frame without the players.
 
@@ -459,13 +511,24 @@ class Referee:
         *,
         again: bool = False,
         side_doubt: float = 0.0,
+        earlier: bool = False,
     ) -> Report:
-        """:meth:`observe` for an observation from :mod:`companion.appliance.observe`."""
+        """:meth:`observe` for an observation from :mod:`companion.appliance.observe`.
+
+        ``earlier``: vision holds the image of the last frame with a hand that the
+        referee kept (:attr:`partials_held`). When this frame shows several moves and
+        the first is certain, the referee may then trust the board that frame showed
+        after it and answer ``earlier_trusted`` instead of judging the rest on
+        changes measured from before the first move: the caller makes vision compare
+        with the held frame and judges this frame again (``again=True``).
+        """
         if observation.still and not again:
             self._photos += 1
         if not again:
             self._recheck = False
-        report = self._observe(observation, frame, side_doubt)
+        report = self._observe(observation, frame, side_doubt, earlier)
+        if report.earlier_trusted:
+            return report  # (trusted already: the board the earlier frame showed)
         decided = report.accepted or (
             report.verdict is not None
             and report.verdict.kind in (VerdictKind.UNCHANGED, VerdictKind.REFILL_DONE)
@@ -590,7 +653,9 @@ class Referee:
             stats[0 if same else 2] += flag
             stats[1 if same else 3] += 1
 
-    def _observe(self, observation: Observation, frame: str | None, side_doubt: float) -> Report:
+    def _observe(
+        self, observation: Observation, frame: str | None, side_doubt: float, earlier: bool = False
+    ) -> Report:
         reading, fit, reason = observation.reading, observation.fit, observation.reason
         still, changed, partial = observation.still, observation.changed, observation.partial
         hidden, areas, in_place = observation.hidden, observation.areas, observation.kept
@@ -679,11 +744,11 @@ class Referee:
             current=self.owed,
             config=self.config.reconcile,
             plies=plies,
-            earlier=self._partials[-1][0] if self._partials and plies > 1 else None,
+            earlier=self._partials[-1].reading if self._partials and plies > 1 else None,
             kept=kept,
             still=still,
             change=change,
-            earlier_change=self._partials[-1][1] if self._partials and plies > 1 else None,
+            earlier_change=self._partials[-1].change if self._partials and plies > 1 else None,
         )
         several = verdict.follows or verdict.behind
         if verdict.kind == VerdictKind.ACCEPT and several and not self._may_catch_up():
@@ -720,7 +785,8 @@ class Referee:
             # question would rest on what the camera could not see. Wait, and
             # let the next clear frame decide (perhaps on one more move).
             self._undecided += 1
-            self._partials.append((reading, change))
+            last = self._last_reading
+            self._partials.append(_Partial(reading, change, last[0] if last else (), hidden))
             why = reason or "hand over the board"
             if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
                 return Report(self.state, f"{self._pending_detail()} ({why})")
@@ -750,6 +816,18 @@ class Referee:
                 self._undecided = 0
                 self._stable -= 1
                 self.state = RefereeState.SETTLED
+                if (
+                    earlier
+                    and verdict.transition is not None
+                    and self._trust_earlier(verdict.transition)
+                ):
+                    return Report(
+                        RefereeState.SETTLED,
+                        f"{accepted.move} accepted",
+                        (accepted,),
+                        verdict,
+                        earlier_trusted=True,
+                    )
                 then = self._observe(observation, frame, side_doubt)
                 detail = f"{accepted.move} accepted; {then.detail}"
                 return replace(then, detail=detail, accepted=(accepted, *then.accepted))

@@ -9,6 +9,7 @@ from companion.referee import Observation, Referee
 from companion.referee.reconcile import Evidence
 from device.ports import Frame
 from engine import Game, Move, Position
+from tests.companion.test_referee import _two_moves_scene
 
 
 def reading(board: tuple[int, ...], big: tuple[int, int]) -> list[Evidence]:
@@ -32,6 +33,12 @@ class FakeObserver:
 
     def confirmed(self) -> None:
         self.references += 1
+
+    def hold_earlier(self) -> bool:
+        return False
+
+    def confirmed_earlier(self) -> Observation | None:
+        return None
 
     def looks_like_opening(self, observation: Observation) -> bool:
         return False  # the counter misreads this scene's opening
@@ -171,3 +178,46 @@ def test_a_move_is_not_taken_by_itself_while_its_side_is_in_doubt() -> None:
         assert [str(a.move) for a in report.accepted] == taken
     assert report.state == "ambiguous" and report.verdict is not None
     assert "2+" in {str(m) for m in report.verdict.choices}
+
+
+class ScriptedObserver(FakeObserver):
+    """Gives the observations it is handed, one per frame, and holds hand frames."""
+
+    def __init__(self, script: list[Observation], again: Observation) -> None:
+        super().__init__()
+        self.script = script
+        self.again = again
+        self.held: list[int] = []  # index of each frame it was told to hold
+        self.earlier_confirmed = 0
+        self.read = -1
+
+    def __call__(self, frame: Frame) -> Observation:
+        self.read += 1
+        return self.script[self.read]
+
+    def hold_earlier(self) -> bool:
+        self.held.append(self.read)
+        return True
+
+    def confirmed_earlier(self) -> Observation | None:
+        self.earlier_confirmed += 1
+        return self.again
+
+
+def test_a_frame_with_a_hand_between_two_moves_becomes_the_reference_for_the_second() -> None:
+    start, _, end, held, shown, again = _two_moves_scene()
+    observer = ScriptedObserver(
+        [Observation(tuple(reading(start.board, start.big)), still=True), held, shown], again
+    )
+    referee = Referee()
+    pipeline = FramePipeline(observer, referee)
+    pipeline.turned = False  # (which side P0 sits on is not what this is about)
+    pipeline(frame("f0"))
+    assert pipeline(frame("f1")).report.state == "moving" and observer.held == [1]
+    references = observer.references
+    result = pipeline(frame("f2"))
+    assert observer.earlier_confirmed == 1 and result.observation is again
+    assert [str(a.move) for a in result.report.accepted] == ["5-", "10-"]
+    assert result.report.detail.startswith("5- accepted; ")
+    assert referee.position == end
+    assert observer.references == references + 1  # then the photo itself, after 10-

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from companion.referee import Observation, Referee, half_turned
+from companion.referee.change import ChangeModel, square_units
 from companion.referee.evidence import tally
-from companion.referee.reconcile import Evidence
+from companion.referee.reconcile import Evidence, board_of, cleared_squares
 from companion.referee.records import RecordWriter
 from engine import Game, IllegalMoveError, Position, Rules, play
 
@@ -412,3 +415,96 @@ def test_a_half_turn_reads_square_k_as_k_plus_6_in_every_field() -> None:
     assert half_turned(turned) == obs
     ring = Observation(reading(tuple([1] * 18), (0, 0, 0)))
     assert half_turned(ring) is ring  # three seats: no half turn looks the same
+
+
+def _fuzzy(n: int, big: int, width: float) -> Evidence:
+    """A count read about right, give or take ``width``."""
+    p = [math.exp(-0.5 * ((k - n) / width) ** 2) for k in range(41)]
+    return Evidence(tuple(v / sum(p) for v in p), 0.99 if big else 0.01)
+
+
+def _two_moves_scene(
+    between_areas: bool = True,
+) -> tuple[Position, Position, Position, Observation, Observation, Observation]:
+    """5- then 10-, the board between them seen only under a hand over squares 3, 4
+    and 10, and the photo after both counted loosely: 5- is certain, 10- is not, on
+    the changes measured from the start (squares 0, 1, 6 and 10 unmeasured).
+
+    Returns the three boards, the hand frame, the photo, and the photo measured
+    against the hand frame (the start under the hand), as vision would give them."""
+    model = ChangeModel()
+    start = Position.initial()
+    first = play(start, "5-")
+    second = play(first.position, "10-")
+    between, end = first.position, second.position
+    hid = {3, 4, 10}
+    units = square_units(board_of(start), board_of(between), cleared_squares(first), model)
+    held = Observation(
+        tuple(hide(reading(between.board, between.big), hid)),
+        still=True,
+        partial=True,
+        hidden=tuple(sq in hid for sq in range(12)),
+        areas=tuple(
+            None if sq in hid else (u if between_areas else 0.0) for sq, u in enumerate(units)
+        ),
+    )
+    both = cleared_squares(first) | cleared_squares(second)
+    units = square_units(board_of(start), board_of(end), both, model)
+    unmeasured = {0, 1, 6}
+    shown = Observation(
+        tuple(
+            _fuzzy(n, end.big[sq // 6] if sq % 6 == 0 else 0, 2.0) for sq, n in enumerate(end.board)
+        ),
+        still=True,
+        areas=tuple(None if sq in unmeasured | {10} else u for sq, u in enumerate(units)),
+    )
+    later = square_units(board_of(between), board_of(end), cleared_squares(second), model)
+    again = replace(
+        shown,
+        areas=tuple(
+            None if sq in unmeasured else (units[sq] if sq in hid else u)
+            for sq, u in enumerate(later)
+        ),
+    )
+    return start, between, end, held, shown, again
+
+
+def _two_moves_behind_a_hand(
+    between_areas: bool = True,
+) -> tuple[Referee, Position, Position, Observation, Observation]:
+    """The referee of :func:`_two_moves_scene` after its hand frame."""
+    start, between, end, held, shown, again = _two_moves_scene(between_areas)
+    ref = Referee()
+    ref.observe(reading(start.board, start.big), still=True)
+    assert ref.see(held).state == "moving" and ref.partials_held == 1
+    return ref, between, end, shown, again
+
+
+def test_the_board_a_hand_frame_showed_between_two_moves_is_trusted_for_the_second() -> None:
+    ref, between, end, shown, again = _two_moves_behind_a_hand()
+    trusted = ref.trusted_boards
+    report = ref.see(shown, earlier=True)
+    assert report.earlier_trusted and [str(a.move) for a in report.accepted] == ["5-"]
+    assert ref.position == between and ref.trusted_boards == trusted + 1
+    # vision now compares with the hand frame (but under the hand, with the start)
+    report = ref.see(again, again=True)
+    assert [str(a.move) for a in report.accepted] == ["10-"] and report.confirmed
+    assert ref.position == end
+
+
+def test_a_hand_frame_whose_changes_do_not_show_the_first_move_is_not_trusted() -> None:
+    ref, _, _, shown, _ = _two_moves_behind_a_hand(between_areas=False)
+    trusted = ref.trusted_boards
+    report = ref.see(shown, earlier=True)
+    assert not report.earlier_trusted and ref.trusted_boards == trusted
+    # judged on as before: 5- taken, and the players asked about the move after it
+    assert [str(a.move) for a in report.accepted] == ["5-"] and report.state == "ambiguous"
+
+
+def test_without_a_held_frame_the_first_of_two_moves_is_judged_on_as_before() -> None:
+    ref, _, _, shown, _ = _two_moves_behind_a_hand()
+    trusted = ref.trusted_boards
+    report = ref.see(shown)
+    assert not report.earlier_trusted and ref.trusted_boards == trusted
+    assert [str(a.move) for a in report.accepted] == ["5-"] and report.state == "ambiguous"
+    assert report.verdict is not None and "10-" in [str(m) for m in report.verdict.choices]

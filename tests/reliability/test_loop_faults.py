@@ -44,6 +44,12 @@ class FlakyObserver:
     def confirmed(self) -> None:
         pass
 
+    def hold_earlier(self) -> bool:
+        return False
+
+    def confirmed_earlier(self) -> Observation | None:
+        return None
+
     def looks_like_opening(self, observation: Observation) -> bool:
         return False
 

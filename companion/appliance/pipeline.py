@@ -34,6 +34,11 @@ SIDE_EVIDENCE = 9.0
 #: moves after the start while the side is still weighed; an undecided scene (the
 #: counter blind to its pieces) is then taken as found, and not weighed twice more
 SIDE_PLIES = 8
+#: frames that must have weighed in before the side is taken (a start the players
+#: vouch for counts as all of them): one frame the counter misreads can favour the
+#: wrong side by ``SIDE_EVIDENCE`` (a generated game did, by 9.9, and its next frame
+#: said the other way by 28.5); till then a move is only taken as surely as its side
+SIDE_FRAMES = 2
 
 
 class Observer(Protocol):
@@ -104,6 +109,7 @@ class FramePipeline:
         self.turned: bool | None = None
         self._side_from = 0
         self._side_odds = 0.0  # log odds, summed over frames, that the board is turned
+        self._side_frames = 0  # frames whose odds were summed
         self._open_side()
 
     def follow(self, referee: Referee, *, start_shown: bool = False) -> None:
@@ -121,6 +127,7 @@ class FramePipeline:
         self.turned = None if len(position.board) == NUM_SQUARES else False
         self._side_from = position.ply
         self._side_odds = 0.0
+        self._side_frames = 0
 
     def _sync_reference(self) -> None:
         if self.referee.trusted_boards != self._trusted:
@@ -196,7 +203,10 @@ class FramePipeline:
         While the side is open, each readable frame is judged both ways on a copy
         of the referee (the start frame by how well each way fits the board the
         players vouch for); the side is taken once one way has made the frames so
-        far ``SIDE_EVIDENCE`` likelier. Till then the board is taken as found, and
+        far ``SIDE_EVIDENCE`` likelier, over ``SIDE_FRAMES`` frames at least. A frame
+        with a hand, or one that may show more moves than the referee weighs, is no
+        witness: either side's explanation of it may be wrong, and the comparison then
+        says little however large. Till then the board is taken as found, and
         the doubt is the other side's share of the odds: a move read the wrong way
         round is a wrong move, unless both ways show the same move (a symmetric
         board), so the referee takes none by itself less sure than its side.
@@ -208,7 +218,8 @@ class FramePipeline:
             self.turned = False
             return obs, 0.0
         turned = half_turned(obs)
-        if obs.reading is None or not obs.fit or turned.reading is None:
+        if obs.reading is None or not obs.fit or turned.reading is None or obs.partial:
+            # (a hand hides squares: what they hold is guessed at under either side)
             return obs, self._other_side()
         same = False
         if vouched:
@@ -216,21 +227,29 @@ class FramePipeline:
             odds = board_fit(turned.reading, board) - board_fit(obs.reading, board)
         else:
             found, other = referee.weigh(obs), referee.weigh(obs, half_turn=True)
-            if found is None or other is None:
+            if found is None or other is None or not (found.complete and other.complete):
                 return obs, self._other_side()
             odds = other.evidence - found.evidence
             same = bool(found.moves) and found.moves == other.moves
         # frames add up: each is judged from the position the game reached, so their
         # likelihoods multiply as a run of independent witnesses
-        self._side_odds += odds
-        if self._side_odds >= SIDE_EVIDENCE:
-            self.turned = True
-            referee.turn_half()
-            return turned, 0.0
-        if self._side_odds <= -SIDE_EVIDENCE:
-            self.turned = False
-            return obs, 0.0
+        if self._add_side(odds, known=vouched):
+            return (turned if self.turned else obs), 0.0
         return obs, 0.0 if same else self._other_side()
+
+    def _add_side(self, odds: float, known: bool) -> bool:
+        """Sum one frame's log odds that the board is turned; True once the side is
+        taken. ``known``: the frame was compared with a board the players vouch for,
+        which is a witness enough by itself."""
+        self._side_odds += odds
+        if abs(odds) >= 1.0:  # (a symmetric opening favours neither)
+            self._side_frames += SIDE_FRAMES if known else 1
+        if self._side_frames < SIDE_FRAMES or abs(self._side_odds) < SIDE_EVIDENCE:
+            return False
+        self.turned = self._side_odds > 0
+        if self.turned:
+            self.referee.turn_half()
+        return True
 
     def _other_side(self) -> float:
         """The chance, from the frames' summed odds, that the side is not as found."""

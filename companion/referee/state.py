@@ -157,6 +157,9 @@ class Weighing:
     evidence: float
     #: the moves the referee would take from it by itself, in order
     moves: tuple[Move, ...] = ()
+    #: every move the frame may show was weighed (not more than ``max_catch_up``):
+    #: otherwise the evidence compares explanations that may all be wrong
+    complete: bool = True
 
 
 def _turned(values: Sequence[Any]) -> tuple[Any, ...]:
@@ -313,6 +316,8 @@ class Referee:
         self._vref_gone: frozenset[int] = frozenset()
         #: the changed areas of the frame just judged (learnt from when it is trusted)
         self._last_areas: tuple[float | None, ...] | None = None
+        #: the last frame judged was weighed on every move it may show (``Weighing``)
+        self._weighed_all = True
 
     # -- bookkeeping ------------------------------------------------------
 
@@ -577,10 +582,11 @@ class Referee:
         if verdict is None:
             return None
         moves = tuple(a.move for a in report.accepted)
+        complete = probe._weighed_all
         if blind and verdict.change_evidence is not None:
             # (counts that miss the pieces say nothing)
-            return Weighing(verdict.change_evidence, moves)
-        return Weighing(verdict.evidence, moves)
+            return Weighing(verdict.change_evidence, moves, complete)
+        return Weighing(verdict.evidence, moves, complete)
 
     def turn_half(self) -> None:
         """The camera was found to see the board from the other side (:func:`half_turned`):
@@ -737,6 +743,7 @@ class Referee:
             unexplained = self._photos - (self.position.ply - self._trust_ply)
             needed = max(1, min(needed, unexplained))
         plies = min(needed, self.config.max_catch_up)
+        self._weighed_all = needed <= plies
         verdict = reconcile(
             self.position,
             reading,

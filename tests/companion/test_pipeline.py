@@ -112,9 +112,11 @@ def tracked(start: Position | None = None) -> tuple[FakeObserver, Referee, Frame
     return observer, referee, FramePipeline(observer, referee, start_shown=True)
 
 
-def test_a_camera_on_p1s_side_is_found_out_by_the_first_move_and_the_game_goes_on() -> None:
+def test_a_camera_on_p1s_side_is_found_out_by_two_moves_and_the_game_goes_on() -> None:
     """The board looks the same turned half round: the opening cannot say where P0
-    sits, the first move can (P0 sows from their own row)."""
+    sits, the first moves can (P0 sows from their own row). One frame is not witness
+    enough, so the first move is left to the players; from the second on, the
+    camera follows the game turned half round."""
     observer, referee, pipeline = tracked()
     game = Game()
     observer.board = turned(game.position.board, game.position.big)
@@ -124,8 +126,32 @@ def test_a_camera_on_p1s_side_is_found_out_by_the_first_move_and_the_game_goes_o
         game.play(Move.parse(move))
         observer.board = turned(game.position.board, game.position.big)
         report = pipeline(frame(f"f{n + 1}")).report
-        assert [str(a.move) for a in report.accepted] == [move], report.detail
-    assert pipeline.turned is True and referee.position == game.position
+        if n == 0:
+            assert not report.accepted and pipeline.turned is None
+            assert pipeline.answer(move)[-1].confirmed
+        else:
+            assert [str(a.move) for a in report.accepted] == [move], report.detail
+            assert pipeline.turned is True
+    assert referee.position == game.position
+
+
+def test_one_frame_that_looks_turned_does_not_turn_the_board() -> None:
+    """A frame the counter misreads can favour the wrong side by far: the next frames
+    outvote it, and no move is taken the wrong way round meanwhile."""
+    observer, referee, pipeline = tracked()
+    game = Game()
+    observer.board = reading(game.position.board, game.position.big)
+    pipeline(frame("f0"))
+    for n, (move, look) in enumerate((("2+", turned), ("9-", reading), ("4-", reading))):
+        game.play(Move.parse(move))
+        observer.board = look(game.position.board, game.position.big)
+        report = pipeline(frame(f"f{n + 1}")).report
+        if n == 0:
+            assert not report.accepted and pipeline.turned is None
+            pipeline.answer(move)
+        else:
+            assert [str(a.move) for a in report.accepted] == [move], report.detail
+    assert pipeline.turned is False and referee.position == game.position
 
 
 def test_a_camera_on_p0s_side_stays_as_found() -> None:
@@ -133,10 +159,12 @@ def test_a_camera_on_p0s_side_stays_as_found() -> None:
     game = Game()
     observer.board = reading(game.position.board, game.position.big)
     pipeline(frame("f0"))
-    game.play(Move.parse("3-"))
-    observer.board = reading(game.position.board, game.position.big)
-    assert [str(a.move) for a in pipeline(frame("f1")).report.accepted] == ["3-"]
-    assert pipeline.turned is False
+    for n, move in enumerate(("3-", "8+")):
+        game.play(Move.parse(move))
+        observer.board = reading(game.position.board, game.position.big)
+        assert [str(a.move) for a in pipeline(frame(f"f{n + 1}")).report.accepted] == [move]
+        # the first move is taken (the frame is sure of its side), the side after two
+        assert pipeline.turned is (None if n == 0 else False)
 
 
 def test_a_start_that_is_not_the_opening_shows_the_side_at_once() -> None:
@@ -221,3 +249,20 @@ def test_a_frame_with_a_hand_between_two_moves_becomes_the_reference_for_the_sec
     assert result.report.detail.startswith("5- accepted; ")
     assert referee.position == end
     assert observer.references == references + 1  # then the photo itself, after 10-
+
+
+def test_a_frame_that_may_show_more_moves_than_are_weighed_is_no_witness_of_the_side() -> None:
+    """Three moves after two lost photos: the referee weighs two at most, so neither
+    side's explanation need be right, and their comparison says nothing of the side."""
+    game = Game()
+    for lost in (1, 2):
+        referee = Referee()
+        referee.vouch(Observation(reading(game.position.board, game.position.big), still=True))
+        for _ in range(lost):
+            referee.observe(None, fit=False, reason="unreadable image", still=True)
+        later = Game()
+        for move in ("2+", "9-", "4-")[: lost + 1]:
+            later.play(Move.parse(move))
+        seen = Observation(reading(later.position.board, later.position.big), still=True)
+        weighed = referee.weigh(seen)
+        assert weighed is not None and weighed.complete is (lost < 2)

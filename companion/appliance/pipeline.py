@@ -107,6 +107,9 @@ class FramePipeline:
         #: None while the game has not shown which (a two-player board looks the same
         #: turned half round), False for a ring
         self.turned: bool | None = None
+        #: the way the referee judges frames now: ``turned`` once taken, till then the
+        #: way the frames so far favour (what it learns square by square turns with it)
+        self._view_turned = False
         self._side_from = 0
         self._side_odds = 0.0  # log odds, summed over frames, that the board is turned
         self._side_frames = 0  # frames whose odds were summed
@@ -125,6 +128,7 @@ class FramePipeline:
         """Where P0 sits is for this game to show (``turned``); a ring has no half turn."""
         position = self.referee.position
         self.turned = None if len(position.board) == NUM_SQUARES else False
+        self._view_turned = False  # (a new referee learns the board as found)
         self._side_from = position.ply
         self._side_odds = 0.0
         self._side_frames = 0
@@ -190,7 +194,7 @@ class FramePipeline:
         again = self.observer.confirmed_earlier()
         if again is None:  # (never: the referee is told only while a frame is held)
             again = obs
-        elif self.turned:
+        elif self._view_turned:
             again = half_turned(again)
         then = self.referee.see(again, frame.source, again=True, side_doubt=doubt)
         detail = f"{first.detail}; {then.detail}"
@@ -206,54 +210,64 @@ class FramePipeline:
         far ``SIDE_EVIDENCE`` likelier, over ``SIDE_FRAMES`` frames at least. A frame
         with a hand, or one that may show more moves than the referee weighs, is no
         witness: either side's explanation of it may be wrong, and the comparison then
-        says little however large. Till then the board is taken as found, and
-        the doubt is the other side's share of the odds: a move read the wrong way
-        round is a wrong move, unless both ways show the same move (a symmetric
-        board), so the referee takes none by itself less sure than its side.
+        says little however large. Till then the frame is judged the way the odds so
+        far favour (as found while they favour neither), and the doubt is the other
+        way's share of the odds: a move read the wrong way round is a wrong move,
+        unless both ways show the same move (a symmetric board), so the referee takes
+        none by itself less sure than its side. (Judged as found whatever the odds, a
+        camera on P1's side began every game with a dispute.)
         """
         if self.turned is not None:  # (a ring of seats is never turned: ``_open_side``)
-            return (half_turned(obs) if self.turned else obs), 0.0
+            return self._viewed(obs), 0.0
         referee = self.referee
         if referee.position.ply - self._side_from > SIDE_PLIES:
-            self.turned = False
-            return obs, 0.0
+            self.turned = self._view_turned
+            return self._viewed(obs), 0.0
         turned = half_turned(obs)
         if obs.reading is None or not obs.fit or turned.reading is None or obs.partial:
             # (a hand hides squares: what they hold is guessed at under either side)
-            return obs, self._other_side()
+            return self._viewed(obs), self._doubt()
         same = False
         if vouched:
             board = referee.owed or board_of(referee.position)
             odds = board_fit(turned.reading, board) - board_fit(obs.reading, board)
         else:
-            found, other = referee.weigh(obs), referee.weigh(obs, half_turn=True)
+            seen = self._viewed(obs)  # (the referee weighs frames the way it judges them)
+            found = referee.weigh(seen, half_turn=self._view_turned)
+            other = referee.weigh(seen, half_turn=not self._view_turned)
             if found is None or other is None or not (found.complete and other.complete):
-                return obs, self._other_side()
+                return seen, self._doubt()
             odds = other.evidence - found.evidence
             same = bool(found.moves) and found.moves == other.moves
         # frames add up: each is judged from the position the game reached, so their
         # likelihoods multiply as a run of independent witnesses
-        if self._add_side(odds, known=vouched):
-            return (turned if self.turned else obs), 0.0
-        return obs, 0.0 if same else self._other_side()
+        taken = self._add_side(odds, known=vouched)
+        return self._viewed(obs), 0.0 if taken or same else self._doubt()
+
+    def _viewed(self, obs: Observation) -> Observation:
+        return half_turned(obs) if self._view_turned else obs
 
     def _add_side(self, odds: float, known: bool) -> bool:
-        """Sum one frame's log odds that the board is turned; True once the side is
-        taken. ``known``: the frame was compared with a board the players vouch for,
-        which is a witness enough by itself."""
+        """Sum one frame's log odds that the board is turned, and turn the referee the
+        way they favour; True once the side is taken. ``known``: the frame was
+        compared with a board the players vouch for, which is a witness enough by
+        itself."""
         self._side_odds += odds
         if abs(odds) >= 1.0:  # (a symmetric opening favours neither)
             self._side_frames += SIDE_FRAMES if known else 1
-        if self._side_frames < SIDE_FRAMES or abs(self._side_odds) < SIDE_EVIDENCE:
-            return False
-        self.turned = self._side_odds > 0
-        if self.turned:
+        taken = self._side_frames >= SIDE_FRAMES and abs(self._side_odds) >= SIDE_EVIDENCE
+        if abs(self._side_odds) >= 1.0 and (self._side_odds > 0) != self._view_turned:
+            self._view_turned = not self._view_turned
             self.referee.turn_half()
-        return True
+        if taken:
+            self.turned = self._view_turned
+        return taken
 
-    def _other_side(self) -> float:
-        """The chance, from the frames' summed odds, that the side is not as found."""
-        return 1.0 / (1.0 + math.exp(-self._side_odds))
+    def _doubt(self) -> float:
+        """The chance, from the frames' summed odds, that the side is not the way the
+        referee judges frames now."""
+        odds = -self._side_odds if self._view_turned else self._side_odds
+        return 1.0 / (1.0 + math.exp(-min(odds, 700.0)))
 
     def answer(self, move: Move | str) -> list[Report]:
         """The players say which move was made (a question or a dispute).

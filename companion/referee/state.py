@@ -148,6 +148,15 @@ class _Partial:
     learn: tuple[SquareEvidence, ...]  # as learnt from when its board is trusted
     hidden: tuple[bool, ...] | None
 
+    def half_turned(self) -> _Partial:
+        """The same frame seen from the other side of the board (:func:`half_turned`)."""
+        change = self.change
+        if change is not None:
+            kept = None if change.kept is None else _turned(change.kept)
+            change = replace(change, areas=_turned(change.areas), kept=kept)
+        hidden = None if self.hidden is None else _turned(self.hidden)
+        return _Partial(_turned(self.reading), change, _turned(self.learn), hidden)
+
 
 @dataclass(frozen=True, slots=True)
 class Weighing:
@@ -589,10 +598,16 @@ class Referee:
         return Weighing(verdict.evidence, moves, complete)
 
     def turn_half(self) -> None:
-        """The camera was found to see the board from the other side (:func:`half_turned`):
-        what was learnt square by square turns with it."""
+        """Judge frames as seen from the other side of the board (:func:`half_turned`):
+        what was learnt square by square turns with it (and the last frame's reading,
+        which a later answer may still learn from)."""
         self._offsets = _turned(self._offsets)
-        self._partials = []
+        if self._last_reading is not None:
+            reading, hidden = self._last_reading
+            self._last_reading = (_turned(reading), None if hidden is None else _turned(hidden))
+        if self._last_areas is not None:
+            self._last_areas = _turned(self._last_areas)
+        self._partials = [p.half_turned() for p in self._partials]
         self._last_seen = None
 
     @property

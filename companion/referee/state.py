@@ -783,6 +783,12 @@ class Referee:
             # more moves may have been made than were weighed: whatever fits best
             # may be the wrong story, so the players say how it began
             verdict = as_question(verdict)
+        if verdict.kind == VerdictKind.DISPUTE and still and needed > plies:
+            # no run of moves weighed fits, but more may have been made: that shows no
+            # foul, so the players say how it began (the photo is judged again after)
+            asked = self._blind_question(verdict)
+            if asked.kind == VerdictKind.AMBIGUOUS:
+                verdict = replace(asked, behind=True)
         if still and self.blind and verdict.kind != VerdictKind.AMBIGUOUS:
             proven = self._proven_by_change(verdict)
             verdict = self._blind_question(verdict) if proven is None else proven

@@ -508,3 +508,30 @@ def test_without_a_held_frame_the_first_of_two_moves_is_judged_on_as_before() ->
     assert not report.earlier_trusted and ref.trusted_boards == trusted
     assert [str(a.move) for a in report.accepted] == ["5-"] and report.state == "ambiguous"
     assert report.verdict is not None and "10-" in [str(m) for m in report.verdict.choices]
+
+
+def test_a_photo_after_more_moves_than_are_weighed_is_asked_about_not_disputed() -> None:
+    """Three moves made behind hand frames that hid most of the board: the photo after
+    them fits no run of two moves (all the referee weighs at once), but that is no
+    foul, as more moves may have been made: the players are asked for the first and
+    the same photo judged again after each answer."""
+    ref = Referee()
+    game = Game()
+    ref.observe(reading(game.position.board, game.position.big), still=True)
+    hid = set(range(12)) - {5}
+    for move in ("1+", "9-", "4-"):
+        game.play(move)
+        board = hide(reading(game.position.board, game.position.big), hid)
+        frame = Observation(tuple(board), still=True, partial=True)
+        assert ref.see(frame).state == "moving"
+    shown = Observation(tuple(reading(game.position.board, game.position.big)), still=True)
+    report = ref.see(shown)
+    assert report.state == "ambiguous" and not report.accepted, report.detail
+    assert ref.confirm("1+").behind
+    # two moves left: after a question the players are asked for the first of them
+    report = ref.see(shown, again=True)
+    assert report.state == "ambiguous" and "9-" in report.detail
+    assert ref.confirm("9-").behind
+    report = ref.see(shown, again=True)
+    assert [str(a.move) for a in report.accepted] == ["4-"], report.detail
+    assert ref.position == game.position

@@ -790,8 +790,15 @@ def reconcile(
     mistake = best.mistake if best.kind == "mistake" and fit_ok else None
     diffs = diffs_against(expected)
     if not diffs and mistake is None and move is not None:
-        # The counts agree with a legal result but the reading is too unsure to say so.
-        return judged(VerdictKind.AMBIGUOUS, confidence, choices=(move,))
+        # The counts agree with a legal result but the reading is too unsure to say so;
+        # every legal move leaving that very board is offered (the last move of a game
+        # often sweeps the board bare whichever it was): one alone would invite a wrong OK.
+        same = sorted(
+            ((c.loglik, c.move) for _, c, _t in legal if c.board == expected and c.move),
+            key=lambda item: -item[0],
+        )
+        tied = [move, *(m for _, m in same if m != move)]
+        return judged(VerdictKind.AMBIGUOUS, confidence, choices=tuple(tied[: cfg.max_choices]))
     if best.kind == "mistake" and best.move is not None:
         move = best.move
         for _, c, _t in legal:

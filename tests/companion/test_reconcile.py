@@ -143,3 +143,14 @@ def test_a_photo_unsure_whether_anything_happened_asks_rather_than_objects() -> 
         reading.append(Evidence(tuple(p / total for p in probs), 0.97 if sq % 6 == 0 else 0.03))
     verdict = reconcile(start, reading, still=True)
     assert verdict.kind == "ambiguous" and Move.parse("2+") in verdict.choices
+
+
+def test_a_board_several_moves_leave_offers_them_all_not_one() -> None:
+    # The last move sweeps the board bare whichever of six was played: the photo cannot
+    # tell them apart, so the question offers several of them, never one alone.
+    start = Position.from_text("0|1,1,1,1,1|15|1,0,1,1,1 P0 s13/13 q1/1 d0/0 n0")
+    bare = {m for m in legal_moves(start) if not any(play(start, m).position.board)}
+    assert len(bare) == 6
+    verdict = reconcile(start, exact((0,) * 12, (0, 0)))
+    assert verdict.kind == "ambiguous"
+    assert len(verdict.choices) == 3 and set(verdict.choices) <= bare

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -137,3 +139,16 @@ def test_normal_channels_round_the_direction_as_arctan2_does() -> None:
     # a horizontal line's normal is vertical: channel BINS / 2, whichever way it runs
     along = np.array([1.0, -1.0], np.float32)
     assert normal_channels(along, np.zeros(2, np.float32)).tolist() == [BINS // 2] * 2
+
+
+def test_huge_directions_get_their_channels_without_overflow_warnings() -> None:
+    """A far-off candidate outline samples points with huge directions: their
+    products overflow float32, yet each keeps its channel, and nothing warns."""
+    rng = np.random.default_rng(8)
+    dx = rng.normal(size=2000).astype(np.float32)
+    dy = rng.normal(size=2000).astype(np.float32)
+    expected = normal_channels(dx.copy(), dy.copy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        huge = normal_channels(dx * np.float32(1e30), dy * np.float32(1e30))
+    assert np.array_equal(huge, expected)

@@ -118,14 +118,17 @@ def normal_channels(dx: NDArray[np.float32], dy: NDArray[np.float32]) -> NDArray
     with |dx| times the bins' edge tangents: three times faster, and this runs
     for every sampled point of the search. ``dx`` and ``dy`` are overwritten.
     """
-    turned = np.multiply(dx, dy) < 0  # second or fourth quadrant: the angle mirrored
-    ax = np.abs(dx, out=dx)
-    ay = np.abs(dy, out=dy)
-    q = np.zeros(dx.shape, np.int8)
-    edge = np.empty_like(ax)
-    for tangent in _EDGES:
-        np.multiply(ax, tangent, out=edge)
-        np.add(q, np.greater(ay, edge), out=q, casting="unsafe")
+    # (a far-off candidate's points give huge directions: a product that overflows to
+    # an infinity keeps its sign and its order, so the channel is still right)
+    with np.errstate(over="ignore"):
+        turned = np.multiply(dx, dy) < 0  # second or fourth quadrant: the angle mirrored
+        ax = np.abs(dx, out=dx)
+        ay = np.abs(dy, out=dy)
+        q = np.zeros(dx.shape, np.int8)
+        edge = np.empty_like(ax)
+        for tangent in _EDGES:
+            np.multiply(ax, tangent, out=edge)
+            np.add(q, np.greater(ay, edge), out=q, casting="unsafe")
     np.negative(q, out=q, where=turned)
     q += BINS // 2  # the normal: a quarter turn
     q &= BINS - 1  # BINS is a power of two

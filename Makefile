@@ -23,7 +23,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy engine device companion/referee companion/appliance/journal companion/appliance/pipeline.py companion/ui/controller.py companion/ui/screens
+	$(BIN)/mypy engine vision device companion
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest

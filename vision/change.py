@@ -275,7 +275,10 @@ def _shake(
     warp = np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]], np.float32)
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-4)
     try:
-        _, refined = cv2.findTransformECC(g1, g0, warp.copy(), cv2.MOTION_AFFINE, criteria, None, 3)
+        # the stubs' overload with gaussFiltSize wants a mask; OpenCV takes None (no mask)
+        _, refined = cv2.findTransformECC(  # type: ignore[call-overload]
+            g1, g0, warp.copy(), cv2.MOTION_AFFINE, criteria, None, 3
+        )
     except cv2.error:
         return warp.astype(np.float64)  # (no convergence: the shift alone)
     if np.abs(refined[:, :2] - np.eye(2)).max() > 0.05:
@@ -408,7 +411,7 @@ def _changed_mask(
 
 def _density_px(pebbles: NDArray[np.float32]) -> int:
     """The canvas scale (px per square) a density map of ``vision.detect`` was made at."""
-    return round(pebbles.shape[1] * detect.STRIDE / (detect.X1 - detect.X0))
+    return round(int(pebbles.shape[1]) * detect.STRIDE / (detect.X1 - detect.X0))
 
 
 def square_changes(
@@ -462,8 +465,11 @@ def square_changes(
         ww = min(w, cells.shape[1])
         c, d = cells[:hh, :ww], pebbles[:hh, :ww].astype(np.float64)
         on = c >= 0
-        laid = np.bincount(c[on], d[on], minlength=NUM_SQUARES)
-        still = np.bincount(c[on], (d * same[:hh, :ww])[on], minlength=NUM_SQUARES)
+        # weighted, bincount counts in float64 (the stubs say intp)
+        laid = np.asarray(np.bincount(c[on], d[on], minlength=NUM_SQUARES), np.float64)
+        still = np.asarray(
+            np.bincount(c[on], (d * same[:hh, :ww])[on], minlength=NUM_SQUARES), np.float64
+        )
     out: list[SquareChange | None] = []
     for sq in range(NUM_SQUARES):
         if hidden and hidden[sq]:

@@ -197,12 +197,13 @@ def _draw_chalk(
         n = np.stack([-d[:, 1], d[:, 0]], 1)
         n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
         u = np.linspace(0, 1, len(s))
-        wob = (
+        wob = np.asarray(
             sum(
                 rng.uniform(-1, 1) * np.sin(2 * np.pi * (k + 1) * u + rng.uniform(0, 6.3))
                 for k in range(3)
             )
-            * cond.wobble
+            * cond.wobble,
+            np.float64,
         )
         pts = s + n * wob[:, None]
         length = float(np.sum(np.linalg.norm(np.diff(s, axis=0), axis=1)))
@@ -219,13 +220,13 @@ def _draw_chalk(
                 p1 = (round(pp[i + 1, 0]), round(pp[i + 1, 1]))
                 cv2.line(alpha, p0, p1, float(rng.uniform(0.75, 1.0)), wpx, cv2.LINE_AA)
     for _ in range(cond.smudges):
-        c = (
+        centre = (
             int(rng.uniform(-0.5, 5.5) * _PPU - _PX0 * _PPU),
             int((_PY1 - rng.uniform(0, 2)) * _PPU),
         )
         ax = (int(rng.uniform(0.1, 0.3) * _PPU), int(rng.uniform(0.05, 0.15) * _PPU))
-        cv2.ellipse(alpha, c, ax, float(rng.uniform(0, 180)), 0, 360, 0.12, -1)
-    alpha = cv2.GaussianBlur(alpha, (0, 0), 1.2)
+        cv2.ellipse(alpha, centre, ax, float(rng.uniform(0, 180)), 0, 360, 0.12, -1)
+    alpha = np.asarray(cv2.GaussianBlur(alpha, (0, 0), 1.2), np.float32)
     grain = 1.0 - 0.35 * rng.random(shape).astype(np.float32)
     return np.clip(alpha * grain * cond.chalk_opacity, 0, 1)
 
@@ -352,11 +353,11 @@ def _draw_pebble(
     shadow = np.zeros(patch.shape[:2], np.float32)
     sc = (round(lc[0] - light[0] * a * 0.35), round(lc[1] - light[1] * a * 0.35))
     cv2.ellipse(shadow, sc, (round(a * 1.05), round(b * 1.05)), ang, 0, 360, 1.0, -1)
-    shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, a * 0.25))
+    shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), max(1.0, a * 0.25)), np.float32)
     patch *= (1.0 - 0.45 * shadow)[..., None]
     body = np.zeros(patch.shape[:2], np.float32)
     cv2.ellipse(body, (round(lc[0]), round(lc[1])), (round(a), round(b)), ang, 0, 360, 1.0, -1)
-    body = cv2.GaussianBlur(body, (0, 0), 0.7)
+    body = np.asarray(cv2.GaussianBlur(body, (0, 0), 0.7), np.float32)
     yy, xx = np.mgrid[0 : patch.shape[0], 0 : patch.shape[1]].astype(np.float32)
     shade = 0.8 + 0.35 * ((xx - lc[0]) * light[0] + (yy - lc[1]) * light[1]) / max(a, 1.0)
     tone = np.clip(shade, 0.55, 1.25)[..., None] * np.array(colour, np.float32)
@@ -473,12 +474,15 @@ def render_scene(
     w, h = size
     cam = _camera(cond, size, depth)
     m = cam @ np.linalg.inv(a)
-    img = cv2.warpPerspective(
-        np.clip(plane, 0, 255).astype(np.uint8),
-        m,
-        (w, h),
-        flags=cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REFLECT,
+    img = np.asarray(
+        cv2.warpPerspective(
+            np.clip(plane, 0, 255).astype(np.uint8),
+            m,
+            (w, h),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REFLECT,
+        ),
+        np.uint8,
     )
     irng = np.random.default_rng([scene_seed, 4])
     out = img.astype(np.float32)
@@ -490,7 +494,7 @@ def render_scene(
             cx, cy = irng.uniform(0, w), irng.uniform(0, h)
             pts = np.stack([cx + irng.normal(0, w / 8, 6), cy + irng.normal(0, h / 8, 6)], 1)
             cv2.fillPoly(mask, [cv2.convexHull(pts.astype(np.int32))], 1.0)
-        mask = cv2.GaussianBlur(mask, (0, 0), 3.0)
+        mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), 3.0), np.float32)
         out *= (1.0 - 0.45 * mask)[..., None]
     hand_info: dict[str, Any] = {"present": bool(cond.hand)}
     if cond.hand:
@@ -515,7 +519,7 @@ def render_scene(
         arm = np.zeros((h, w), np.float32)
         cv2.line(arm, (int(start[0]), int(start[1])), (int(target[0]), int(target[1])), 1.0, width)
         cv2.circle(arm, (int(target[0]), int(target[1])), int(width * 0.6), 1.0, -1)
-        arm = cv2.GaussianBlur(arm, (0, 0), 1.5)
+        arm = np.asarray(cv2.GaussianBlur(arm, (0, 0), 1.5), np.float32)
         out = out * (1 - arm[..., None]) + skin[None, None, :] * arm[..., None]
         hand_info["tip_px"] = [float(target[0]), float(target[1])]
     if cond.tint != (1.0, 1.0, 1.0) or cond.exposure != 1.0:
@@ -525,13 +529,13 @@ def render_scene(
         cv2.circle(g, (int(irng.uniform(0, w)), int(irng.uniform(0, h))), w // 10, 1.0, -1)
         out += (cv2.GaussianBlur(g, (0, 0), w / 12) * 255 * cond.glare)[..., None]
     if cond.blur > 0:
-        out = cv2.GaussianBlur(out, (0, 0), cond.blur)
+        out = np.asarray(cv2.GaussianBlur(out, (0, 0), cond.blur), np.float32)
     if cond.motion_blur >= 1.0:
         k = np.zeros((int(cond.motion_blur) | 1,) * 2, np.float32)
         k[k.shape[0] // 2, :] = 1.0 / k.shape[0]
         rot = cv2.getRotationMatrix2D(((k.shape[0] - 1) / 2,) * 2, float(irng.uniform(0, 180)), 1)
-        k = cv2.warpAffine(k, rot, k.shape)
-        out = cv2.filter2D(out, -1, k / max(float(k.sum()), 1e-6))
+        k = np.asarray(cv2.warpAffine(k, rot, k.shape), np.float32)
+        out = np.asarray(cv2.filter2D(out, -1, k / max(float(k.sum()), 1e-6)), np.float32)
     out += irng.normal(0, cond.noise, out.shape).astype(np.float32)
     image = np.clip(out, 0, 255).astype(np.uint8)
     if cond.jpeg_quality > 0:
@@ -680,7 +684,8 @@ def _wide_ground(
                 p = p + rng.normal(0, 14, 2)
                 pts.append(p)
             cv2.polylines(img, [np.array(pts, np.int32)], False, (40, 40, 40), 2)
-    return np.clip(img, 0, 255).astype(np.float32)
+    clipped: NDArray[np.floating[Any]] = np.clip(img, 0, 255)
+    return clipped.astype(np.float32)
 
 
 def _draw_piece(
@@ -710,11 +715,11 @@ def _draw_piece(
     shadow = np.zeros(patch.shape[:2], np.float32)
     sc = (round(lc[0] - light[0] * a * 0.4), round(lc[1] - light[1] * a * 0.4))
     cv2.ellipse(shadow, sc, (round(a * 1.05), round(b * 1.05)), ang, 0, 360, 1.0, -1)
-    shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, a * 0.25))
+    shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), max(1.0, a * 0.25)), np.float32)
     patch *= (1.0 - rng.uniform(0.25, 0.55) * shadow)[..., None]
     body = np.zeros(patch.shape[:2], np.float32)
     cv2.ellipse(body, ic, axes, ang, 0, 360, 1.0, -1)
-    body = cv2.GaussianBlur(body, (0, 0), 0.6)
+    body = np.asarray(cv2.GaussianBlur(body, (0, 0), 0.6), np.float32)
     yy, xx = np.mgrid[0 : patch.shape[0], 0 : patch.shape[1]].astype(np.float32)
     dx, dy = (xx - lc[0]) / max(a, 1.0), (yy - lc[1]) / max(a, 1.0)
     col = np.array(colour, np.float32) * rng.uniform(0.85, 1.15)
@@ -746,14 +751,17 @@ def _draw_piece(
     patch[:] = patch * (1 - body[..., None]) + np.clip(tone, 0, 255) * body[..., None]
 
 
+def _bgr(values: NDArray[Any]) -> tuple[int, int, int]:
+    """Three channel values as an int colour, each truncated by ``int``."""
+    b, g, r = (int(v) for v in values)
+    return b, g, r
+
+
 def _piece_colours(rng: np.random.Generator, family: str) -> tuple[tuple[int, int, int], ...]:
     """A set of 1-5 colours typical of a piece family (BGR)."""
     k = int(rng.integers(1, 6))
     if family == "pebbles" and rng.random() < 0.6:
-        return tuple(
-            tuple(int(v) for v in rng.uniform(40, 190) * rng.uniform(0.85, 1.15, 3))
-            for _ in range(k)
-        )  # type: ignore[return-value]
+        return tuple(_bgr(rng.uniform(40, 190) * rng.uniform(0.85, 1.15, 3)) for _ in range(k))
     if family == "beans" and rng.random() < 0.7:
         bases = [(40, 60, 140), (30, 40, 90), (200, 210, 220), (30, 30, 35), (60, 140, 170)]
         return tuple(bases[int(i)] for i in rng.integers(0, len(bases), k))
@@ -763,7 +771,7 @@ def _piece_colours(rng: np.random.Generator, family: str) -> tuple[tuple[int, in
     if family == "shells" and rng.random() < 0.7:
         bases = [(200, 215, 230), (170, 190, 225), (150, 170, 200), (190, 185, 215)]
         return tuple(bases[int(i)] for i in rng.integers(0, len(bases), k))
-    return tuple(tuple(int(v) for v in _colour(rng, 20, 235)) for _ in range(k))  # type: ignore[return-value]
+    return tuple(_bgr(_colour(rng, 20, 235)) for _ in range(k))
 
 
 def wide_conditions(

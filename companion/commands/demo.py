@@ -242,6 +242,7 @@ def run_demo(
     from companion.appliance.observe import VisionObserver
     from companion.commands.tally import demo_tally, read_frame_spread
     from companion.referee.advice import advise
+    from device.buttons import FakeButtons
     from device.factory import make_hardware
 
     steps = {s.file: s for s in load_script(folder)}
@@ -334,13 +335,15 @@ def run_demo(
                     last_view, game = view, app.referee
                 else:
                     panel.show()
-            hw.buttons.press("back")
-            hw.buttons.press("ok")
+            buttons = hw.buttons
+            assert isinstance(buttons, FakeButtons)  # the replay backend's mock pins
+            buttons.press("back")
+            buttons.press("ok")
             for _ in range(12):  # the operator holds BACK+OK
                 clock.t += 0.5
                 app.step(camera=False)
-            hw.buttons.release("back")
-            hw.buttons.release("ok")
+            buttons.release("back")
+            buttons.release("ok")
             clock.t += 0.5
             app.step(camera=False)
             show(f"kiosk  the operator holds BACK+OK for 5 s: the {app.controller.view} screen")

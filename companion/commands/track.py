@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import cv2
+import numpy as np
 
 from companion.appliance.observe import VisionObserver
 from companion.appliance.pipeline import FramePipeline, Observer
@@ -158,7 +159,8 @@ def track(
             out.write(json.dumps(line) + "\n")
             continue
         started, cpu = time.perf_counter(), time.process_time()
-        report = pipeline(Frame(image, float(seq), seq, path.name)).report
+        # IMREAD_COLOR always reads 8-bit: asarray returns the same array, typed for Frame
+        report = pipeline(Frame(np.asarray(image, np.uint8), float(seq), seq, path.name)).report
         if timings is not None:
             timings.append((time.perf_counter() - started) * 1000)
         if cpu_timings is not None:  # the process's own CPU, whatever else the machine runs

@@ -22,8 +22,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# bench/ is scripts, not a package (no __init__.py): --explicit-package-bases names them
+# bench.<script>, so bench/engine.py does not shadow the engine package
 typecheck: $(STAMP)
-	$(BIN)/mypy engine vision device companion
+	$(BIN)/mypy engine vision device companion training
+	$(BIN)/mypy --explicit-package-bases bench
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest

@@ -75,7 +75,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 # Run as a script, this folder comes first on sys.path and bench/engine.py
 # would shadow the engine package.
@@ -496,9 +496,8 @@ def play_game(
     else:
         outcome = game.position.outcome
         assert outcome is not None
-        record = GameRecord(
-            ai_side, opening, outcome.final, outcome.winner, outcome.reason, plies, cut
-        )
+        final = cast(tuple[int, int], outcome.final)  # two seats in this bench
+        record = GameRecord(ai_side, opening, final, outcome.winner, outcome.reason, plies, cut)
     record.moves = [str(m) for m in game.moves]
     record.early_margin = early
     tally.games.append(record)

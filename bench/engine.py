@@ -229,7 +229,9 @@ def main() -> int:
         return _worker(args)
     from engine.rules import Rules
 
-    result = playouts(Rules.from_json(json.loads(args.rules)), args.seconds, args.seed)
+    result: dict[str, Any] = playouts(
+        Rules.from_json(json.loads(args.rules)), args.seconds, args.seed
+    )
     result["python"] = platform.python_version()
     print(json.dumps(result))
     return 0

@@ -30,6 +30,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))  # for bench.track, this folder's generator
 
 import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 from bench.track import synth_sequences  # noqa: E402
 from companion.appliance.observe import VisionObserver  # noqa: E402
@@ -63,7 +64,9 @@ def measure(seeds: list[int], count: int, plies: int, hands: float) -> list[Row]
                         for sq in cleared_squares(t):
                             gone[sq] = True
                     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-                    obs = observer(Frame(image, float(i), i, path.name))
+                    if image is None:  # Frame(None) raised a ValueError too, less clearly
+                        raise ValueError(f"cannot read {path}")
+                    obs = observer(Frame(np.asarray(image, np.uint8), float(i), i, path.name))
                     now, big = board_of(game.position)
                     shares = obs.kept or (None,) * 12
                     for sq, area in enumerate(obs.areas or ()):
@@ -193,9 +196,7 @@ def main() -> int:
     cv2.setNumThreads(1)
     if args.load:
         rows = [
-            tuple(json.loads(line))  # type: ignore[misc]
-            for path in args.load
-            for line in path.read_text().splitlines()
+            tuple(json.loads(line)) for path in args.load for line in path.read_text().splitlines()
         ]
     else:
         rows = measure(args.seeds, args.sequences, args.plies, args.hands)

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"cannot read {args.dataset / row['image']}", file=sys.stderr)
                     return 2
                 outline = outline_from_corners(np.array(row["pred_corners"], np.float64))
-                dens, labels, _ = densities(image, outline, cfg)
+                dens, labels, _ = densities(np.asarray(image, np.uint8), outline, cfg)
                 row["inside_share"] = round(inside_share(dens, labels), 4)
             fh.write(json.dumps(row) + "\n")
     return 0

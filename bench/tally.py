@@ -515,6 +515,7 @@ def main() -> int:
     fit_kind = "classic" if args.classic else "wide"
     kind = "unseen" if args.unseen else fit_kind
     first = UNSEEN_SEEDS if args.unseen else EVAL_SEEDS
+    weights: tuple[float, ...]  # the shipped six, or as many as fit_board_trust gives
     model, weights = SpreadModel(), FITTED_TRUST
     if args.fit:
         seeds = range(FIT_SEEDS, FIT_SEEDS + args.fit_scenes)
@@ -542,11 +543,11 @@ def main() -> int:
     }
     print(json.dumps(out, indent=1, ensure_ascii=False))
     if args.timing:
-        wall, cpu, live = time_still(range(first, first + args.timing), kind, config, model)
+        wall, cpu, live_ms = time_still(range(first, first + args.timing), kind, config, model)
         print(
             f"tally of a 1280x960 still, median of {args.timing}: {wall:.0f} ms wall,"
             f" {cpu:.0f} ms CPU (1 thread); board already located (live camera):"
-            f" {live:.0f} ms CPU"
+            f" {live_ms:.0f} ms CPU"
         )
     return 0
 

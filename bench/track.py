@@ -30,7 +30,7 @@ import sys
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 # Run as a script, this folder comes first on sys.path and would shadow our packages.
 _HERE = Path(__file__).resolve().parent
@@ -62,8 +62,8 @@ def start_position(truth: dict[str, Any]) -> Position:
     return Position(
         tuple(board),
         (big[0], big[1]),
-        tuple(game["captured_small"]),  # type: ignore[arg-type]
-        tuple(game["captured_big"]),  # type: ignore[arg-type]
+        tuple(game["captured_small"]),
+        tuple(game["captured_big"]),
         to_move=game["ply"] % 2,
         ply=game["ply"],
     )
@@ -245,7 +245,7 @@ def synth_sequences(
             hand = ply > 0 and hand_rng.random() < hands and not last
             image, truth = render_scene(
                 list(board),
-                big,
+                cast(tuple[int, int], big),  # two mandarins
                 seed * 100_000 + n * 100,
                 scene_seed=scene,
                 placed=placed,

@@ -30,7 +30,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -39,16 +39,28 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from train_counter import (  # bench/
-    Item,
-    folder_loader,
-    load_items,
-    optimise,
-    parse_holdout,
-    progress,
-    synth_items,
-)
-from train_counter import export as export_onnx
+if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
+    from bench.train_counter import (
+        Item,
+        folder_loader,
+        load_items,
+        optimise,
+        parse_holdout,
+        progress,
+        synth_items,
+    )
+    from bench.train_counter import export as export_onnx
+else:
+    from train_counter import (  # bench/
+        Item,
+        folder_loader,
+        load_items,
+        optimise,
+        parse_holdout,
+        progress,
+        synth_items,
+    )
+    from train_counter import export as export_onnx
 
 from engine.board import MANDARINS
 from training.nets import conv_bn_relu
@@ -130,7 +142,10 @@ def frame_cut(
         part = image[at:] if cut_low else image[:at]
     pad = [0, 0, 0, 0]  # top, bottom, left, right
     pad[(2 if axis == 0 else 0) + (0 if cut_low else 1)] = size - part.shape[1 - axis]
-    return np.asarray(cv2.copyMakeBorder(part, *pad, cv2.BORDER_REPLICATE), dtype=np.uint8)
+    top, bottom, left, right = pad
+    return np.asarray(
+        cv2.copyMakeBorder(part, top, bottom, left, right, cv2.BORDER_REPLICATE), dtype=np.uint8
+    )
 
 
 def canvas_of(

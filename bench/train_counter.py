@@ -31,7 +31,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -40,7 +40,10 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from figures import bucket_lines  # bench/, next to this script
+if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
+    from bench.figures import bucket_lines
+else:
+    from figures import bucket_lines  # bench/, next to this script
 
 from engine.board import MANDARINS
 from training.augment import ColourJitter, random_similarity
@@ -124,7 +127,8 @@ def load_items(folder: Path, skip: set[str] | None = None) -> list[Item]:
         img = cv2.imread(str(js.with_suffix(".jpg")))
         if img is None:
             continue
-        small, big = [], []
+        small: list[Any] = []
+        big: list[Any] = []
         for p in data["pieces"]:
             if p.get("on_board") is False:  # captured heaps beside the board
                 continue
@@ -247,7 +251,7 @@ def sample(item: Item, rng: np.random.Generator, aug: Augment | None) -> tuple[n
     oh, ow = h // STRIDE, w // STRIDE
     ts = _targets(project(m, item.small), (oh, ow), detect.SIGMA_SMALL)
     tb = _targets(project(m, item.big), (oh, ow), detect.SIGMA_BIG)
-    x, y = detect.prepare(rect), np.stack([ts, tb])
+    x, y = detect.prepare(np.asarray(rect, np.uint8)), np.stack([ts, tb])  # uint8 already
     if aug is not None:  # a 4x2-square window: half the cost, same content statistics
         cw, ch = CROP
         i = int(rng.integers(0, (h - ch) // 8 + 1)) * 8
@@ -404,7 +408,8 @@ def predict(net: CounterNet, item: Item) -> np.ndarray:
         item.image, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
     )
     with torch.no_grad():
-        return np.asarray(net(torch.from_numpy(detect.prepare(rect))).numpy()[0])
+        x = detect.prepare(np.asarray(rect, np.uint8))  # uint8 already
+        return np.asarray(net(torch.from_numpy(x)).numpy()[0])
 
 
 def save_predictions(path: Path, items: list[Item], net: CounterNet) -> None:
@@ -456,7 +461,8 @@ def fit_spread(t: np.ndarray, raw: np.ndarray) -> tuple[float, float, float]:
 
     def normal(sigma: np.ndarray) -> np.ndarray:
         g = np.exp(-0.5 * ((n[None, :] - m[:, None]) / sigma[:, None]) ** 2)
-        return g / g.sum(axis=1, keepdims=True)
+        dist: np.ndarray = g / g.sum(axis=1, keepdims=True)
+        return dist
 
     best = (-np.inf, 0.0, 0.0, 0.0)
     for base in np.arange(0.2, 1.61, 0.1):

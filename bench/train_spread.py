@@ -28,7 +28,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -73,7 +73,8 @@ def generate(start: int, count: int, out: Path) -> None:
         def to_canvas(pts: list[list[float]]) -> list[list[float]]:
             if not pts:
                 return []
-            return project(a, np.array(pts)).round(2).tolist()
+            canvas_pts: list[list[float]] = project(a, np.array(pts)).round(2).tolist()
+            return canvas_pts
 
         cv2.imwrite(str(out / f"{seed}.png"), rect)
         record = {
@@ -217,7 +218,7 @@ def sample(
         pts = project(m, pts)
         size = rec[size_key] * s * rng.uniform(0.85, 1.15, len(pts))
         out.append(targets(pts, size, (PATCH // stride, PATCH // stride), stride))
-    return detect.prepare(win)[0], np.stack(out)
+    return detect.prepare(np.asarray(win, np.uint8))[0], np.stack(out)  # COLOUR: uint8
 
 
 def load(data: Path) -> list[tuple[np.ndarray, dict[str, Any]]]:
@@ -305,7 +306,10 @@ def levels(models: list[str], scenes: int) -> None:
     """Per detector, the share of citizen squares whose count of peaks at or above a level
     is the true count, on the tally bench's new scenes (seeds 10000.., board known): how
     well its raw peaks count, before the tally's maths."""
-    import tally  # bench/tally.py: its scenes and their cache
+    if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
+        from bench import tally
+    else:
+        import tally  # bench/tally.py: its scenes and their cache
 
     marks = (0.2, 0.3, 0.4, 0.5, 0.6)
     right = {model: dict.fromkeys(marks, 0) for model in models}

@@ -42,14 +42,17 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from figures import bucket_lines  # bench/, next to this script
+if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
+    from bench.figures import bucket_lines
+else:
+    from figures import bucket_lines  # bench/, next to this script
 
 from engine.board import CITIZENS, MANDARINS
 from training.counter.calibrate import in_fold
@@ -112,7 +115,10 @@ def prep(renders: Path, out: Path, part: int, parts: int) -> None:
 
 def prep_synth(count: int, seed: int, out: Path) -> None:
     """Classic ``vision.synth`` scenes on their true outline (what the unit tests draw)."""
-    from train_counter import synth_items  # (needs torch: the train venv's step anyway)
+    if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
+        from bench.train_counter import synth_items
+    else:
+        from train_counter import synth_items  # (needs torch: the train venv's step anyway)
 
     depth = LocateConfig().arc_depth
     items = synth_items(count, seed)
@@ -135,7 +141,7 @@ def _load(paths: list[Path]) -> dict[str, np.ndarray]:
 def augment(crop: np.ndarray, rng: np.random.Generator, turns: bool = True) -> np.ndarray:
     """A recoloured crop turned by one of the square's 8 symmetries (its count is the same);
     without ``turns`` only mirrored north-south (a mandarin's one symmetry)."""
-    f = crop.astype(np.float32) * rng.uniform(0.75, 1.25, 3)
+    f: np.ndarray = crop.astype(np.float32) * rng.uniform(0.75, 1.25, 3)
     if rng.random() < 0.2:
         f[:] = f.mean(axis=2, keepdims=True)
     f = 255.0 * (np.clip(f, 0, 255) / 255.0) ** rng.uniform(0.7, 1.4)
@@ -144,7 +150,8 @@ def augment(crop: np.ndarray, rng: np.random.Generator, turns: bool = True) -> n
     f = np.clip(f + rng.normal(0.0, rng.uniform(0, 6), f.shape), 0, 255).astype(np.uint8)
     if rng.random() < 0.3:
         q = int(rng.integers(35, 95))
-        f = cv2.imdecode(cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
+        jpeg = cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, q])[1]
+        f = cast(np.ndarray, cv2.imdecode(jpeg, 1))  # a JPEG just encoded: never None
     k = int(rng.integers(8)) if turns else 2 * int(rng.integers(2))
     if k & 1:
         f = f[:, ::-1]
@@ -338,7 +345,8 @@ def big_report(folder: Path, model: str) -> str:
 def _tempered(classes: np.ndarray, temperature: float) -> np.ndarray:
     z = np.log(np.maximum(classes, 1e-12)) / temperature
     p = np.exp(z - z.max(axis=-1, keepdims=True))
-    return p / p.sum(axis=-1, keepdims=True)
+    out: np.ndarray = p / p.sum(axis=-1, keepdims=True)
+    return out
 
 
 def combined(r: dict[str, np.ndarray], temperature: float, weight: float) -> np.ndarray:
@@ -428,14 +436,14 @@ def main() -> int:
         export(args.weights, args.out, args.mandarins, args.big)
     elif args.cmd == "fit":
         cfg = VisionConfig().count
-        r = readings(args.renders, replace(cfg, square_model=args.model), True)
-        print(f"validation fold: {len(r['truth'])} scenes; log-loss of the true count")
-        print(f"  density alone {log_loss(r['density'], r['truth']):.4f}")
+        got = readings(args.renders, replace(cfg, square_model=args.model), True)
+        print(f"validation fold: {len(got['truth'])} scenes; log-loss of the true count")
+        print(f"  density alone {log_loss(got['density'], got['truth']):.4f}")
         best = (math.inf, 1.0, 0.0)
         for temperature in (0.8, 1.0, 1.2, 1.4, 1.7, 2.0):
             row = []
             for weight in (0.0, 0.25, 0.5, 0.75, 1.0):
-                loss = log_loss(combined(r, temperature, weight), r["truth"])
+                loss = log_loss(combined(got, temperature, weight), got["truth"])
                 row.append(f"w {weight}: {loss:.4f}")
                 best = min(best, (loss, temperature, weight))
             print(f"  T {temperature}: " + ", ".join(row))
@@ -451,18 +459,18 @@ def main() -> int:
             cfg = replace(cfg, **{key: args.model})
         what = "mandarins" if args.mandarins else "citizen squares"
         for folder in args.folders:
-            r = readings(folder, cfg, False, args.mandarins)
-            print(f"{folder} ({len(r['truth'])} scenes, {what}, true outline)")
-            both = combined(r, cfg.square_temperature, cfg.square_density_weight)
+            got = readings(folder, cfg, False, args.mandarins)
+            print(f"{folder} ({len(got['truth'])} scenes, {what}, true outline)")
+            both = combined(got, cfg.square_temperature, cfg.square_density_weight)
             for name, probs in (
-                ("density", r["density"]),
-                ("classifier", _tempered(r["classes"], cfg.square_temperature)),
+                ("density", got["density"]),
+                ("classifier", _tempered(got["classes"], cfg.square_temperature)),
                 ("both (shipped)", both),
             ):
-                print(f"  {name}: log-loss of the true count {log_loss(probs, r['truth']):.3f}")
-                for line in bucket_lines(r["truth"].ravel(), probs.argmax(-1).ravel()):
+                print(f"  {name}: log-loss of the true count {log_loss(probs, got['truth']):.3f}")
+                for line in bucket_lines(got["truth"].ravel(), probs.argmax(-1).ravel()):
                     print(f"    {line}")
-                print(f"    top count right when stated: {reliability(probs, r['truth'])}")
+                print(f"    top count right when stated: {reliability(probs, got['truth'])}")
     return 0
 
 

@@ -84,7 +84,7 @@ def raw_estimates(
         if image is None:
             continue
         outline = outline_from_corners(np.array(data["corners"], np.float64))
-        squares, _ = count_board(image, outline, cfg)
+        squares, _ = count_board(np.asarray(image, np.uint8), outline, cfg)  # imread: 8-bit
         ts.append([int(data["regions"][n]["count"]) for n in REGION_NAMES])
         raws.append([sq.raw for sq in squares])
     return np.array(ts, np.int64), np.array(raws, np.float64)

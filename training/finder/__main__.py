@@ -21,6 +21,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -52,7 +53,7 @@ class Scene:
     width_px: float  # chalk width in image px
 
 
-def _width_px(data: dict) -> float:
+def _width_px(data: dict[str, Any]) -> float:
     """Chalk width in image px: width_mm over the square size, times the square in px."""
     c = np.array(data["corners"], np.float64)
     cm = np.array(data["board_m"]["corners"], np.float64)
@@ -63,7 +64,7 @@ def _width_px(data: dict) -> float:
     sq_px, sq_m = (long_px + short_px) / 2.0, (long_m + short_m) / 2.0
     lines = data.get("conditions", {}).get("lines", {})
     width_m = float(lines.get("width_mm", 20.0)) / 1000.0
-    return float(width_m / max(sq_m, 1e-6) * sq_px)
+    return float(width_m / max(float(sq_m), 1e-6) * sq_px)
 
 
 def load_scenes(
@@ -145,9 +146,9 @@ def _joints(crop: np.ndarray, lines: np.ndarray, rng: np.random.Generator) -> np
             p1 = (int(x0 + cw), int(y0 + ch))
             cv2.rectangle(shade, p0, p1, float(1 + rng.normal(0, spread)), -1)
             cv2.rectangle(joint, p0, p1, 255, thick)
-    src = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+    src = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
     jit = rng.uniform(-0.25, 0.25, (4, 2)) * CROP
-    dst = np.float32([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]]) * rng.uniform(1.0, 2.5)
+    dst = np.array([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]], np.float32) * rng.uniform(1.0, 2.5)
     m = cv2.getPerspectiveTransform(src, (dst + jit).astype(np.float32))
     rot = cv2.getRotationMatrix2D((CROP / 2, CROP / 2), rng.uniform(0, 360), 1.0)
     m = np.vstack([rot, [0, 0, 1]]) @ m
@@ -159,14 +160,17 @@ def _joints(crop: np.ndarray, lines: np.ndarray, rng: np.random.Generator) -> np
         tone = rng.uniform(30, 230, 3)
     a = jm * rng.uniform(0.4, 1.0) * (1.0 - lines)
     x = x * (1 - a[..., None]) + tone[None, None, :] * a[..., None]
-    return np.clip(x, 0, 255).astype(np.uint8)
+    out: np.ndarray = np.clip(x, 0, 255).astype(np.uint8)
+    return out
 
 
 def bare_floor(rng: np.random.Generator) -> np.ndarray:
     """A crop of ground with no board: noise of any level and grain, blotches, joints."""
     base = rng.uniform(30, 225, 3)
     grain = rng.normal(0.0, rng.uniform(2, 25), (CROP, CROP, 3))
-    blot = cv2.GaussianBlur(rng.normal(0.0, 1.0, (CROP, CROP)), (0, 0), rng.uniform(3, 30))
+    blot = np.asarray(
+        cv2.GaussianBlur(rng.normal(0.0, 1.0, (CROP, CROP)), (0, 0), rng.uniform(3, 30)), np.float64
+    )  # float64 as its input: the asarray only tells mypy (the same array, no copy)
     blot *= rng.uniform(0, 40) / max(float(blot.std()), 1e-6)
     x = np.clip(base[None, None, :] + grain + blot[..., None], 0, 255).astype(np.uint8)
     if rng.random() < JOINTS_P:
@@ -182,6 +186,8 @@ def sample(
     if rng.random() < blank:
         return bare_floor(rng), np.zeros((CROP // 2, CROP // 2), np.float32)
     img = cv2.imdecode(s.jpeg, cv2.IMREAD_COLOR)
+    if img is None:
+        raise ValueError(f"cannot decode the JPEG of scene {s.name}")
     h, w = img.shape[:2]
     scale = WORK_SCALE * float(np.exp(rng.uniform(np.log(0.55), np.log(1.5))))
     ang = rng.uniform(-25, 25) if rng.random() < 0.5 else 0.0
@@ -259,7 +265,8 @@ def predict(net: LineNet, img: np.ndarray) -> np.ndarray:
     """Probability at half resolution of a whole image (eval mode)."""
     x = torch.from_numpy(img.transpose(2, 0, 1)[None].astype(np.float32))
     with torch.no_grad():
-        return torch.sigmoid(net(x))[0, 0].numpy()
+        p: np.ndarray = torch.sigmoid(net(x))[0, 0].numpy()
+        return p
 
 
 def val_f1(net: LineNet, scenes: list[Scene]) -> float:
@@ -268,6 +275,8 @@ def val_f1(net: LineNet, scenes: list[Scene]) -> float:
     tp = fp = fn = 0.0
     for s in scenes:
         img = cv2.imdecode(s.jpeg, cv2.IMREAD_COLOR)
+        if img is None:
+            raise ValueError(f"cannot decode the JPEG of scene {s.name}")
         h, w = img.shape[:2]
         size = (round(w * WORK_SCALE), round(h * WORK_SCALE))
         work = cv2.resize(img, size, interpolation=cv2.INTER_AREA)

@@ -55,7 +55,7 @@ from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion.memory import keep_freed_memory
+from companion.appliance.memory import keep_freed_memory
 from companion.referee.tally import (
     FITTED_TRUST,
     TRUST_MIN,
@@ -511,7 +511,7 @@ def main() -> int:
         write_frames(args.write_frames)
         return 0
     cv2.setNumThreads(1)
-    keep_freed_memory()  # (as every oanquan command does: companion.memory)
+    keep_freed_memory()  # (as every oanquan command does: companion.appliance.memory)
     config = with_detector(args.model)
     tag = _model_tag(config)
     fit_kind = "classic" if args.classic else "wide"

@@ -38,10 +38,10 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 import cv2  # noqa: E402
 
+from companion.appliance.memory import keep_freed_memory  # noqa: E402
 from companion.appliance.observe import VisionObserver  # noqa: E402
 from companion.appliance.pipeline import FramePipeline  # noqa: E402
 from companion.commands.track import track  # noqa: E402
-from companion.memory import keep_freed_memory  # noqa: E402
 from companion.referee import Referee  # noqa: E402
 from engine import Game, Move, Position  # noqa: E402
 from vision import config_from_dict  # noqa: E402
@@ -330,7 +330,7 @@ def main() -> int:
         if set(settings) == {"vision"}:
             settings = settings["vision"]
     cv2.setNumThreads(1)
-    keep_freed_memory()  # (as every oanquan command does: companion.memory)
+    keep_freed_memory()  # (as every oanquan command does: companion.appliance.memory)
     moves: list[dict[str, Any]] = []
     times: list[float] = []
     cpu_times: list[float] = []

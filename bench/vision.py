@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neig
 else:
     from figures import bucket_lines  # bench/, next to this script
 
-from companion.memory import keep_freed_memory
+from companion.appliance.memory import keep_freed_memory
 from engine.board import MANDARINS
 from vision.api import read_board
 from vision.config import VisionConfig, load_config
@@ -397,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.dataset is None and not args.synth:
         ap.error("give DATASET_DIR or --synth N")
     cv2.setNumThreads(1)
-    keep_freed_memory()  # (as every oanquan command does: companion.memory)
+    keep_freed_memory()  # (as every oanquan command does: companion.appliance.memory)
     config = load_config(args.config) if args.config else VisionConfig()
     if args.model is not None:
         config = replace(config, count=replace(config.count, model=str(args.model)))

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata
 
-from companion.memory import keep_freed_memory
+from companion.appliance.memory import keep_freed_memory
 
 #: command words -> "module:function"; the function takes argv and returns an exit status.
 COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     for words, (target, _) in sorted(COMMANDS.items(), key=lambda item: -len(item[0])):
         if tuple(args[: len(words)]) == words:
-            keep_freed_memory()  # (before any frame: see companion.memory)
+            keep_freed_memory()  # (before any frame: see companion.appliance.memory)
             return _resolve(target)(args[len(words) :])
     groups = {words[0] for words in COMMANDS if len(words) > 1}
     if args[0] in groups:

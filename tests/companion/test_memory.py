@@ -1,4 +1,4 @@
-"""The commands keep freed frame buffers in the heap (companion.memory)."""
+"""The commands keep freed frame buffers in the heap (companion.appliance.memory)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import companion.__main__ as entry
 # heap (mallinfo2's hblkhd), and how many the heap still holds once it is freed.
 _PROBE = """
 import ctypes, sys
-from companion.memory import keep_freed_memory
+from companion.appliance.memory import keep_freed_memory
 class Info(ctypes.Structure):
     _fields_ = [(n, ctypes.c_size_t) for n in
                 ("arena", "ordblks", "smblks", "hblks", "hblkhd",

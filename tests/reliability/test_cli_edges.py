@@ -201,7 +201,14 @@ def spawn(*args: str) -> subprocess.Popen[str]:
         text=True,
         cwd=REPO,
         env=env,
+        # Ctrl-C as at a terminal: a test run started in the background (`make test &`)
+        # hands its children SIGINT ignored, and Python then never raises KeyboardInterrupt
+        preexec_fn=_default_sigint,
     )
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for(stream: object, text: str) -> None:

@@ -4,8 +4,8 @@ Each camera frame allocates and frees the same few arrays of a few megabytes
 (the rectified canvases, the change masks, the networks' blobs). glibc's
 malloc gives freed blocks of that size back to the kernel and maps new ones
 for the next frame, whose pages then fault in one by one, zeroed: on a
-2-core machine that was about 40% of the referee's change mask (47 -> 26 ms)
-and 10-15% of a decision. Blocks are served from the heap instead, and the
+2-core machine that was about 45% of the referee's change mask (47 -> 26 ms)
+and 15% of a decision (158 -> 133 ms, median). Blocks are served from the heap instead, and the
 heap is trimmed only once far more is free than one frame uses; the peak
 memory stays the same (the same buffers, reused).
 """

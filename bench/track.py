@@ -44,7 +44,7 @@ from companion.appliance.pipeline import FramePipeline  # noqa: E402
 from companion.commands.track import track  # noqa: E402
 from companion.referee import Referee  # noqa: E402
 from engine import Game, Move, Position  # noqa: E402
-from vision import config_from_dict  # noqa: E402
+from vision import config_from_dict, warm_up  # noqa: E402
 from vision.synth import REGION_NAMES  # noqa: E402
 
 REGION_SQUARE = {name: sq for sq, name in enumerate(REGION_NAMES)}
@@ -331,6 +331,7 @@ def main() -> int:
             settings = settings["vision"]
     cv2.setNumThreads(1)
     keep_freed_memory()  # (as every oanquan command does: companion.appliance.memory)
+    warm_up(config_from_dict(dict(settings)))  # (as oanquan track does before its frames)
     moves: list[dict[str, Any]] = []
     times: list[float] = []
     cpu_times: list[float] = []

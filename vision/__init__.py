@@ -55,6 +55,7 @@ from vision.count import Calibration
 from vision.errors import BoardNotFoundError, ConfigError, ImageReadError, VisionError
 from vision.gate import FrameQuality, Unfit, assess_frame
 from vision.locate import Fix, Located, Locator, Outline, locate_board, outline_from_corners
+from vision.warm import warm_up
 
 __all__ = [
     "BoardNotFoundError",
@@ -92,4 +93,5 @@ __all__ = [
     "square_changes",
     "square_grey",
     "thumbnail",
+    "warm_up",
 ]

@@ -160,8 +160,11 @@ def _loop(
     observer = None
     if not args.manual:
         from companion.appliance.observe import make_observer
+        from vision import warm_up
 
         observer = make_observer(config.vision)
+        # the first frame's one-time costs paid now, before the players' first move
+        warm_up(observer.config, (config.camera.width, config.camera.height))
     try:
         app = App(
             config,

@@ -25,7 +25,7 @@ from companion.appliance.ring_observe import make_observer_for
 from companion.referee import Referee, RefereeState, Report
 from device.ports import Frame
 from engine import EngineError, IllegalMoveError, Move, Position, Rules
-from vision import VisionError, config_from_dict, load_config
+from vision import VisionError, config_from_dict, load_config, warm_up
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 
@@ -123,6 +123,15 @@ def _move_lines(
             referee.correct(want, undo=referee.position.ply - accepted.ply + 1)
             break
     return lines
+
+
+def _frame_size(path: Path) -> tuple[int, int]:
+    """(width, height) of the first frame (1280x960 if it cannot be read: it is
+    reported with the others when its turn comes)."""
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None or image.size == 0:
+        return (1280, 960)
+    return (int(image.shape[1]), int(image.shape[0]))
 
 
 def track(
@@ -269,6 +278,7 @@ def main(argv: list[str]) -> int:
     referee = Referee(rules, start=start)
     referee.setup_checked = True  # the caller says where the game starts
     pipeline = FramePipeline(observer, referee, start_shown=True)
+    warm_up(config, _frame_size(frames[0]))  # (first-frame costs paid before the first frame)
     try:
         unreadable = track(frames, pipeline, sys.stdout, answers=answers)
     except ValueError as exc:

@@ -238,3 +238,15 @@ def test_three_seats_without_corners_is_one_line(
     assert track.main([str(tmp_path), "--rules", str(rules_file)]) == 2
     err = capsys.readouterr().err
     assert "corners" in err and err.count("\n") == 1
+
+
+def test_vision_is_warmed_up_at_the_frames_size_before_the_first_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frames_of_a_game(tmp_path, [])
+    events: list[object] = []
+    monkeypatch.setattr(track, "warm_up", lambda config, size: events.append(("warm", size)))
+    real = track.track
+    monkeypatch.setattr(track, "track", lambda *a, **k: events.append("frames") or real(*a, **k))
+    status, _ = run([str(tmp_path)], monkeypatch)
+    assert status == 0 and events == [("warm", (640, 480)), "frames"]

@@ -131,3 +131,24 @@ def one_line(err: str) -> str:
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in err, err
     return lines[0]
+
+
+def test_run_warms_vision_up_at_the_cameras_size_and_manual_mode_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    shutil.copy(sorted(FRAMES.glob("*.jpg"))[0], frames / "a.jpg")
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[camera]\nkind = "replay"\nreplay_dir = "{frames}"\nwidth = 640\nheight = 480\n'
+        f'[storage]\nstate_dir = "{tmp_path}"\njournal_dir = "{tmp_path}"\n',
+        "utf-8",
+    )
+    sizes: list[tuple[int, int]] = []
+    monkeypatch.setattr("vision.warm_up", lambda config, size: sizes.append(size))
+    assert run.main(["--config", str(config), "--hardware", "fake"]) == 0
+    assert sizes == [(640, 480)]
+    args = ["--config", str(config), "--hardware", "fake", "--manual", "--frames", "1"]
+    assert run.main(args) == 0
+    assert sizes == [(640, 480)]  # (no camera, no vision to warm)

@@ -25,34 +25,21 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
-    from bench.tally import (
-        CACHE,
-        EVAL_SEEDS,
-        UNSEEN_SEEDS,
-        _model_tag,
-        located_right,
-        squares_of,
-        with_detector,
-    )
-else:
-    from tally import (
-        CACHE,
-        EVAL_SEEDS,
-        UNSEEN_SEEDS,
-        _model_tag,
-        located_right,
-        squares_of,
-        with_detector,
-    )
-
+from bench.tally import (
+    CACHE,
+    EVAL_SEEDS,
+    UNSEEN_SEEDS,
+    _model_tag,
+    located_right,
+    squares_of,
+    with_detector,
+)
 from companion.referee.tally import SURE, count_spread
 from vision.config import VisionConfig
 from vision.geometry import COLUMNS

@@ -30,7 +30,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import cv2
 import numpy as np
@@ -39,29 +39,16 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
-    from bench.train_counter import (
-        Item,
-        folder_loader,
-        load_items,
-        optimise,
-        parse_holdout,
-        progress,
-        synth_items,
-    )
-    from bench.train_counter import export as export_onnx
-else:
-    from train_counter import (  # bench/
-        Item,
-        folder_loader,
-        load_items,
-        optimise,
-        parse_holdout,
-        progress,
-        synth_items,
-    )
-    from train_counter import export as export_onnx
-
+from bench.train_counter import (
+    Item,
+    folder_loader,
+    load_items,
+    optimise,
+    parse_holdout,
+    progress,
+    synth_items,
+)
+from bench.train_counter import export as export_onnx
 from engine.board import MANDARINS
 from training.nets import conv_bn_relu
 from vision import bigstone, detect

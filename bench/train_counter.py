@@ -31,7 +31,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import cv2
 import numpy as np
@@ -40,11 +40,7 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
-    from bench.figures import bucket_lines
-else:
-    from figures import bucket_lines  # bench/, next to this script
-
+from bench.figures import bucket_lines
 from engine.board import MANDARINS
 from training.augment import ColourJitter, random_similarity
 from training.counter.calibrate import in_fold, parse_fold

@@ -28,7 +28,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import cv2
 import numpy as np
@@ -306,10 +306,7 @@ def levels(models: list[str], scenes: int) -> None:
     """Per detector, the share of citizen squares whose count of peaks at or above a level
     is the true count, on the tally bench's new scenes (seeds 10000.., board known): how
     well its raw peaks count, before the tally's maths."""
-    if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
-        from bench import tally
-    else:
-        import tally  # bench/tally.py: its scenes and their cache
+    from bench import tally  # its scenes and their cache
 
     marks = (0.2, 0.3, 0.4, 0.5, 0.6)
     right = {model: dict.fromkeys(marks, 0) for model in models}

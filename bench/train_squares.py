@@ -42,18 +42,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
-    from bench.figures import bucket_lines
-else:
-    from figures import bucket_lines  # bench/, next to this script
-
+from bench.figures import bucket_lines
 from engine.board import CITIZENS, MANDARINS
 from training.counter.calibrate import in_fold
 from vision import squares
@@ -115,10 +111,7 @@ def prep(renders: Path, out: Path, part: int, parts: int) -> None:
 
 def prep_synth(count: int, seed: int, out: Path) -> None:
     """Classic ``vision.synth`` scenes on their true outline (what the unit tests draw)."""
-    if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
-        from bench.train_counter import synth_items
-    else:
-        from train_counter import synth_items  # (needs torch: the train venv's step anyway)
+    from bench.train_counter import synth_items  # (needs torch: the train venv's step anyway)
 
     depth = LocateConfig().arc_depth
     items = synth_items(count, seed)

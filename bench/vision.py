@@ -30,18 +30,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-if TYPE_CHECKING:  # mypy reads bench/ as a package; the script imports its neighbour
-    from bench.figures import bucket_lines
-else:
-    from figures import bucket_lines  # bench/, next to this script
-
+from bench.figures import bucket_lines
 from companion.appliance.memory import keep_freed_memory
 from engine.board import MANDARINS
 from vision.api import read_board

@@ -119,6 +119,11 @@ def random_conditions(rng: np.random.Generator) -> SceneConditions:
     )
 
 
+def _blurred(image: NDArray[np.float32], sigma: float) -> NDArray[np.float32]:
+    """``image`` under a Gaussian blur of ``sigma`` px, typed as the float32 it stays."""
+    return np.asarray(cv2.GaussianBlur(image, (0, 0), sigma), np.float32)
+
+
 def _smooth_noise(
     rng: np.random.Generator, shape: tuple[int, int], scale: float
 ) -> NDArray[np.float32]:
@@ -226,7 +231,7 @@ def _draw_chalk(
         )
         ax = (int(rng.uniform(0.1, 0.3) * _PPU), int(rng.uniform(0.05, 0.15) * _PPU))
         cv2.ellipse(alpha, centre, ax, float(rng.uniform(0, 180)), 0, 360, 0.12, -1)
-    alpha = np.asarray(cv2.GaussianBlur(alpha, (0, 0), 1.2), np.float32)
+    alpha = _blurred(alpha, 1.2)
     grain = 1.0 - 0.35 * rng.random(shape).astype(np.float32)
     return np.clip(alpha * grain * cond.chalk_opacity, 0, 1)
 
@@ -353,11 +358,11 @@ def _draw_pebble(
     shadow = np.zeros(patch.shape[:2], np.float32)
     sc = (round(lc[0] - light[0] * a * 0.35), round(lc[1] - light[1] * a * 0.35))
     cv2.ellipse(shadow, sc, (round(a * 1.05), round(b * 1.05)), ang, 0, 360, 1.0, -1)
-    shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), max(1.0, a * 0.25)), np.float32)
+    shadow = _blurred(shadow, max(1.0, a * 0.25))
     patch *= (1.0 - 0.45 * shadow)[..., None]
     body = np.zeros(patch.shape[:2], np.float32)
     cv2.ellipse(body, (round(lc[0]), round(lc[1])), (round(a), round(b)), ang, 0, 360, 1.0, -1)
-    body = np.asarray(cv2.GaussianBlur(body, (0, 0), 0.7), np.float32)
+    body = _blurred(body, 0.7)
     yy, xx = np.mgrid[0 : patch.shape[0], 0 : patch.shape[1]].astype(np.float32)
     shade = 0.8 + 0.35 * ((xx - lc[0]) * light[0] + (yy - lc[1]) * light[1]) / max(a, 1.0)
     tone = np.clip(shade, 0.55, 1.25)[..., None] * np.array(colour, np.float32)
@@ -494,7 +499,7 @@ def render_scene(
             cx, cy = irng.uniform(0, w), irng.uniform(0, h)
             pts = np.stack([cx + irng.normal(0, w / 8, 6), cy + irng.normal(0, h / 8, 6)], 1)
             cv2.fillPoly(mask, [cv2.convexHull(pts.astype(np.int32))], 1.0)
-        mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), 3.0), np.float32)
+        mask = _blurred(mask, 3.0)
         out *= (1.0 - 0.45 * mask)[..., None]
     hand_info: dict[str, Any] = {"present": bool(cond.hand)}
     if cond.hand:
@@ -519,7 +524,7 @@ def render_scene(
         arm = np.zeros((h, w), np.float32)
         cv2.line(arm, (int(start[0]), int(start[1])), (int(target[0]), int(target[1])), 1.0, width)
         cv2.circle(arm, (int(target[0]), int(target[1])), int(width * 0.6), 1.0, -1)
-        arm = np.asarray(cv2.GaussianBlur(arm, (0, 0), 1.5), np.float32)
+        arm = _blurred(arm, 1.5)
         out = out * (1 - arm[..., None]) + skin[None, None, :] * arm[..., None]
         hand_info["tip_px"] = [float(target[0]), float(target[1])]
     if cond.tint != (1.0, 1.0, 1.0) or cond.exposure != 1.0:
@@ -529,7 +534,7 @@ def render_scene(
         cv2.circle(g, (int(irng.uniform(0, w)), int(irng.uniform(0, h))), w // 10, 1.0, -1)
         out += (cv2.GaussianBlur(g, (0, 0), w / 12) * 255 * cond.glare)[..., None]
     if cond.blur > 0:
-        out = np.asarray(cv2.GaussianBlur(out, (0, 0), cond.blur), np.float32)
+        out = _blurred(out, cond.blur)
     if cond.motion_blur >= 1.0:
         k = np.zeros((int(cond.motion_blur) | 1,) * 2, np.float32)
         k[k.shape[0] // 2, :] = 1.0 / k.shape[0]
@@ -715,11 +720,11 @@ def _draw_piece(
     shadow = np.zeros(patch.shape[:2], np.float32)
     sc = (round(lc[0] - light[0] * a * 0.4), round(lc[1] - light[1] * a * 0.4))
     cv2.ellipse(shadow, sc, (round(a * 1.05), round(b * 1.05)), ang, 0, 360, 1.0, -1)
-    shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), max(1.0, a * 0.25)), np.float32)
+    shadow = _blurred(shadow, max(1.0, a * 0.25))
     patch *= (1.0 - rng.uniform(0.25, 0.55) * shadow)[..., None]
     body = np.zeros(patch.shape[:2], np.float32)
     cv2.ellipse(body, ic, axes, ang, 0, 360, 1.0, -1)
-    body = np.asarray(cv2.GaussianBlur(body, (0, 0), 0.6), np.float32)
+    body = _blurred(body, 0.6)
     yy, xx = np.mgrid[0 : patch.shape[0], 0 : patch.shape[1]].astype(np.float32)
     dx, dy = (xx - lc[0]) / max(a, 1.0), (yy - lc[1]) / max(a, 1.0)
     col = np.array(colour, np.float32) * rng.uniform(0.85, 1.15)

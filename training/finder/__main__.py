@@ -52,6 +52,13 @@ class Scene:
     lines: list[np.ndarray]  # closed polygons, image px
     width_px: float  # chalk width in image px
 
+    def image(self) -> np.ndarray:
+        """The render decoded (a ValueError naming the scene if its JPEG will not)."""
+        img = cv2.imdecode(self.jpeg, cv2.IMREAD_COLOR)
+        if img is None:
+            raise ValueError(f"cannot decode the JPEG of scene {self.name}")
+        return img
+
 
 def _width_px(data: dict[str, Any]) -> float:
     """Chalk width in image px: width_mm over the square size, times the square in px."""
@@ -185,9 +192,7 @@ def sample(
     (a share ``blank`` of them a bare floor, whose target is empty)."""
     if rng.random() < blank:
         return bare_floor(rng), np.zeros((CROP // 2, CROP // 2), np.float32)
-    img = cv2.imdecode(s.jpeg, cv2.IMREAD_COLOR)
-    if img is None:
-        raise ValueError(f"cannot decode the JPEG of scene {s.name}")
+    img = s.image()
     h, w = img.shape[:2]
     scale = WORK_SCALE * float(np.exp(rng.uniform(np.log(0.55), np.log(1.5))))
     ang = rng.uniform(-25, 25) if rng.random() < 0.5 else 0.0
@@ -274,9 +279,7 @@ def val_f1(net: LineNet, scenes: list[Scene]) -> float:
     net.eval()
     tp = fp = fn = 0.0
     for s in scenes:
-        img = cv2.imdecode(s.jpeg, cv2.IMREAD_COLOR)
-        if img is None:
-            raise ValueError(f"cannot decode the JPEG of scene {s.name}")
+        img = s.image()
         h, w = img.shape[:2]
         size = (round(w * WORK_SCALE), round(h * WORK_SCALE))
         work = cv2.resize(img, size, interpolation=cv2.INTER_AREA)

@@ -126,12 +126,16 @@ def _move_lines(
 
 
 def _frame_size(path: Path) -> tuple[int, int]:
-    """(width, height) of the first frame (1280x960 if it cannot be read: it is
-    reported with the others when its turn comes)."""
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if image is None or image.size == 0:
+    """(width, height) of a frame from its header alone (the loop decodes it later);
+    1280x960 if it cannot be read: it is reported with the others when its turn comes."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            width, height = image.size
+    except (OSError, UnidentifiedImageError, ValueError):
         return (1280, 960)
-    return (int(image.shape[1]), int(image.shape[0]))
+    return (int(width), int(height))
 
 
 def track(

@@ -55,6 +55,9 @@ class LocateConfig:
     strip_prescreen: int = 20
     min_board_frac: float = 0.18  # board length / image width, lower bound
     max_aspect: float = 2.2  # allowed image aspect of a square (foreshortening)
+    # opposite sides of a fit may differ this much in length (perspective): our renders
+    # reach 2.1, slivers of joints fitted on brick 5-20 (``vision.geometry.side_ratio``)
+    max_side_ratio: float = 3.5
     arc_depth: float = 0.95  # semicircle depth in square sides
     prescreen_keep: int = 400  # hypotheses kept after the sparse first scoring pass
     # template point spacing of that pass, squares: 0.75 ranks as 0.5 did (same fits on

@@ -183,3 +183,20 @@ def canonical_corners(corners_img: FloatArray) -> FloatArray:
     else:
         sw, se, nw, ne = south[1], south[0], north[1], north[0]
     return np.array([sw, se, ne, nw])
+
+
+def side_ratio(corners: FloatArray) -> float:
+    """The larger of the two ratios of opposite sides' lengths of a board outline
+    (SW, SE, NE, NW image corners; inf for a side of no length).
+
+    A drawn board's opposite sides are equally long, so in a photo they differ only
+    by perspective: our renders (tilt up to 55 degrees, 0.8-2.5 m away) never pass
+    2.1. A fit far beyond that is a sliver of tile joints or brick mortar, no board.
+    """
+    c = np.asarray(corners, dtype=np.float64)
+    sides = np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1)  # SW-SE, SE-NE, NE-NW, NW-SW
+    ratios = []
+    for a, b in ((sides[0], sides[2]), (sides[1], sides[3])):
+        low = min(a, b)
+        ratios.append(max(a, b) / low if low > 0 else float("inf"))
+    return float(max(ratios))

@@ -5,12 +5,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.board import CITIZENS
+from vision.config import LocateConfig
 from vision.geometry import (
     BOARD_CORNERS,
     canonical_corners,
     homography_from_corners,
     project,
     region_polygons_board,
+    side_ratio,
 )
 
 SYMMETRIES = ([0, 1, 2, 3], [1, 0, 3, 2], [3, 2, 1, 0], [2, 3, 0, 1])
@@ -55,3 +57,21 @@ def test_region_polygons_tile_the_rectangle() -> None:
     assert np.allclose(polys[1].mean(axis=0), [0.5, 0.5])
     assert np.allclose(polys[11].mean(axis=0), [0.5, 1.5])
     assert np.allclose(polys[7].mean(axis=0), [4.5, 1.5])
+
+
+def test_side_ratio_is_one_for_a_board_seen_square_on_and_grows_with_a_sliver() -> None:
+    upright = BOARD_CORNERS * [120.0, -120.0] + [640.0, 480.0]
+    assert side_ratio(upright) == 1.0
+    # the wrong fit a brick floor once gave: a sliver along the joints (SW, SE, NE, NW)
+    sliver = np.array([[580.5, 482.2], [619.1, 457.7], [801.2, 412.4], [569.8, 498.0]])
+    assert side_ratio(sliver) > 5.0
+    assert side_ratio(np.array([[0.0, 0.0], [0.0, 0.0], [10.0, 10.0], [5.0, 10.0]])) == np.inf
+
+
+def test_a_board_in_perspective_keeps_opposite_sides_within_the_bound() -> None:
+    # the far side of a board tilted 55 degrees, 0.8 m from the camera: a pinhole's
+    # lengths go as 1 / depth; the board's short extent is 2 squares of 0.45 m
+    half = 0.45 * np.sin(np.deg2rad(55.0))
+    near, far = 1.0 / (0.8 - half), 1.0 / (0.8 + half)
+    board = np.array([[-near, 0.0], [near, 0.0], [far, 1.0], [-far, 1.0]]) * 300.0
+    assert side_ratio(board) < LocateConfig().max_side_ratio

@@ -53,6 +53,19 @@ def test_blank_ground_has_no_board(finder: Finder) -> None:
     assert info.value.reason
 
 
+@pytest.mark.parametrize("finder", list(Finder))
+def test_a_fit_no_perspective_gives_is_no_board(finder: Finder) -> None:
+    image, truth = scene(101, **CASES[1])  # tilted 35 degrees: the far side is shorter
+    found = locate_board(image, LocateConfig(finder=finder), np.random.default_rng(0))
+    assert _corner_error(found.corners, truth["corners"]) < 0.02
+    # the same board where opposite sides may differ by only 5 percent: refused, not
+    # replaced by whatever fits next
+    with pytest.raises(BoardNotFoundError, match="shaped like a board"):
+        locate_board(
+            image, LocateConfig(finder=finder, max_side_ratio=1.05), np.random.default_rng(0)
+        )
+
+
 def test_locator_verifies_then_notices_a_bumped_camera() -> None:
     image, _ = scene(100, **CASES[0])
     loc = Locator(VisionConfig(), np.random.default_rng(1))

@@ -8,7 +8,7 @@ from numpy.typing import NDArray
 
 from vision.config import Finder, LocateConfig
 from vision.errors import BoardNotFoundError
-from vision.geometry import BOARD_CORNERS, FloatArray, canonical_corners, project
+from vision.geometry import BOARD_CORNERS, FloatArray, canonical_corners, project, side_ratio
 from vision.locate.evidence import direction_weights, evidence_maps, saturated
 from vision.locate.learned import learned_ridges, line_probability
 from vision.locate.lines import hough_families
@@ -45,7 +45,8 @@ def _fit_polarity(
     """Best refined fit (score, work-scale corners, arc depth) on one ridge map.
 
     The best few hypotheses get their sides refined at full resolution and
-    the arc depth chosen; the template score then picks among them.
+    the arc depth chosen; the template score then picks among them. None when
+    there are no hypotheses, or every candidate is a shape no board takes.
     """
     sat = saturated(ridge)
     weights = direction_weights(normal)
@@ -66,19 +67,26 @@ def _fit_polarity(
     # a few greedy rounds for every candidate, then more for the leader: the
     # template score after refinement ranks candidates and is the quality
     starts = [(c, cfg.arc_depth) for c in picked]
+
+    def plausible(corners: FloatArray) -> bool:
+        # a sliver whose opposite sides differ past any perspective is no board, however
+        # much joint or mortar it covers: the next candidate may be the board
+        return side_ratio(canonical_corners(corners)) <= cfg.max_side_ratio
+
     for rc, depth, s in refine_corners(sat_fine, starts, 2.0, cfg.quick_rounds):
-        if best is None or s > best[0]:
+        if (best is None or s > best[0]) and plausible(rc):
             best = (s, rc, depth)
     if best is not None and cfg.quick_rounds < cfg.refine_rounds:
         rc, depth, s = refine_corners(sat_fine, [(best[1], best[2])], 1.0, cfg.refine_rounds)[0]
-        best = (s, rc, depth) if s >= best[0] else best
+        best = (s, rc, depth) if s >= best[0] and plausible(rc) else best
     if best is not None and cfg.side_passes:
         quality, c, depth = best
         sides = refine_sides(image_bgr, c / scale, cfg.side_passes) * scale
         # a side snapped to a joint or shadow loses chalk support along the
         # outline: keep the template fit then (the whole-template score would
         # also penalise the true, unevenly divided board)
-        if outline_support(sat_fine, sides) >= outline_support(sat_fine, c) - cfg.side_tolerance:
+        least = outline_support(sat_fine, c) - cfg.side_tolerance
+        if outline_support(sat_fine, sides) >= least and plausible(sides):
             best = (quality, sides, depth)
     return best
 
@@ -113,7 +121,8 @@ def locate_board(
             if best is not None and best[0] >= cfg.accept_quality:
                 break  # good enough: skip the other polarities (latency)
     if best is None:
-        raise BoardNotFoundError("no chalk lines in two directions")
+        # (no lines in two directions, or only fits no perspective could give a board)
+        raise BoardNotFoundError("no chalk outline shaped like a board")
     quality, corners_w, depth = best
     corners = canonical_corners(corners_w / scale)
     floor = cfg.learned_min_quality if cfg.finder is Finder.LEARNED else cfg.min_quality

@@ -58,6 +58,10 @@ class LocateConfig:
     # opposite sides of a fit may differ this much in length (perspective): our renders
     # reach 2.1, slivers of joints fitted on brick 5-20 (``vision.geometry.side_ratio``)
     max_side_ratio: float = 3.5
+    # ... and may be this far from a 5 x 2 board seen by a pinhole camera (the cosine of the
+    # angle between its axes, or the log of their lengths' ratio; ``vision.geometry.shape_error``):
+    # right fits of our renders reach 0.3, rectangles of joints or of the wrong squares 0.8
+    max_shape_error: float = 0.5
     arc_depth: float = 0.95  # semicircle depth in square sides
     prescreen_keep: int = 400  # hypotheses kept after the sparse first scoring pass
     # template point spacing of that pass, squares: 0.75 ranks as 0.5 did (same fits on

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +13,7 @@ from vision.geometry import (
     homography_from_corners,
     project,
     region_polygons_board,
+    shape_error,
     side_ratio,
 )
 
@@ -75,3 +77,31 @@ def test_a_board_in_perspective_keeps_opposite_sides_within_the_bound() -> None:
     near, far = 1.0 / (0.8 - half), 1.0 / (0.8 + half)
     board = np.array([[-near, 0.0], [near, 0.0], [far, 1.0], [-far, 1.0]]) * 300.0
     assert side_ratio(board) < LocateConfig().max_side_ratio
+
+
+def _pinhole_view(width: int, height: int, focal: float, tilt_deg: float, shape=(5.0, 2.0)):
+    """Image corners (SW, SE, NE, NW) of a flat rectangle of ``shape`` squares (0.3 m each)
+    seen by a pinhole camera tilted ``tilt_deg`` from straight down, 2 m away."""
+    t = np.deg2rad(tilt_deg)
+    rot = np.array([[1.0, 0.0, 0.0], [0.0, np.cos(t), -np.sin(t)], [0.0, np.sin(t), np.cos(t)]])
+    w, h = shape
+    world = np.array([[0, 0, 0], [w, 0, 0], [w, h, 0], [0, h, 0]], float) - [w / 2, h / 2, 0]
+    cam = (world * [0.3, -0.3, 0.0]) @ rot.T + [0.0, 0.0, 2.0]
+    k = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1.0]])
+    img = cam @ k.T
+    return img[:, :2] / img[:, 2:]
+
+
+@pytest.mark.parametrize("focal", [0.4, 0.8, 1.5])
+@pytest.mark.parametrize("tilt", [0.0, 30.0, 55.0])
+def test_a_board_through_any_lens_has_almost_no_shape_error(focal: float, tilt: float) -> None:
+    corners = _pinhole_view(1280, 960, focal * 1280, tilt)
+    assert shape_error(corners, 1280, 960) < 0.02
+
+
+@pytest.mark.parametrize("tilt", [0.0, 20.0])
+def test_a_rectangle_of_the_wrong_shape_fits_no_focal_length(tilt: float) -> None:
+    # a run of tiles twice as deep as a board, outlined as if it were one (seen steeper,
+    # a longer lens and more tilt explain part of it: the bound is a loose one)
+    corners = _pinhole_view(1280, 960, 900.0, tilt, shape=(5.0, 4.0))
+    assert shape_error(corners, 1280, 960) > LocateConfig().max_shape_error

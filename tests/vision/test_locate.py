@@ -8,6 +8,7 @@ import pytest
 from tests.vision.conftest import scene
 from vision.config import Finder, LocateConfig, VisionConfig, config_from_dict
 from vision.errors import BoardNotFoundError
+from vision.geometry import shape_error
 from vision.locate import Fix, Locator, locate_board, ridge_map, support
 from vision.locate.evidence import BINS
 from vision.locate.scoring import normal_channels
@@ -64,6 +65,20 @@ def test_a_fit_no_perspective_gives_is_no_board(finder: Finder) -> None:
         locate_board(
             image, LocateConfig(finder=finder, max_side_ratio=1.05), np.random.default_rng(0)
         )
+
+
+@pytest.mark.parametrize("finder", list(Finder))
+def test_a_fit_no_camera_sees_as_a_board_is_no_board(finder: Finder) -> None:
+    image, _ = scene(101, **CASES[1])  # a hand-drawn board: its squares are not exact
+    bound = 0.001  # its true outline is 0.016 from any camera's view of a board
+    try:
+        found = locate_board(
+            image, LocateConfig(finder=finder, max_shape_error=bound), np.random.default_rng(0)
+        )
+    except BoardNotFoundError as exc:
+        assert "shaped like a board" in str(exc)
+    else:  # a nearby fit that meets the bound may win instead
+        assert shape_error(found.corners, image.shape[1], image.shape[0]) <= bound
 
 
 def test_locator_verifies_then_notices_a_bumped_camera() -> None:

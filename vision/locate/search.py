@@ -8,7 +8,14 @@ from numpy.typing import NDArray
 
 from vision.config import Finder, LocateConfig
 from vision.errors import BoardNotFoundError
-from vision.geometry import BOARD_CORNERS, FloatArray, canonical_corners, project, side_ratio
+from vision.geometry import (
+    BOARD_CORNERS,
+    FloatArray,
+    canonical_corners,
+    project,
+    shape_error,
+    side_ratio,
+)
 from vision.locate.evidence import direction_weights, evidence_maps, saturated
 from vision.locate.learned import learned_ridges, line_probability
 from vision.locate.lines import hough_families
@@ -68,10 +75,17 @@ def _fit_polarity(
     # template score after refinement ranks candidates and is the quality
     starts = [(c, cfg.arc_depth) for c in picked]
 
+    height, width = image_bgr.shape[:2]
+
     def plausible(corners: FloatArray) -> bool:
-        # a sliver whose opposite sides differ past any perspective is no board, however
-        # much joint or mortar it covers: the next candidate may be the board
-        return side_ratio(canonical_corners(corners)) <= cfg.max_side_ratio
+        # a sliver whose opposite sides differ past any perspective, or a rectangle no
+        # camera sees a 5 x 2 board as, is no board however much joint or mortar it
+        # covers: the next candidate may be the board
+        c = canonical_corners(corners)
+        return (
+            side_ratio(c) <= cfg.max_side_ratio
+            and shape_error(c / scale, width, height) <= cfg.max_shape_error
+        )
 
     for rc, depth, s in refine_corners(sat_fine, starts, 2.0, cfg.quick_rounds):
         if (best is None or s > best[0]) and plausible(rc):

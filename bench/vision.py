@@ -68,12 +68,24 @@ class Tally:
 
 
 def load_truth(path: Path) -> tuple[list[int], list[int], np.ndarray]:
-    """Ring-ordered counts, big stones and corners from a truth JSON."""
+    """Ring-ordered counts, big stones and corners from a truth JSON, named as ``analyze``
+    names a still's squares: south is the long side nearer the bottom of the image.
+
+    A render's truth names P0's side south wherever the camera stood; from the far side
+    (our generator's cameras go all round) the board is turned half round in the photo,
+    and a still cannot show which side P0 sat on, so the truth is turned to match
+    (square i is then square i + 6 of the ring).
+    """
     data = json.loads(path.read_text("utf-8"))
     regions = data["regions"]
     counts = [int(regions[n]["count"]) for n in RING_NAMES]
     bigs = [int(regions[n]["big"]) for n in RING_NAMES]
-    return counts, bigs, np.array(data["corners"], dtype=np.float64)
+    corners = np.array(data["corners"], dtype=np.float64)
+    if corners[0, 1] + corners[1, 1] < corners[2, 1] + corners[3, 1]:  # south is higher up
+        half = len(counts) // 2
+        counts, bigs = counts[half:] + counts[:half], bigs[half:] + bigs[:half]
+        corners = np.roll(corners, 2, axis=0)
+    return counts, bigs, corners
 
 
 def dataset_items(root: Path) -> Iterator[tuple[str, np.ndarray | None, Path]]:

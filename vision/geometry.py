@@ -220,6 +220,8 @@ def shape_error(corners: FloatArray, width: int, height: int) -> float:
     bricks or tiles that is not the board's shape fits no focal length.
     """
     h = homography_from_corners(corners)
+    if not np.all(np.isfinite(h)):  # corners no homography fits (three in a line)
+        return float("inf")
     centred = np.array([[1.0, 0.0, -width / 2.0], [0.0, 1.0, -height / 2.0], [0.0, 0.0, 1.0]])
     cols = centred @ h[:, :2]  # (3, 2): the two axes' images
     f = _FOCALS * float(width)
@@ -231,5 +233,4 @@ def shape_error(corners: FloatArray, width: int, height: int) -> float:
         length[0] * length[1], 1e-300
     )
     ratio = np.abs(np.log(np.maximum(length[0], 1e-300) / np.maximum(length[1], 1e-300)))
-    err = np.maximum(cos, ratio)
-    return float(np.min(err)) if np.all(np.isfinite(h)) else float("inf")
+    return float(np.min(np.maximum(cos, ratio)))

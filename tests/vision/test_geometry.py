@@ -105,3 +105,8 @@ def test_a_rectangle_of_the_wrong_shape_fits_no_focal_length(tilt: float) -> Non
     # a longer lens and more tilt explain part of it: the bound is a loose one)
     corners = _pinhole_view(1280, 960, 900.0, tilt, shape=(5.0, 4.0))
     assert shape_error(corners, 1280, 960) > LocateConfig().max_shape_error
+
+
+def test_corners_in_a_line_have_no_shape_at_all() -> None:
+    line = np.array([[0.0, 0.0], [100.0, 0.0], [200.0, 0.0], [300.0, 0.0]])
+    assert shape_error(line, 1280, 960) == np.inf

@@ -170,19 +170,21 @@ def canonical_corners(corners_img: FloatArray) -> FloatArray:
     """Reorder rectangle corners to SW, SE, NE, NW by the image-based convention.
 
     The input is the image of the board corners in template order for some
-    symmetry of the template; south is the long side nearer the image bottom and
-    west is the left end of the south side (as seen in the image).
+    symmetry of the template, mirrors included (a drawn board's lines are
+    symmetric). A camera looking down never mirrors the board, so the corners
+    are first put the way round a board seen from above runs (SW, SE, NE, NW
+    anticlockwise on screen, the image's y pointing down); of its two half
+    turns, south is then the long side nearer the image bottom. Where that side
+    lies level, west is its left end; a board seen end-on keeps its handedness
+    (choosing west by x alone mirrored it there).
     """
-    c = np.asarray(corners_img, dtype=np.float64)
-    # long sides are (0,1) and (3,2) in template order
+    c = np.array(corners_img, dtype=np.float64)  # a copy: the caller's stays as it was
+    # long sides are (0,1) and (3,2), short sides (0,3) and (1,2), in template order
+    along, across = c[1] - c[0], c[3] - c[0]
+    if along[0] * across[1] - along[1] * across[0] > 0:  # mirrored: swap the ends
+        c = c[[1, 0, 3, 2]]
     south_first = (c[0, 1] + c[1, 1]) >= (c[3, 1] + c[2, 1])
-    south = (c[0], c[1]) if south_first else (c[3], c[2])
-    north = (c[3], c[2]) if south_first else (c[0], c[1])
-    if south[0][0] <= south[1][0]:
-        sw, se, nw, ne = south[0], south[1], north[0], north[1]
-    else:
-        sw, se, nw, ne = south[1], south[0], north[1], north[0]
-    return np.array([sw, se, ne, nw])
+    return c if south_first else c[[2, 3, 0, 1]]
 
 
 def side_ratio(corners: FloatArray) -> float:

@@ -110,3 +110,22 @@ def test_a_rectangle_of_the_wrong_shape_fits_no_focal_length(tilt: float) -> Non
 def test_corners_in_a_line_have_no_shape_at_all() -> None:
     line = np.array([[0.0, 0.0], [100.0, 0.0], [200.0, 0.0], [300.0, 0.0]])
     assert shape_error(line, 1280, 960) == np.inf
+
+
+# boards seen end-on, their long sides running up the photo: a render of ours (camera
+# 90 degrees round, the near end wider) and a rigid turn either way
+END_ON = (
+    [[260.0, 133.0], [250.0, 365.0], [378.0, 369.0], [368.0, 133.0]],
+    [[515.0, 553.0], [475.0, 55.0], [224.0, 48.0], [80.0, 523.0]],
+    [[700.0, 700.0], [705.0, 200.0], [500.0, 198.0], [498.0, 702.0]],
+)
+
+
+@pytest.mark.parametrize("board", END_ON)
+@pytest.mark.parametrize("order", SYMMETRIES)  # two of them are mirrors
+def test_a_board_seen_end_on_is_never_named_mirrored(board: list, order: list[int]) -> None:
+    img = np.array(board)
+    c = canonical_corners(img[order])
+    # the board itself or the board turned half round, never its mirror image
+    assert np.allclose(c, img) or np.allclose(c, np.roll(img, 2, axis=0))
+    assert c[0, 1] + c[1, 1] >= c[2, 1] + c[3, 1]  # south is the lower long side

@@ -42,6 +42,7 @@ from companion.appliance.memory import keep_freed_memory
 from engine.board import MANDARINS
 from vision.api import read_board
 from vision.config import VisionConfig, load_config
+from vision.geometry import canonical_corners
 from vision.locate import outline_from_corners
 from vision.synth import REGION_NAMES
 
@@ -81,11 +82,11 @@ def load_truth(path: Path) -> tuple[list[int], list[int], np.ndarray]:
     counts = [int(regions[n]["count"]) for n in RING_NAMES]
     bigs = [int(regions[n]["big"]) for n in RING_NAMES]
     corners = np.array(data["corners"], dtype=np.float64)
-    if corners[0, 1] + corners[1, 1] < corners[2, 1] + corners[3, 1]:  # south is higher up
+    named = canonical_corners(corners)  # the finder's own naming of a photo's corners
+    if not np.array_equal(named, corners):
         half = len(counts) // 2
         counts, bigs = counts[half:] + counts[:half], bigs[half:] + bigs[:half]
-        corners = np.roll(corners, 2, axis=0)
-    return counts, bigs, corners
+    return counts, bigs, named
 
 
 def dataset_items(root: Path) -> Iterator[tuple[str, np.ndarray | None, Path]]:

@@ -6,6 +6,8 @@
     python bench/train_spread.py train --width 20 --out W.pt  # a wider net (12 shipped)
     python bench/train_spread.py train --stride 1 --out S.pt  # a heatmap at stride 1 (2 shipped)
     python bench/train_spread.py levels --model S.onnx     # squares exact by peak level
+    python bench/train_spread.py gen --workers 16 --minutes 2.4 --count 14000  # a many-core box
+    python bench/train_spread.py train --device cuda --batch 64 --workers 7 --minutes 5.2
 
 Data: ``vision.synth_spread`` scenes from seeds 1,000,000 on (the tally bench fits its
 interval model on seeds 0.. and measures on 10,000..: never these), without the
@@ -23,6 +25,7 @@ CenterNet (Zhou et al. 2019). One or two CPU threads; needs the ``train`` extra
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -49,50 +52,75 @@ GROUNDS = tuple(g for g in WIDE_GROUNDS if g != HELD_OUT_GROUND)
 PIECES = tuple(p for p in PIECE_FAMILIES if p != HELD_OUT_PIECE)
 
 
-def generate(start: int, count: int, out: Path) -> None:
-    """Scenes ``SEED0 + start ..``: canvas PNG and centres (canvas px) per seed; resumable."""
+def generate(
+    start: int, count: int, out: Path, workers: int = 1, minutes: float | None = None
+) -> None:
+    """Scenes ``SEED0 + start ..``: canvas PNG and centres (canvas px) per seed; resumable.
+    ``workers`` processes share the seeds (each scene depends on its seed alone); with
+    ``minutes``, the seeds not begun by then are left for a later run."""
     out.mkdir(parents=True, exist_ok=True)
-    w, h, a = spread.canvas()
+    todo = [
+        SEED0 + i for i in range(start, start + count) if not (out / f"{SEED0 + i}.json").is_file()
+    ]
     t0 = time.time()
-    for i in range(start, start + count):
-        seed = SEED0 + i
-        if (out / f"{seed}.json").is_file():
-            continue
-        try:
-            image, truth = spread_scene(seed, grounds=GROUNDS, pieces=PIECES, quan_pieces=True)
-        except ValueError as exc:  # big pieces that do not fit one layer: skip the seed
-            print(f"  seed {seed}: {exc}", flush=True)
-            continue
-        board = homography_from_corners(np.array(truth["corners"]))
-        m = a @ np.linalg.inv(board)
-        hom = np.linalg.inv(m)  # canvas -> image, to keep with the canvas
-        rect = spread.rectify(image, board)
-        small = [p["position"] for p in truth["pieces"] if p["kind"] == "small"]
-        big = [p["position"] for p in truth["pieces"] if p["kind"] == "big"]
+    one = functools.partial(_generate_one, out=out, deadline=t0 + 60 * minutes if minutes else None)
+    made = 0
+    if workers > 1:
+        import multiprocessing
 
-        def to_canvas(pts: list[list[float]]) -> list[list[float]]:
-            if not pts:
-                return []
-            canvas_pts: list[list[float]] = project(a, np.array(pts)).round(2).tolist()
-            return canvas_pts
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for made_one in pool.imap_unordered(one, todo, 4):
+                made += made_one
+                if made_one and made % 500 == 0:
+                    print(f"  {made} scenes, {made / (time.time() - t0):.1f}/s", flush=True)
+    else:
+        for seed in todo:
+            made += one(seed)
+            if made % 50 == 0:
+                print(f"  {made} scenes, {made / (time.time() - t0):.2f}/s", flush=True)
+    print(f"  {made} of {len(todo)} scenes made in {time.time() - t0:.0f}s", flush=True)
 
-        cv2.imwrite(str(out / f"{seed}.png"), rect)
-        record = {
-            "seed": seed,
-            "small": to_canvas(small),
-            "big": to_canvas(big),
-            "size_px": truth["conditions"]["pebble_size"] * spread.PX,
-            "big_px": truth["conditions"]["big_size"] * spread.PX,
-            "ground": truth["conditions"]["ground"],
-            "pieces": truth["conditions"]["pieces"],
-            "canvas_to_image": hom.tolist(),
-        }
-        (out / f"{seed}.json").write_text(json.dumps(record))
-        done = i - start + 1
-        if done % 50 == 0:
-            rate = done / (time.time() - t0)
-            print(f"  {done}/{count} scenes, {rate:.2f}/s", flush=True)
+
+def _generate_one(seed: int, out: Path, deadline: float | None = None) -> bool:
+    """One scene's canvas and record, the PNG first and the record moved in last, so a
+    record always has its image; False for a seed skipped (past ``deadline``, or unfit)."""
+    if deadline is not None and time.time() > deadline:
+        return False
+    cv2.setNumThreads(1)
+    w, h, a = spread.canvas()
+    try:
+        image, truth = spread_scene(seed, grounds=GROUNDS, pieces=PIECES, quan_pieces=True)
+    except ValueError as exc:  # big pieces that do not fit one layer: skip the seed
+        print(f"  seed {seed}: {exc}", flush=True)
+        return False
+    board = homography_from_corners(np.array(truth["corners"]))
+    m = a @ np.linalg.inv(board)
+    hom = np.linalg.inv(m)  # canvas -> image, to keep with the canvas
+    rect = spread.rectify(image, board)
+    small = [p["position"] for p in truth["pieces"] if p["kind"] == "small"]
+    big = [p["position"] for p in truth["pieces"] if p["kind"] == "big"]
+
+    def to_canvas(pts: list[list[float]]) -> list[list[float]]:
+        if not pts:
+            return []
+        canvas_pts: list[list[float]] = project(a, np.array(pts)).round(2).tolist()
+        return canvas_pts
+
+    cv2.imwrite(str(out / f"{seed}.png"), rect)
+    record = {
+        "seed": seed,
+        "small": to_canvas(small),
+        "big": to_canvas(big),
+        "size_px": truth["conditions"]["pebble_size"] * spread.PX,
+        "big_px": truth["conditions"]["big_size"] * spread.PX,
+        "ground": truth["conditions"]["ground"],
+        "pieces": truth["conditions"]["pieces"],
+        "canvas_to_image": hom.tolist(),
+    }
+    (out / f"{seed}.tmp").write_text(json.dumps(record))
+    (out / f"{seed}.tmp").replace(out / f"{seed}.json")
     assert (w, h) == rect.shape[1::-1]
+    return True
 
 
 # ---------------------------------------------------------------- training (torch)
@@ -222,12 +250,61 @@ def sample(
 
 
 def load(data: Path) -> list[tuple[np.ndarray, dict[str, Any]]]:
-    out = []
-    for p in sorted(data.glob("*.json")):
-        img = cv2.imread(str(p.with_suffix(".png")))
-        if img is not None:
-            out.append((img, json.loads(p.read_text())))
-    return out
+    """Every scene of ``data`` (canvas, record), read by 8 threads: 10,000 canvases take
+    a minute on one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(p: Path) -> tuple[np.ndarray | None, dict[str, Any]]:
+        return cv2.imread(str(p.with_suffix(".png"))), json.loads(p.read_text())
+
+    with ThreadPoolExecutor(8) as pool:
+        read = list(pool.map(one, sorted(data.glob("*.json"))))
+    return [(img, rec) for img, rec in read if img is not None]
+
+
+class _Windows:
+    """Endless training windows from the loaded scenes, one numpy generator per loader
+    worker (seeded by the run's seed and the worker's number) so workers never repeat."""
+
+    def __init__(self, items: list[tuple[np.ndarray, dict[str, Any]]], seed: int, stride: int):
+        self.items, self.seed, self.stride = items, seed, stride
+
+    def batches(self, batch: int, worker: int) -> Any:
+        rng = np.random.default_rng((self.seed, worker))
+        while True:
+            xs, ys = [], []
+            for _ in range(batch):
+                rect, rec = self.items[int(rng.integers(len(self.items)))]
+                x, y = sample(rect, rec, rng, self.stride)
+                xs.append(x)
+                ys.append(y)
+            yield np.stack(xs), np.stack(ys)
+
+
+def _loader(windows: _Windows, batch: int, workers: int) -> Any:
+    """Batches from ``workers`` forked processes (the scenes stay shared, copy-on-write),
+    or from this process alone when ``workers`` is 0."""
+    import torch
+    from torch.utils.data import DataLoader, IterableDataset, get_worker_info
+
+    class Stream(IterableDataset):  # type: ignore[type-arg]
+        def __iter__(self) -> Any:
+            info = get_worker_info()
+            for x, y in windows.batches(batch, 0 if info is None else info.id):
+                yield torch.from_numpy(x), torch.from_numpy(y)
+
+    if workers == 0:
+        return iter(Stream())
+    return iter(
+        DataLoader(
+            Stream(),
+            batch_size=None,
+            num_workers=workers,
+            prefetch_factor=4,
+            multiprocessing_context="fork",
+            worker_init_fn=lambda _: cv2.setNumThreads(1),
+        )
+    )
 
 
 def train(
@@ -238,38 +315,58 @@ def train(
     init: Path | None = None,
     width: int = 12,
     stride: int = spread.STRIDE,
+    batch: int = 8,
+    workers: int = 0,
+    device: str = "cpu",
+    minutes: float | None = None,
+    lr: float | None = None,
 ) -> None:
+    """``steps`` steps of ``batch`` windows under a one-cycle schedule; with ``minutes``,
+    as many steps as fit in that wall time, the schedule following the clock instead (a
+    GPU run has a fixed lease, not a known speed)."""
+    import math
+
     import torch
 
     torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
     items = load(data)
     state = torch.load(init) if init is not None else None
     if state is not None:
         width, stride = width_of(state), stride_of(state)  # a fine-tune keeps its start's
-    print(f"training width {width}, stride {stride}, on {len(items)} scenes, {steps} steps")
+    print(
+        f"training width {width}, stride {stride}, on {len(items)} scenes, batch {batch}, "
+        + (f"{minutes} min" if minutes else f"{steps} steps")
+        + f", {device}, {workers} loader workers",
+        flush=True,
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     net = _net(width, stride)
-    lr = 3e-3
+    peak = lr or 3e-3
     if state is not None:
         if state["head.weight"].shape[0] == 1:  # a one-channel net: its head starts both
             state["head.weight"] = state["head.weight"].repeat(2, 1, 1, 1)
             state["head.bias"] = state["head.bias"].repeat(2)
         net.load_state_dict(state)
-        lr = 1e-3
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps, pct_start=0.05)
-    batch, run, t0 = 8, 0.0, time.time()
-    for step in range(steps):
-        if step % 1000 == 0 and step and len(list(data.glob("*.json"))) != len(items):
-            items = load(data)  # scenes written since (a generator may still run)
-        xs, ys = [], []
-        for _ in range(batch):
-            rect, rec = items[int(rng.integers(len(items)))]
-            x, y = sample(rect, rec, rng, stride)
-            xs.append(x)
-            ys.append(y)
-        x, y = torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys))
+        peak = lr or 1e-3
+    net.to(device)
+    opt = torch.optim.AdamW(net.parameters(), lr=peak, weight_decay=1e-4)
+    batches = _loader(_Windows(items, seed, stride), batch, workers)
+    run, t0, step = 0.0, time.time(), 0
+
+    def progress() -> float:  # 0..1 of the run, by steps or by the clock
+        if minutes:
+            return (time.time() - t0) / (60.0 * minutes)
+        return step / steps
+
+    def save() -> None:
+        torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, out)
+
+    while progress() < 1.0:
+        f = progress()  # one cycle: 5% warm-up, then a cosine down to nothing
+        rate = peak * (f / 0.05 if f < 0.05 else 0.5 * (1 + math.cos(math.pi * (f - 0.05) / 0.95)))
+        for group in opt.param_groups:
+            group["lr"] = rate
+        x, y = (t.to(device, non_blocking=True) for t in next(batches))
         net.train()
         p = net(x).clamp(1e-4, 1 - 1e-4)
         pos = (y >= 0.999).float()
@@ -280,12 +377,16 @@ def train(
         opt.zero_grad()
         loss.backward()
         opt.step()
-        sched.step()
         run = 0.98 * run + 0.02 * float(loss.detach())
-        if step % 200 == 0 or step == steps - 1:
-            print(f"  step {step}/{steps} loss {run:.4f} ({time.time() - t0:.0f}s)", flush=True)
-            torch.save(net.state_dict(), out)
-    torch.save(net.state_dict(), out)
+        if step % 200 == 0:
+            print(
+                f"  step {step} loss {run:.4f} lr {rate:.2g} ({time.time() - t0:.0f}s)", flush=True
+            )
+        if step % 2000 == 0:
+            save()
+        step += 1
+    print(f"  {step} steps of {batch} in {time.time() - t0:.0f}s, loss {run:.4f}", flush=True)
+    save()
 
 
 def export(weights: Path, path: Path) -> None:
@@ -333,12 +434,19 @@ def main() -> int:
     g.add_argument("--start", type=int, default=0)
     g.add_argument("--count", type=int, default=2400)
     g.add_argument("--out", type=Path, default=DATA)
+    g.add_argument("--workers", type=int, default=1, help="processes generating scenes")
+    g.add_argument("--minutes", type=float, help="begin no scene after this wall time")
     t = sub.add_parser("train")
     t.add_argument("--data", type=Path, default=DATA)
     t.add_argument("--steps", type=int, default=12000)
     t.add_argument("--out", type=Path, default=DATA / "spread.pt")
     t.add_argument("--init", type=Path)
     t.add_argument("--threads", type=int, default=1)
+    t.add_argument("--batch", type=int, default=8, help="windows per step")
+    t.add_argument("--workers", type=int, default=0, help="processes cutting windows")
+    t.add_argument("--device", default="cpu", help="torch device: cpu, cuda")
+    t.add_argument("--minutes", type=float, help="train for this wall time instead of --steps")
+    t.add_argument("--lr", type=float, help="peak learning rate (3e-3, or 1e-3 with --init)")
     t.add_argument(
         "--width", type=int, default=12, help="channels at stride 2 (ignored with --init)"
     )
@@ -358,12 +466,24 @@ def main() -> int:
     args = ap.parse_args()
     cv2.setNumThreads(1)
     if args.cmd == "gen":
-        generate(args.start, args.count, args.out)
+        generate(args.start, args.count, args.out, args.workers, args.minutes)
     elif args.cmd == "train":
         import torch
 
         torch.set_num_threads(args.threads)
-        train(args.data, args.steps, args.out, init=args.init, width=args.width, stride=args.stride)
+        train(
+            args.data,
+            args.steps,
+            args.out,
+            init=args.init,
+            width=args.width,
+            stride=args.stride,
+            batch=args.batch,
+            workers=args.workers,
+            device=args.device,
+            minutes=args.minutes,
+            lr=args.lr,
+        )
     elif args.cmd == "levels":
         levels(args.model or [spread.MODEL], args.scenes)
     else:

@@ -348,6 +348,9 @@ def train(
             state["head.bias"] = state["head.bias"].repeat(2)
         net.load_state_dict(state)
         peak = lr or 1e-3
+    if device.startswith("cuda"):  # convolutions in full float32, as on the CPU
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
     net.to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=peak, weight_decay=1e-4)
     batches = _loader(_Windows(items, seed, stride), batch, workers)

@@ -287,7 +287,7 @@ def _loader(windows: _Windows, batch: int, workers: int) -> Any:
     import torch
     from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
-    class Stream(IterableDataset):  # type: ignore[type-arg]
+    class Stream(IterableDataset):
         def __iter__(self) -> Any:
             info = get_worker_info()
             for x, y in windows.batches(batch, 0 if info is None else info.id):

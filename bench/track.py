@@ -208,87 +208,107 @@ def synth_sequences(
     a random walk of 2 degrees a move, which moves every pebble's shadow and
     shading a little) and every frame has its own sensor noise. ``hands``: the share of frames
     (after the first) taken with an arm still reaching over the board, as
-    players' hands come in and out of real photos.
+    players' hands come in and out of real photos. A game that ends shows the
+    board as the last pebble left it, then one more frame, swept bare by the
+    players (no move led to it): the sweep leaves the same bare board whichever
+    move ended the game, so only the frame before it tells the move.
     """
+    return [_synth_sequence(seed, n, workdir, plies, hands) for n in range(count)]
+
+
+def _synth_sequence(seed: int, n: int, workdir: Path, plies: int, hands: float) -> Sequence:
+    """Game ``n`` of ``synth_sequences``: its frames, written under ``workdir``."""
     import random
 
     import numpy as np
 
-    from companion.referee.reconcile import board_of, cleared_squares
+    from companion.referee.reconcile import after_sowing, board_of, cleared_squares
     from engine import play
     from vision.synth import random_conditions, rearranged, render_scene, scene_depth
 
-    out = []
-    for n in range(count):
-        rng = random.Random(seed * 1000 + n)
-        hand_rng = random.Random(f"hands {seed} {n}")  # the games stay those of --hands 0
-        light_rng = random.Random(f"light {seed} {n}")
-        drop_rng = np.random.default_rng([seed, n, 5])
-        noise_rng = np.random.default_rng([seed, n, 6])
-        game = Game()
-        folder = workdir / f"sequence_{n:03d}"
-        folder.mkdir(parents=True)
-        frames: list[tuple[Path, str | None]] = []
-        labels: list[dict[str, str]] = []
-        move: str | None = None
-        scene = seed * 1000 + n
-        depth = scene_depth(scene)
-        looks = random_conditions(np.random.default_rng([scene, 1]))  # what render_scene draws
-        size = looks.pebble_size
-        sun = looks.light_deg
-        start = game.position.board
-        placed = rearranged((), [False] * 12, start, drop_rng, depth, size)
-        for ply in range(plies + 1):
-            board, big = board_of(game.position)
-            # (the last frame is taken once the hands have left: a game is not
-            # judged on a board nobody will show again)
-            last = ply == plies or game.is_over
-            hand = ply > 0 and hand_rng.random() < hands and not last
-            image, truth = render_scene(
-                list(board),
-                cast(tuple[int, int], big),  # two mandarins
-                seed * 100_000 + n * 100,
-                scene_seed=scene,
-                placed=placed,
-                hand=hand,
-                hand_seed=ply,  # the arm reaches somewhere else each time
-                light_deg=sun,
-            )
-            sun += light_rng.gauss(0.0, 2.0)
-            drift = 1.0 + light_rng.uniform(-0.04, 0.04)
-            # a camera's noise is fresh in every frame (the scene's own is drawn once)
-            grain = noise_rng.normal(0.0, 2.0, image.shape)
-            image = np.clip(image.astype(np.float32) * drift + grain, 0, 255).astype(np.uint8)
-            path = folder / f"frame_{ply:03d}.jpg"
-            cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-            pos = game.position
-            truth["game"] = {
-                "ply": pos.ply,
-                "move": move,
-                "engine_counts": {
-                    name: {"small": board[sq], "big": big[sq // 6] if sq % 6 == 0 else 0}
-                    for sq, name in enumerate(REGION_NAMES)
-                },
-                "captured_small": list(pos.store),
-                "captured_big": list(pos.bigs),
-            }
-            path.with_suffix(".json").write_text(json.dumps(truth))
-            frames.append((path, move))
-            labels.append(_labels(truth))
-            if game.is_over:
-                break
-            m = rng.choice(game.legal_moves())
-            t = play(game.position, m, game.rules)
-            game.play(m)
-            move = str(m)
-            gone = cleared_squares(t)
-            after = board_of(t.position)[0]
-            # (a game that ends sweeps the squares without any pick-up)
-            cleared = [sq in gone or after[sq] < board[sq] for sq in range(12)]
-            added = [after[sq] if cleared[sq] else after[sq] - board[sq] for sq in range(12)]
-            placed = rearranged(placed, cleared, added, drop_rng, depth, size)
-        out.append((folder.name, frames, Position.initial(), labels))
-    return out
+    rng = random.Random(seed * 1000 + n)
+    hand_rng = random.Random(f"hands {seed} {n}")  # the games stay those of --hands 0
+    light_rng = random.Random(f"light {seed} {n}")
+    drop_rng = np.random.default_rng([seed, n, 5])
+    noise_rng = np.random.default_rng([seed, n, 6])
+    game = Game()
+    folder = workdir / f"sequence_{n:03d}"
+    folder.mkdir(parents=True)
+    frames: list[tuple[Path, str | None]] = []
+    labels: list[dict[str, str]] = []
+    move: str | None = None
+    scene = seed * 1000 + n
+    depth = scene_depth(scene)
+    looks = random_conditions(np.random.default_rng([scene, 1]))  # what render_scene draws
+    size = looks.pebble_size
+    sun = looks.light_deg
+    start = game.position.board
+    placed = rearranged((), [False] * 12, start, drop_rng, depth, size)
+    shown: tuple[tuple[int, ...], tuple[int, ...]] | None = None  # a board before its sweep
+    n_frame = 0
+
+    def shoot(board: tuple[int, ...], big: tuple[int, ...], hand: bool, hand_seed: int) -> None:
+        """Photograph ``placed`` as ``board`` and file it with the move that led to it."""
+        nonlocal sun, n_frame
+        image, truth = render_scene(
+            list(board),
+            cast(tuple[int, int], big),  # two mandarins
+            seed * 100_000 + n * 100,
+            scene_seed=scene,
+            placed=placed,
+            hand=hand,
+            hand_seed=hand_seed,  # the arm reaches somewhere else each time
+            light_deg=sun,
+        )
+        sun += light_rng.gauss(0.0, 2.0)
+        drift = 1.0 + light_rng.uniform(-0.04, 0.04)
+        # a camera's noise is fresh in every frame (the scene's own is drawn once)
+        grain = noise_rng.normal(0.0, 2.0, image.shape)
+        image = np.clip(image.astype(np.float32) * drift + grain, 0, 255).astype(np.uint8)
+        path = folder / f"frame_{n_frame:03d}.jpg"
+        n_frame += 1
+        cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        pos = game.position
+        truth["game"] = {
+            "ply": pos.ply,
+            "move": move,
+            "engine_counts": {
+                name: {"small": board[sq], "big": big[sq // 6] if sq % 6 == 0 else 0}
+                for sq, name in enumerate(REGION_NAMES)
+            },
+            "captured_small": list(pos.store),
+            "captured_big": list(pos.bigs),
+        }
+        path.with_suffix(".json").write_text(json.dumps(truth))
+        frames.append((path, move))
+        labels.append(_labels(truth))
+
+    for ply in range(plies + 1):
+        board, big = shown or board_of(game.position)
+        # (the last frame is taken once the hands have left: a game is not
+        # judged on a board nobody will show again)
+        last = ply == plies or game.is_over
+        hand = ply > 0 and hand_rng.random() < hands and not last
+        shoot(board, big, hand, ply)
+        if game.is_over:
+            # the players sweep their rows once the last pebble has landed: the
+            # camera saw that board, now it sees the bare one (no move led to it)
+            move = None
+            placed = rearranged(placed, [c > 0 for c in board], [0] * 12, drop_rng, depth, size)
+            shoot(board_of(game.position)[0], board_of(game.position)[1], False, ply + 1)
+            break
+        m = rng.choice(game.legal_moves())
+        t = play(game.position, m, game.rules)
+        game.play(m)
+        move = str(m)
+        gone = cleared_squares(t)
+        shown = after_sowing(t) if game.is_over else None
+        after = (shown or board_of(t.position))[0]
+        # (a game that ends sweeps the squares without any pick-up)
+        cleared = [sq in gone or after[sq] < board[sq] for sq in range(12)]
+        added = [after[sq] if cleared[sq] else after[sq] - board[sq] for sq in range(12)]
+        placed = rearranged(placed, cleared, added, drop_rng, depth, size)
+    return (folder.name, frames, Position.initial(), labels)
 
 
 def _percentile(times: list[float], q: float) -> float | None:

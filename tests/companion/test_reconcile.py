@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.referee.reconcile import Evidence, reconcile
+from companion.referee.reconcile import Evidence, after_sowing, reconcile
 from engine import Move, Position, Rules, legal_moves, play
 
 
@@ -154,3 +154,17 @@ def test_a_board_several_moves_leave_offers_them_all_not_one() -> None:
     verdict = reconcile(start, exact((0,) * 12, (0, 0)))
     assert verdict.kind == "ambiguous"
     assert len(verdict.choices) == 3 and set(verdict.choices) <= bare
+
+
+def test_the_board_before_the_sweep_tells_which_move_ended_the_game() -> None:
+    # 3- takes the last mandarin with pieces still in the rows: the players sweep them
+    # into their stores, and the bare board after that could be any game-ending move,
+    # but the camera saw the board the last pebble left, which is 3-'s alone.
+    start = Position.from_text("15B|0,1,1,1,0|0|0,0,1,0,0 P0 s17/14 q1/0 d0/0 n16 t-/0")
+    move = Move.parse("3-")
+    ended = play(start, move)
+    assert ended.position.over and not any(ended.position.board)
+    board, big = after_sowing(ended)
+    assert any(board)
+    verdict = reconcile(start, exact(board, (big[0], big[1])))
+    assert verdict.kind == "accept" and verdict.move == move, verdict.detail

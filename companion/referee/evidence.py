@@ -1,8 +1,9 @@
 """Evidence maths the referee applies to a reading before reconciling it.
 
 Pure functions over per-square count distributions: pin the squares the
-camera says did not change, rescale by the counter's bias learnt on this
-scene, and add up a spread-out pile for a tally with an honest interval.
+camera says did not change, read a big stone already captured as a pebble,
+rescale by the counter's bias learnt on this scene, and add up a spread-out
+pile for a tally with an honest interval.
 """
 
 from __future__ import annotations
@@ -49,6 +50,28 @@ def pin_unchanged(
             sure + (1 - sure) * evidence.big_prob if stone else (1 - sure) * evidence.big_prob
         )
         out.append(Evidence(tuple(probs), big_prob))
+    return out
+
+
+def stones_gone(reading: Sequence[SquareEvidence], board: Board) -> list[SquareEvidence]:
+    """In a mandarin square whose big stone is gone, what vision took for one is a pebble.
+
+    A big stone captured never comes back (nor is there one with the ``small`` mandarin
+    setup), so every board the referee may be shown has none there. Vision cannot know
+    that: a lone pebble, or two touching, can read as a stone, and it then counts the
+    pebbles without it. Its big-stone belief is folded into the count instead, as one
+    pebble more, and the stone's own belief set to nothing.
+    """
+    _, big = board
+    out: list[SquareEvidence] = []
+    for sq, evidence in enumerate(reading):
+        b = evidence.big_prob
+        if sq % SIDE or big[sq // SIDE] or b <= 0.0:
+            out.append(evidence)
+            continue
+        probs = [*evidence.probs, 0.0]
+        folded = [(1.0 - b) * p + b * (probs[n - 1] if n else 0.0) for n, p in enumerate(probs)]
+        out.append(Evidence(tuple(folded), 0.0))
     return out
 
 

@@ -51,6 +51,7 @@ from companion.referee.evidence import (
     sharpened,
     sharpness_scores,
     shifted,
+    stones_gone,
 )
 from companion.referee.reconcile import (
     Board,
@@ -698,6 +699,7 @@ class Referee:
                 reason or "frame not usable",
             )
         before = self.owed or board_of(self.position)
+        reading = stones_gone(reading, before)
         raw = reading
         gain = self.count_gain()
         if abs(gain - 1.0) > 0.02:

@@ -280,5 +280,21 @@ class FramePipeline:
         if reports[0].behind and self._last is not None:
             obs, source, doubt = self._last
             reports.append(self.referee.see(obs, source, again=True, side_doubt=doubt))
+        if reports[-1].confirmed and self._last is not None:
+            self._witness(self._last[0])  # the photo shows the board the answers lead to
         self._sync_reference()
         return reports
+
+    def _witness(self, viewed: Observation) -> None:
+        """The players named the move the last photo shows: that photo is of a board they
+        vouch for, which says where P0 sits as the start they vouch for does. (Hands in
+        the first photos of a game, or photos lost, would otherwise leave the side open
+        while every later photo that holds more than one move is no witness of it.)"""
+        if self.turned is not None or viewed.reading is None or not viewed.fit or viewed.partial:
+            return
+        found = half_turned(viewed) if self._view_turned else viewed
+        other = half_turned(found)
+        if found.reading is None or other.reading is None:
+            return
+        board = self.referee.owed or board_of(self.referee.position)
+        self._add_side(board_fit(other.reading, board) - board_fit(found.reading, board), True)

@@ -263,3 +263,29 @@ def test_a_frame_that_may_show_more_moves_than_are_weighed_is_no_witness_of_the_
         seen = Observation(reading(later.position.board, later.position.big), still=True)
         weighed = referee.weigh(seen)
         assert weighed is not None and weighed.complete is (lost < 2)
+
+
+def test_a_photo_of_moves_the_players_named_shows_the_side() -> None:
+    """Photos lost after the start (hands, say), then one of three moves: it is no witness
+    of the side by itself (the referee weighs two moves at most), but once the players
+    have named the three, it is a photo of a board they vouch for, as the start is."""
+    game = Game()
+    lost = Observation(None, fit=False, reason="hand or arm over the board", still=True)
+    opening = Observation(turned(game.position.board, game.position.big), still=True)
+    script = [opening, opening, lost, lost]  # (the opening is read again once learnt)
+    moves = ("2+", "9-", "4-")
+    for move in moves:
+        game.play(Move.parse(move))
+    shown = Observation(turned(game.position.board, game.position.big), still=True)
+    observer = ScriptedObserver([*script, shown], shown)
+    referee = Referee()
+    referee.setup_checked = True
+    pipeline = FramePipeline(observer, referee, start_shown=True)
+    for name in ("f0", "f1", "f2"):
+        pipeline(frame(name))
+    assert pipeline(frame("f3")).report.state == "ambiguous"
+    assert pipeline.turned is None
+    for move in moves:
+        pipeline.answer(move)
+    assert referee.position == game.position
+    assert pipeline.turned is True

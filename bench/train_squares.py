@@ -10,6 +10,8 @@
     python bench/train_squares.py train --big --init M.pt --lr 0.001 --batch 96 --steps 1800
                                                            # big stone or not (bigstones.onnx)
     python bench/train_squares.py report --big DIR         # both big-stone nets, right and sure
+    python bench/train_squares.py pack                     # the canvases as JPEGs, to send
+    python bench/train_squares.py train --data pack.npz --device cuda --workers 14 --steps 40000
 
 ``prep`` rectifies every scene of ``--renders`` (train-v4) on its true outline at
 ``vision.squares.PX`` and stores the canvases with their counts (one npz per half, so
@@ -131,6 +133,47 @@ def _load(paths: list[Path]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0].files}
 
 
+def pack(data: Path, out: Path, quality: int) -> None:
+    """``prep``'s canvases (the renders' and the classic scenes') in one file of JPEGs at
+    ``quality``, about a tenth of the npz: what a lent GPU machine can be sent (64 MiB a
+    call) to train on. ``train --data`` reads it as it reads ``prep``'s folder."""
+    d = _load(sorted(data.glob("train_*.npz")))
+    synth = np.load(data / "synth.npz")
+    canvases = [*d["canv"], *synth["canv"]]
+    blobs = [
+        np.asarray(cv2.imencode(".jpg", c, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], np.uint8)
+        for c in canvases
+    ]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(
+        out,
+        jpeg=np.concatenate(blobs),
+        ends=np.cumsum([len(b) for b in blobs]),
+        counts=np.concatenate([d["counts"], synth["counts"]]),
+        big=np.concatenate([d["big"], synth["big"]]),
+        classic=np.arange(len(canvases)) >= len(d["canv"]),
+        names=np.concatenate([d["names"], np.array([""] * len(synth["canv"]))]),
+    )
+    print(f"{out}: {len(canvases)} canvases, {out.stat().st_size / 2**20:.1f} MiB", flush=True)
+
+
+def _training_set(data: Path, label: str) -> tuple[np.ndarray, ...]:
+    """Renders' canvases and labels less the validation fold, then the classic scenes':
+    from ``prep``'s folder, or from a file ``pack`` wrote."""
+    if data.is_file():
+        p = np.load(data)
+        starts = np.concatenate([[0], p["ends"][:-1]])
+        jpegs = [p["jpeg"][a:b] for a, b in zip(starts, p["ends"], strict=True)]
+        canv = np.stack([cast(np.ndarray, cv2.imdecode(j, cv2.IMREAD_COLOR)) for j in jpegs])
+        classic = p["classic"]
+        keep = ~classic & np.array([not in_fold(str(n), FOLD) for n in p["names"]])
+        return canv[keep], p[label][keep], canv[classic], p[label][classic]
+    d = _load(sorted(data.glob("train_*.npz")))
+    keep = np.array([not in_fold(str(n), FOLD) for n in d["names"]])
+    synth = np.load(data / "synth.npz")
+    return d["canv"][keep], d[label][keep], synth["canv"], synth[label]
+
+
 def augment(crop: np.ndarray, rng: np.random.Generator, turns: bool = True) -> np.ndarray:
     """A recoloured crop turned by one of the square's 8 symmetries (its count is the same);
     without ``turns`` only mirrored north-south (a mandarin's one symmetry)."""
@@ -200,6 +243,64 @@ def _net(width: int = 16, classes: int = squares.CLASSES) -> Any:
     return SquareNet()
 
 
+class _Batches:
+    """Training batches: a random square of a random scene, jittered and recoloured. One
+    numpy generator per loader worker (the run's seed and the worker's number); in this
+    process alone, the generator is the run's seed's, as it always was."""
+
+    def __init__(self, sets: tuple[np.ndarray, ...], regions: np.ndarray, args: dict[str, Any]):
+        self.sets, self.regions, self.args = sets, regions, args
+
+    def stream(self, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        canvases, counts, s_canvases, s_counts = self.sets
+        batch, share = self.args["batch"], self.args["synth_share"]
+        mandarins, big = self.args["mandarins"], self.args["big"]
+        while True:
+            scene = rng.integers(len(canvases), size=batch)
+            sq = rng.choice(self.regions, size=batch)
+            classic = rng.random(batch) < share
+            scene = np.where(classic, rng.integers(len(s_canvases), size=batch), scene)
+            x = np.stack(
+                [
+                    squares.prepare(
+                        augment(
+                            jittered((s_canvases if c else canvases)[i], s, rng), rng, not mandarins
+                        )
+                    )
+                    for i, s, c in zip(scene, sq, classic, strict=True)
+                ]
+            )
+            y = np.where(classic, s_counts[scene % len(s_counts), sq], counts[scene, sq])
+            yield x, np.minimum(y, 1 if big else squares.CLASSES - 1)
+
+
+def _batches(source: _Batches, seed: int, workers: int) -> Iterator[tuple[Any, Any]]:
+    """``source``'s batches as tensors, cut in ``workers`` forked processes (the canvases
+    stay shared, copy-on-write) or, with none, here."""
+    import torch
+    from torch.utils.data import DataLoader, IterableDataset, get_worker_info
+
+    class Stream(IterableDataset):
+        def __iter__(self) -> Iterator[tuple[Any, Any]]:
+            info = get_worker_info()
+            rng = np.random.default_rng(seed if info is None else (seed, info.id))
+            for x, y in source.stream(rng):
+                yield torch.from_numpy(x), torch.from_numpy(y).long()
+
+    if workers == 0:
+        return iter(Stream())
+    return iter(
+        DataLoader(
+            Stream(),
+            batch_size=None,
+            num_workers=workers,
+            prefetch_factor=4,
+            multiprocessing_context="fork",
+            worker_init_fn=lambda _: cv2.setNumThreads(1),
+        )
+    )
+
+
 def train(
     data: Path,
     steps: int,
@@ -211,22 +312,19 @@ def train(
     mandarins: bool = False,
     init: Path | None = None,
     big: bool = False,
+    device: str = "cpu",
+    workers: int = 0,
 ) -> None:
     """Citizen squares, or with ``mandarins`` the two mandarins (``init``: start weights);
     ``big``: whether a mandarin holds a big stone (two classes, mandarin crops), started
-    from ``init`` but for the last layer."""
+    from ``init`` but for the last layer. ``data``: ``prep``'s folder or ``pack``'s file;
+    ``device`` and ``workers``: where the steps run and how many processes cut crops."""
     import torch
     import torch.nn.functional as F
 
-    d = _load(sorted(data.glob("train_*.npz")))
-    keep = np.array([not in_fold(str(n), FOLD) for n in d["names"]])
-    label = "big" if big else "counts"
-    canvases, counts = d["canv"][keep], d[label][keep]
-    synth = np.load(data / "synth.npz")
-    s_canvases, s_counts = synth["canv"], synth[label]
+    sets = _training_set(data, "big" if big else "counts")
     mandarins = mandarins or big
-    print(f"{len(canvases)} renders, {len(s_canvases)} classic scenes, {steps} steps", flush=True)
-    rng = np.random.default_rng(seed)
+    print(f"{len(sets[0])} renders, {len(sets[2])} classic scenes, {steps} steps", flush=True)
     torch.manual_seed(seed)
     net = _net(classes=2 if big else squares.CLASSES)
     if init is not None:
@@ -234,32 +332,26 @@ def train(
         if big:  # a count head does not fit: the last layer starts afresh
             start = {k: v for k, v in start.items() if not k.startswith("h.2.")}
         net.load_state_dict(start, strict=not big)
+    if device.startswith("cuda"):  # convolutions in full float32, as on the CPU
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
+    net.to(device)
     regions = np.array(MANDARINS) if mandarins else CIT
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     out.parent.mkdir(parents=True, exist_ok=True)
+    args = {"batch": batch, "synth_share": synth_share, "mandarins": mandarins, "big": big}
+    batches = _batches(_Batches(sets, regions, args), seed, workers)
+
+    def save() -> None:
+        torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, out)
+
     t0 = time.time()
     for step in range(1, steps + 1):
         for g in opt.param_groups:
             g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * (step - 1) / steps))
-        scene = rng.integers(len(canvases), size=batch)
-        sq = rng.choice(regions, size=batch)
-        classic = rng.random(batch) < synth_share
-        scene = np.where(classic, rng.integers(len(s_canvases), size=batch), scene)
-        x = np.stack(
-            [
-                squares.prepare(
-                    augment(
-                        jittered((s_canvases if c else canvases)[i], s, rng), rng, not mandarins
-                    )
-                )
-                for i, s, c in zip(scene, sq, classic, strict=True)
-            ]
-        )
-        y = np.where(classic, s_counts[scene % len(s_counts), sq], counts[scene, sq])
-        y = np.minimum(y, 1 if big else squares.CLASSES - 1)
+        x, y = (t.to(device, non_blocking=True) for t in next(batches))
         net.train()
-        logits = net(torch.from_numpy(x))
-        loss = F.cross_entropy(logits, torch.from_numpy(y).long(), label_smoothing=0.05)
+        loss = F.cross_entropy(net(x), y, label_smoothing=0.05)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -267,7 +359,7 @@ def train(
             left = (time.time() - t0) / step * (steps - step)
             print(f"step {step} loss {loss.item():.3f}, left {left / 60:.1f} min", flush=True)
         if step % 1000 == 0 or step == steps:
-            torch.save(net.state_dict(), out)
+            save()
 
 
 def export(weights: Path, path: Path, mandarins: bool = False, big: bool = False) -> None:
@@ -389,6 +481,12 @@ def main() -> int:
     t.add_argument("--mandarins", action="store_true", help="the two mandarins instead")
     t.add_argument("--init", type=Path, help="start from these weights (.pt)")
     t.add_argument("--big", action="store_true", help="big stone or not in the mandarins")
+    t.add_argument("--device", default="cpu", help="torch device: cpu, cuda")
+    t.add_argument("--workers", type=int, default=0, help="processes cutting crops")
+    k = sub.add_parser("pack")
+    k.add_argument("--data", type=Path, default=DATA)
+    k.add_argument("--out", type=Path, default=DATA / "pack.npz")
+    k.add_argument("--quality", type=int, default=92, help="JPEG quality of the canvases")
     e = sub.add_parser("export")
     e.add_argument("--weights", type=Path, default=DATA / "squares.pt")
     e.add_argument("--out", type=Path, default=Path(CountConfig().square_model))
@@ -424,7 +522,11 @@ def main() -> int:
             args.mandarins,
             args.init,
             args.big,
+            args.device,
+            args.workers,
         )
+    elif args.cmd == "pack":
+        pack(args.data, args.out, args.quality)
     elif args.cmd == "export":
         export(args.weights, args.out, args.mandarins, args.big)
     elif args.cmd == "fit":

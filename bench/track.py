@@ -304,7 +304,7 @@ def _synth_sequence(seed: int, n: int, workdir: Path, plies: int, hands: float) 
         gone = cleared_squares(t)
         shown = after_sowing(t) if game.is_over else None
         after = (shown or board_of(t.position))[0]
-        # (a game that ends sweeps the squares without any pick-up)
+        # (squares a capture emptied lose their pile without any pick-up)
         cleared = [sq in gone or after[sq] < board[sq] for sq in range(12)]
         added = [after[sq] if cleared[sq] else after[sq] - board[sq] for sq in range(12)]
         placed = rearranged(placed, cleared, added, drop_rng, depth, size)

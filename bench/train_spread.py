@@ -75,8 +75,9 @@ def generate(
                     print(f"  {made} scenes, {made / (time.time() - t0):.1f}/s", flush=True)
     else:
         for seed in todo:
-            made += one(seed)
-            if made % 50 == 0:
+            made_one = one(seed)
+            made += made_one
+            if made_one and made % 50 == 0:
                 print(f"  {made} scenes, {made / (time.time() - t0):.2f}/s", flush=True)
     print(f"  {made} of {len(todo)} scenes made in {time.time() - t0:.0f}s", flush=True)
 

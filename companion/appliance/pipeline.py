@@ -280,8 +280,15 @@ class FramePipeline:
         if reports[0].behind and self._last is not None:
             obs, source, doubt = self._last
             reports.append(self.referee.see(obs, source, again=True, side_doubt=doubt))
-        if reports[-1].confirmed and self._last is not None:
-            self._witness(self._last[0])  # the photo shows the board the answers lead to
+        last = reports[-1]
+        # the photo shows the board the answers lead to (not one the camera took more
+        # moves from by itself: that board is the referee's own reading)
+        if (
+            last.confirmed
+            and self._last is not None
+            and all(a.how != "camera" for a in last.accepted)
+        ):
+            self._witness(self._last[0])
         self._sync_reference()
         return reports
 
@@ -292,6 +299,8 @@ class FramePipeline:
         while every later photo that holds more than one move is no witness of it.)"""
         if self.turned is not None or viewed.reading is None or not viewed.fit or viewed.partial:
             return
+        if self.referee.blind:
+            return  # (the counter cannot see this scene: its fits say nothing)
         found = half_turned(viewed) if self._view_turned else viewed
         other = half_turned(found)
         if found.reading is None or other.reading is None:

@@ -699,7 +699,6 @@ class Referee:
                 reason or "frame not usable",
             )
         before = self.owed or board_of(self.position)
-        reading = stones_gone(reading, before)
         raw = reading
         gain = self.count_gain()
         if abs(gain - 1.0) > 0.02:
@@ -761,15 +760,18 @@ class Referee:
             needed = max(1, min(needed, unexplained))
         plies = min(needed, self.config.max_catch_up)
         self._weighed_all = needed <= plies
+        # (folded here, not where the readings are kept: a kept reading may be turned
+        # half round later, and the stoneless mandarin with it)
+        between = self._partials[-1].reading if self._partials and plies > 1 else None
         verdict = reconcile(
             self.position,
-            reading,
+            stones_gone(reading, before),
             self.rules,
             current=self.owed,
             config=self.config.reconcile,
             plies=plies,
-            earlier=self._partials[-1].reading if self._partials and plies > 1 else None,
-            kept=kept,
+            earlier=None if between is None else stones_gone(between, before),
+            kept=None if kept is None else stones_gone(kept, before),
             still=still,
             change=change,
             earlier_change=self._partials[-1].change if self._partials and plies > 1 else None,

@@ -295,7 +295,7 @@ def _synth_sequence(seed: int, n: int, workdir: Path, plies: int, hands: float) 
             # camera saw that board, now it sees the bare one (no move led to it)
             move = None
             placed = rearranged(placed, [c > 0 for c in board], [0] * 12, drop_rng, depth, size)
-            shoot(board_of(game.position)[0], board_of(game.position)[1], False, ply + 1)
+            shoot(*board_of(game.position), False, ply + 1)
             break
         m = rng.choice(game.legal_moves())
         t = play(game.position, m, game.rules)

@@ -30,6 +30,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -263,49 +264,24 @@ def load(data: Path) -> list[tuple[np.ndarray, dict[str, Any]]]:
     return [(img, rec) for img, rec in read if img is not None]
 
 
-class _Windows:
-    """Endless training windows from the loaded scenes, one numpy generator per loader
-    worker (seeded by the run's seed and the worker's number) so workers never repeat."""
+def _windows(
+    items: list[tuple[np.ndarray, dict[str, Any]]], seed: int, stride: int, batch: int
+) -> Callable[[int | None], Iterator[tuple[np.ndarray, np.ndarray]]]:
+    """Endless batches of training windows from the loaded scenes, one numpy generator per
+    loader worker (the run's seed and the worker's number, 0 in this process)."""
 
-    def __init__(self, items: list[tuple[np.ndarray, dict[str, Any]]], seed: int, stride: int):
-        self.items, self.seed, self.stride = items, seed, stride
-
-    def batches(self, batch: int, worker: int) -> Any:
-        rng = np.random.default_rng((self.seed, worker))
+    def stream(worker: int | None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        rng = np.random.default_rng((seed, worker or 0))
         while True:
             xs, ys = [], []
             for _ in range(batch):
-                rect, rec = self.items[int(rng.integers(len(self.items)))]
-                x, y = sample(rect, rec, rng, self.stride)
+                rect, rec = items[int(rng.integers(len(items)))]
+                x, y = sample(rect, rec, rng, stride)
                 xs.append(x)
                 ys.append(y)
             yield np.stack(xs), np.stack(ys)
 
-
-def _loader(windows: _Windows, batch: int, workers: int) -> Any:
-    """Batches from ``workers`` forked processes (the scenes stay shared, copy-on-write),
-    or from this process alone when ``workers`` is 0."""
-    import torch
-    from torch.utils.data import DataLoader, IterableDataset, get_worker_info
-
-    class Stream(IterableDataset):
-        def __iter__(self) -> Any:
-            info = get_worker_info()
-            for x, y in windows.batches(batch, 0 if info is None else info.id):
-                yield torch.from_numpy(x), torch.from_numpy(y)
-
-    if workers == 0:
-        return iter(Stream())
-    return iter(
-        DataLoader(
-            Stream(),
-            batch_size=None,
-            num_workers=workers,
-            prefetch_factor=4,
-            multiprocessing_context="fork",
-            worker_init_fn=lambda _: cv2.setNumThreads(1),
-        )
-    )
+    return stream
 
 
 def train(
@@ -329,6 +305,8 @@ def train(
 
     import torch
 
+    from training.nets import forked_batches, on_device, save_weights
+
     torch.manual_seed(seed)
     items = load(data)
     state = torch.load(init) if init is not None else None
@@ -349,21 +327,15 @@ def train(
             state["head.bias"] = state["head.bias"].repeat(2)
         net.load_state_dict(state)
         peak = lr or 1e-3
-    if device.startswith("cuda"):  # convolutions in full float32, as on the CPU
-        torch.backends.cudnn.allow_tf32 = False
-        torch.backends.cuda.matmul.allow_tf32 = False
-    net.to(device)
+    on_device(net, device)
     opt = torch.optim.AdamW(net.parameters(), lr=peak, weight_decay=1e-4)
-    batches = _loader(_Windows(items, seed, stride), batch, workers)
+    batches = forked_batches(_windows(items, seed, stride, batch), workers)
     run, t0, step = 0.0, time.time(), 0
 
     def progress() -> float:  # 0..1 of the run, by steps or by the clock
         if minutes:
             return (time.time() - t0) / (60.0 * minutes)
         return step / steps
-
-    def save() -> None:
-        torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, out)
 
     while progress() < 1.0:
         f = progress()  # one cycle: 5% warm-up, then a cosine down to nothing
@@ -387,10 +359,10 @@ def train(
                 f"  step {step} loss {run:.4f} lr {rate:.2g} ({time.time() - t0:.0f}s)", flush=True
             )
         if step % 2000 == 0:
-            save()
+            save_weights(net, out)
         step += 1
     print(f"  {step} steps of {batch} in {time.time() - t0:.0f}s, loss {run:.4f}", flush=True)
-    save()
+    save_weights(net, out)
 
 
 def export(weights: Path, path: Path) -> None:

@@ -41,7 +41,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
@@ -243,22 +243,26 @@ def _net(width: int = 16, classes: int = squares.CLASSES) -> Any:
     return SquareNet()
 
 
-class _Batches:
-    """Training batches: a random square of a random scene, jittered and recoloured. One
-    numpy generator per loader worker (the run's seed and the worker's number); in this
-    process alone, the generator is the run's seed's, as it always was."""
+def _crops(
+    sets: tuple[np.ndarray, ...],
+    regions: np.ndarray,
+    seed: int,
+    batch: int,
+    synth_share: float,
+    mandarins: bool,
+    big: bool,
+) -> Callable[[int | None], Iterator[tuple[np.ndarray, np.ndarray]]]:
+    """Endless training batches: a random square of a random scene, jittered and
+    recoloured. One numpy generator per loader worker (the run's seed and the worker's
+    number); in this process alone, the run's seed's, as it always was."""
+    canvases, counts, s_canvases, s_counts = sets
 
-    def __init__(self, sets: tuple[np.ndarray, ...], regions: np.ndarray, args: dict[str, Any]):
-        self.sets, self.regions, self.args = sets, regions, args
-
-    def stream(self, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        canvases, counts, s_canvases, s_counts = self.sets
-        batch, share = self.args["batch"], self.args["synth_share"]
-        mandarins, big = self.args["mandarins"], self.args["big"]
+    def stream(worker: int | None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        rng = np.random.default_rng(seed if worker is None else (seed, worker))
         while True:
             scene = rng.integers(len(canvases), size=batch)
-            sq = rng.choice(self.regions, size=batch)
-            classic = rng.random(batch) < share
+            sq = rng.choice(regions, size=batch)
+            classic = rng.random(batch) < synth_share
             scene = np.where(classic, rng.integers(len(s_canvases), size=batch), scene)
             x = np.stack(
                 [
@@ -271,34 +275,9 @@ class _Batches:
                 ]
             )
             y = np.where(classic, s_counts[scene % len(s_counts), sq], counts[scene, sq])
-            yield x, np.minimum(y, 1 if big else squares.CLASSES - 1)
+            yield x, np.minimum(y, 1 if big else squares.CLASSES - 1).astype(np.int64)
 
-
-def _batches(source: _Batches, seed: int, workers: int) -> Iterator[tuple[Any, Any]]:
-    """``source``'s batches as tensors, cut in ``workers`` forked processes (the canvases
-    stay shared, copy-on-write) or, with none, here."""
-    import torch
-    from torch.utils.data import DataLoader, IterableDataset, get_worker_info
-
-    class Stream(IterableDataset):
-        def __iter__(self) -> Iterator[tuple[Any, Any]]:
-            info = get_worker_info()
-            rng = np.random.default_rng(seed if info is None else (seed, info.id))
-            for x, y in source.stream(rng):
-                yield torch.from_numpy(x), torch.from_numpy(y).long()
-
-    if workers == 0:
-        return iter(Stream())
-    return iter(
-        DataLoader(
-            Stream(),
-            batch_size=None,
-            num_workers=workers,
-            prefetch_factor=4,
-            multiprocessing_context="fork",
-            worker_init_fn=lambda _: cv2.setNumThreads(1),
-        )
-    )
+    return stream
 
 
 def train(
@@ -322,6 +301,8 @@ def train(
     import torch
     import torch.nn.functional as F
 
+    from training.nets import forked_batches, on_device, save_weights
+
     sets = _training_set(data, "big" if big else "counts")
     mandarins = mandarins or big
     print(f"{len(sets[0])} renders, {len(sets[2])} classic scenes, {steps} steps", flush=True)
@@ -332,18 +313,12 @@ def train(
         if big:  # a count head does not fit: the last layer starts afresh
             start = {k: v for k, v in start.items() if not k.startswith("h.2.")}
         net.load_state_dict(start, strict=not big)
-    if device.startswith("cuda"):  # convolutions in full float32, as on the CPU
-        torch.backends.cudnn.allow_tf32 = False
-        torch.backends.cuda.matmul.allow_tf32 = False
-    net.to(device)
+    on_device(net, device)
     regions = np.array(MANDARINS) if mandarins else CIT
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     out.parent.mkdir(parents=True, exist_ok=True)
-    args = {"batch": batch, "synth_share": synth_share, "mandarins": mandarins, "big": big}
-    batches = _batches(_Batches(sets, regions, args), seed, workers)
-
-    def save() -> None:
-        torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, out)
+    stream = _crops(sets, regions, seed, batch, synth_share, mandarins, big)
+    batches = forked_batches(stream, workers)
 
     t0 = time.time()
     for step in range(1, steps + 1):
@@ -359,7 +334,7 @@ def train(
             left = (time.time() - t0) / step * (steps - step)
             print(f"step {step} loss {loss.item():.3f}, left {left / 60:.1f} min", flush=True)
         if step % 1000 == 0 or step == steps:
-            save()
+            save_weights(net, out)
 
 
 def export(weights: Path, path: Path, mandarins: bool = False, big: bool = False) -> None:

@@ -1,14 +1,19 @@
-"""Torch building blocks shared by the offline trainers (counter, big stone, spread, finder).
+"""Torch building blocks shared by the offline trainers (counter, big stone, spread, finder):
+layers, the ONNX export, the device and the forked batch loader.
 
 Imported only by training code that already needs torch; nothing at run time reads it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import cv2
+import numpy as np
 import torch
 from torch import nn
+from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
 
 def conv_bn_relu(i: int, o: int, stride: int = 1, dil: int = 1, k: int = 3) -> nn.Sequential:
@@ -33,4 +38,48 @@ def export_onnx(net: nn.Module, path: Path, dummy: torch.Tensor) -> None:
         opset_version=13,
         dynamo=False,
         do_constant_folding=True,
+    )
+
+
+def on_device(net: nn.Module, device: str) -> nn.Module:
+    """``net`` moved to ``device``; on a GPU, convolutions and products in full float32
+    (PyTorch's TF32 default on Hopper is the one difference from training on the CPU)."""
+    if device.startswith("cuda"):
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
+    return net.to(device)
+
+
+def save_weights(net: nn.Module, path: Path) -> None:
+    """The weights as CPU tensors, whatever device trained them (export reads them anywhere)."""
+    torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, path)
+
+
+Batches = Iterator[tuple[np.ndarray, np.ndarray]]
+
+
+def forked_batches(
+    stream: Callable[[int | None], Batches], workers: int
+) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """A trainer's numpy batches as tensors. ``stream(worker)`` makes one worker's endless
+    stream (None: this process); with ``workers`` processes they are forked, so the scenes
+    the trainer loaded stay shared, copy-on-write, and each cuts its own samples."""
+
+    class Stream(IterableDataset):  # type: ignore[misc]
+        def __iter__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+            info = get_worker_info()
+            for x, y in stream(None if info is None else info.id):
+                yield torch.from_numpy(x), torch.from_numpy(y)
+
+    if workers == 0:
+        return iter(Stream())
+    return iter(
+        DataLoader(
+            Stream(),
+            batch_size=None,
+            num_workers=workers,
+            prefetch_factor=4,
+            multiprocessing_context="fork",
+            worker_init_fn=lambda _: cv2.setNumThreads(1),
+        )
     )

@@ -19,11 +19,12 @@ The three commands differ only in where frames come from and which clock runs.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from companion.referee import Observation, Referee, Report, half_turned
-from companion.referee.reconcile import board_fit, board_of
+from companion.referee.reconcile import SquareEvidence, board_fit, board_of
 from device.ports import Frame
 from engine import Move
 from engine.board import NUM_SQUARES
@@ -229,8 +230,7 @@ class FramePipeline:
             return self._viewed(obs), self._doubt()
         same = False
         if vouched:
-            board = referee.owed or board_of(referee.position)
-            odds = board_fit(turned.reading, board) - board_fit(obs.reading, board)
+            odds = self._vouched_odds(obs.reading, turned.reading)
         else:
             seen = self._viewed(obs)  # (the referee weighs frames the way it judges them)
             found = referee.weigh(seen, half_turn=self._view_turned)
@@ -305,5 +305,12 @@ class FramePipeline:
         other = half_turned(found)
         if found.reading is None or other.reading is None:
             return
+        self._add_side(self._vouched_odds(found.reading, other.reading), known=True)
+
+    def _vouched_odds(
+        self, found: Sequence[SquareEvidence], turned: Sequence[SquareEvidence]
+    ) -> float:
+        """Log odds that the board is turned, from a photo of the board the players vouch
+        for (the referee's now): how much better it fits that board read half round."""
         board = self.referee.owed or board_of(self.referee.position)
-        self._add_side(board_fit(other.reading, board) - board_fit(found.reading, board), True)
+        return board_fit(turned, board) - board_fit(found, board)

@@ -43,6 +43,7 @@ from engine.board import MANDARINS
 from vision.api import read_board
 from vision.config import VisionConfig, load_config
 from vision.geometry import canonical_corners
+from vision.lens import distort_points, undistort, undistort_points
 from vision.locate import outline_from_corners
 from vision.synth import REGION_NAMES
 
@@ -121,10 +122,18 @@ def evaluate(
     if image is None:
         tally.rows.append({"image": name, "found": False, "reason": "unreadable"})
         return
+    raw_shape = image.shape
     t0 = time.perf_counter()
-    outline = outline_from_corners(corners, config.locate.arc_depth) if oracle else None
+    # (a configured lens is undone first, as the app does; the truth stays in the raw photo)
+    image = undistort(image, config.lens)
+    outline = None
+    if oracle:
+        seen = undistort_points(corners, raw_shape, config.lens)
+        outline = outline_from_corners(seen, config.locate.arc_depth)
     reading = read_board(image, config, outline=outline, gate=False)
     ms = (time.perf_counter() - t0) * 1000
+    if reading.corners is not None:
+        reading = replace(reading, corners=distort_points(reading.corners, raw_shape, config.lens))
     key = f"{image.shape[1]}x{image.shape[0]}"
     tally.latency.setdefault(key, []).append(ms)
     row: dict[str, Any] = {"image": name, "found": reading.found, "ms": round(ms, 1), **extra}

@@ -25,7 +25,7 @@ from vision.count import (
 from vision.errors import BoardNotFoundError
 from vision.gate import FrameQuality, assess_frame, assess_hand, hand_cover
 from vision.geometry import FloatArray
-from vision.locate import Outline, locate_board, outline_from_corners
+from vision.locate import Outline, locate_board, manual_outline
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ class BoardReading:
 
 def _find_outline(image: NDArray[np.uint8], cfg: VisionConfig) -> tuple[Outline | None, str | None]:
     """Manual corners first (a person's cure for a wrong board), else the search."""
-    if cfg.locate.manual_corners is not None:
-        corners = np.array(cfg.locate.manual_corners, dtype=np.float64)
-        return outline_from_corners(corners, cfg.locate.arc_depth, 0.0, manual=True), None
+    manual = manual_outline(cfg, image.shape)
+    if manual is not None:
+        return manual, None
     try:
         return locate_board(image, cfg.locate, np.random.default_rng(cfg.locate.seed)), None
     except BoardNotFoundError as exc:

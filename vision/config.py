@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.errors import ConfigError
+from vision.lens import Lens
 
 #: The networks shipped with the package (trained by bench/train_counter.py and train_bigstone.py).
 MODELS = Path(__file__).resolve().parent / "models"
@@ -189,6 +190,8 @@ class VisionConfig:
     count: CountConfig = field(default_factory=CountConfig)
     gate: GateConfig = field(default_factory=GateConfig)
     change: ChangeConfig = field(default_factory=ChangeConfig)
+    #: the camera's lens distortion, undone on every frame first (``vision.lens``)
+    lens: Lens = field(default_factory=Lens)
 
 
 _SECTIONS: dict[str, type[Any]] = {
@@ -196,6 +199,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "count": CountConfig,
     "gate": GateConfig,
     "change": ChangeConfig,
+    "lens": Lens,
 }
 
 
@@ -278,6 +282,9 @@ def config_from_dict(data: dict[str, Any]) -> VisionConfig:
                 raise ConfigError(f"vision config: unknown key [{name}] {key}")
             values[key] = _coerce(name, key, getattr(defaults, key), value)
         sections[name] = cls(**values)
+    lens = sections.get("lens")
+    if lens is not None and lens.problem() is not None:
+        raise ConfigError(f"vision config: [lens] {lens.problem()}")
     return VisionConfig(**sections)
 
 

@@ -18,6 +18,7 @@ from vision.api import read_board
 from vision.change import change_canvas, square_changes
 from vision.config import VisionConfig
 from vision.errors import BoardNotFoundError
+from vision.lens import undistort
 from vision.locate import locate_board, outline_from_corners
 
 #: a board in the middle of the frame, as fractions of its width and height (SW, SE, NE, NW)
@@ -34,6 +35,7 @@ def warm_up(config: VisionConfig | None = None, size: tuple[int, int] = (1280, 9
     width, height = size
     rng = np.random.default_rng(0)
     image = rng.integers(90, 140, (height, width, 3), dtype=np.uint8)
+    image = undistort(image, cfg.lens)  # (a lens's maps are built once per frame size)
     with contextlib.suppress(BoardNotFoundError):  # (none on noise; its networks ran)
         locate_board(image, cfg.locate)
     corners = np.array(_CORNERS) * np.array([width, height])

@@ -43,6 +43,7 @@ from vision import (
     thumbnail,
 )
 from vision.change import intrusion_cover
+from vision.lens import undistort
 
 
 class FrameHistory:
@@ -119,7 +120,8 @@ class VisionObserver:
 
     def __call__(self, frame: Frame) -> Observation:
         self._last = None
-        image = np.ascontiguousarray(frame.image)
+        # (a wide lens's frame is straightened first: every stage assumes a pinhole)
+        image = undistort(np.ascontiguousarray(frame.image), self.config.lens)
         new_scene, previous = self._history.step(image)
         located = self.locator.locate(image)
         outline = located.outline
@@ -274,9 +276,8 @@ class VisionObserver:
         outline = self.locator.outline
         if outline is not None:
             skip = [sq for sq, hidden in enumerate(self._hidden) if hidden]
-            self.calibration = calibrate(
-                np.ascontiguousarray(frame.image), self.config, outline, skip
-            )
+            image = undistort(np.ascontiguousarray(frame.image), self.config.lens)
+            self.calibration = calibrate(image, self.config, outline, skip)
 
 
 def _hidden(square: SquareReading) -> SquareReading:

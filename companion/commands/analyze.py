@@ -115,14 +115,16 @@ def _round(v: float) -> float:
 def analyze_image(path: str, config: VisionConfig) -> dict[str, Any]:
     """The interchange JSON object for one image."""
     from vision.api import read_board
+    from vision.lens import distort_points, undistort
+    from vision.locate import manual_outline
 
     name = Path(path).name
     try:
-        image = read_image(path)
+        image = undistort(read_image(path), config.lens)
     except ImageReadError as exc:
         return {"image": name, "error": str(exc)}
     try:
-        reading = read_board(image, config, gate=False, outline=manual_outline(config))
+        reading = read_board(image, config, gate=False, outline=manual_outline(config, image.shape))
     except MemoryError:
         return {"image": name, "error": f"out of memory reading {name}"}
     except Exception as exc:  # a vision failure is this image's error, never the batch's end
@@ -132,7 +134,10 @@ def analyze_image(path: str, config: VisionConfig) -> dict[str, Any]:
     if not reading.found or reading.corners is None:
         out.update(corners=None, squares=None, reason=reading.reason or "board not found")
     else:
-        out["corners"] = [[_round(x), _round(y)] for x, y in reading.corners]
+        # (in the photo as taken: with a lens undone, the corners move back to where they
+        # show, as the corners a person gives are read)
+        raw = distort_points(reading.corners, image.shape, config.lens)
+        out["corners"] = [[_round(x), _round(y)] for x, y in raw]
         out["squares"] = [
             {
                 "count": sq.count,
@@ -152,23 +157,6 @@ def analyze_image(path: str, config: VisionConfig) -> dict[str, Any]:
     out["_reading"] = reading
     out["_image"] = image
     return out
-
-
-def manual_outline(config: VisionConfig) -> Any:
-    """The outline from hand-given corners, or None to locate the board automatically.
-
-    Corners given once (``oanquan calibrate``) are what the user wants used:
-    they are the cure for a board the automatic fit gets wrong, so they go
-    first, not only when the fit finds nothing.
-    """
-    corners = config.locate.manual_corners
-    if corners is None:
-        return None
-    from vision.locate import outline_from_corners
-
-    return outline_from_corners(
-        np.array(corners, dtype=np.float64), config.locate.arc_depth, 0.0, manual=True
-    )
 
 
 def vision_config(path: str | None) -> VisionConfig:

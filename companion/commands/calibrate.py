@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -72,38 +73,79 @@ def calibrate_main(argv: list[str]) -> int:
     return guarded("oanquan calibrate", lambda: _calibrate(argv))
 
 
+#: a measured lens is kept only if it straightens the chalk lines by this share: a
+#: pinhole camera's photos measure a small k1 from the chalk's own wobble
+LENS_GAIN = 0.1
+
+
+def lens_toml(k1: float, fit: Any, sources: list[str]) -> str:
+    """TOML text a vision config loader accepts (``[vision.lens]``), saying what it rests on."""
+    kept = "" if k1 else f" (measured {fit.lens.k1:+.3f}: too little to undo)"
+    return (
+        f"# lens measured on {', '.join(sources)}: {fit.points} chalk points on {fit.lines}"
+        f" lines, {fit.rms_pinhole:.2f} px off straight as taken, {fit.rms:.2f} px undone{kept}\n"
+        "[vision.lens]\n"
+        f"k1 = {k1:.3f}\n"
+    )
+
+
 def _calibrate(argv: list[str]) -> int:
     from companion.appliance.config import ConfigError, corners_problem, parse_config
+    from companion.commands.analyze import vision_config
+    from vision.errors import ConfigError as VisionConfigError
 
     ap = argparse.ArgumentParser(
         prog="oanquan calibrate",
-        description="give the board corners by hand (or check the automatic ones)",
+        description="give the board corners by hand (or check the automatic ones), "
+        "or measure a wide lens from photos of the board",
     )
-    ap.add_argument("image", metavar="IMAGE", help="a photo from the camera, board in view")
+    ap.add_argument(
+        "image", metavar="IMAGE", nargs="+", help="a photo from the camera, board in view"
+    )
     ap.add_argument(
         "--corners",
         help="x1,y1,...,x4,y4: the 4 outer corners of the 2x5 "
         "rectangle in any order (default: find them automatically)",
     )
+    ap.add_argument(
+        "--lens",
+        action="store_true",
+        help="measure the lens's distortion from the board's chalk lines instead "
+        "(one or more photos, the board filling the frame)",
+    )
+    ap.add_argument("--config", metavar="FILE", help="the app's config: its [vision.lens] is used")
     ap.add_argument("--out", metavar="FILE", help="write the TOML here (default: stdout only)")
     ap.add_argument("--annotate", metavar="PNG", help="draw the outline for checking")
     args = ap.parse_args(argv)
     try:
+        if len(args.image) > 1 and not args.lens:
+            raise ValueError("several photos are only read with --lens")
+        if args.lens and args.corners:
+            raise ValueError("--lens measures the lens; give --corners in a run of its own")
         out = output_file(args.out, "--out") if args.out else None
         drawing = (
             output_file(args.annotate, "--annotate", ANNOTATE_SUFFIXES) if args.annotate else None
         )
-    except ValueError as exc:
+        config = vision_config(args.config) if args.config else None
+    except (ValueError, ConfigError, VisionConfigError) as exc:
         print(f"oanquan calibrate: {exc}", file=sys.stderr)
         return 2
+    from vision.config import VisionConfig
+
+    config = config or VisionConfig()
     try:
-        image = read_image(args.image)
+        images = [read_image(path) for path in args.image]
     except ImageReadError as exc:
         print(f"oanquan calibrate: {exc}", file=sys.stderr)
         return 1
+    if args.lens:
+        return _measure_lens(images, args.image, config, out, drawing)
     from vision.errors import BoardNotFoundError
+    from vision.lens import distort_points, undistort, undistort_points
     from vision.locate import locate_board, outline_from_corners
 
+    raw = images[0]
+    image = undistort(raw, config.lens)
     if args.corners:
         try:
             corners = order_corners(_parse_corners(args.corners))
@@ -118,27 +160,93 @@ def _calibrate(argv: list[str]) -> int:
         if np.any(np.abs(corners) > 4 * max(h, w)):
             print("oanquan calibrate: corners lie far outside the image", file=sys.stderr)
             return 2
-        outline = outline_from_corners(corners, manual=True)
+        seen = undistort_points(corners, raw.shape, config.lens)
+        outline = outline_from_corners(seen, manual=True)
     else:
         try:
-            outline = locate_board(image)
+            outline = locate_board(image, config.locate)
         except BoardNotFoundError as exc:
             print(
                 f"oanquan calibrate: no board found ({exc.reason}); give --corners", file=sys.stderr
             )
             return 1
-        corners = outline.corners
-    text = calibration_toml(corners, Path(args.image).name)
+        # (written where they show in the photo as taken, as a person would give them)
+        corners = distort_points(outline.corners, raw.shape, config.lens)
+    text = calibration_toml(corners, Path(args.image[0]).name)
     try:
         parse_config(text)  # what is written must load: the same check as oanquan run
     except ConfigError as exc:
         print(f"oanquan calibrate: the corners do not make a usable config: {exc}", file=sys.stderr)
         return 2
+    return _emit(text, out, image, outline, drawing)
+
+
+def _measure_lens(
+    images: list[NDArray[np.uint8]],
+    names: list[str],
+    config: Any,
+    out: Path | None,
+    drawing: Path | None,
+) -> int:
+    """``--lens``: the board found in each photo as taken, its chalk lines pooled, and the
+    ``k1`` that makes them straightest written as ``[vision.lens]``."""
+    from companion.appliance.config import ConfigError, parse_config
+    from vision.errors import BoardNotFoundError
+    from vision.lens import Lens, board_chalk, fit_lens, undistort
+    from vision.locate import locate_board
+
+    shape = images[0].shape
+    lines: list[NDArray[np.float64]] = []
+    for image, name in zip(images, names, strict=True):
+        if image.shape != shape:
+            print(
+                f"oanquan calibrate: {Path(name).name} is not the size of {Path(names[0]).name}:"
+                " measure one camera at one size",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            found = locate_board(image, config.locate)
+        except BoardNotFoundError as exc:
+            print(
+                f"oanquan calibrate: {Path(name).name}: no board found ({exc.reason})",
+                file=sys.stderr,
+            )
+            return 1
+        lines += board_chalk(image, found.homography, config.locate.line_model)
+    fit = fit_lens(lines, shape)
+    if fit is None:
+        print(
+            "oanquan calibrate: too little chalk along the board's lines to measure the lens",
+            file=sys.stderr,
+        )
+        return 1
+    k1 = fit.lens.k1 if fit.rms <= (1.0 - LENS_GAIN) * fit.rms_pinhole else 0.0
+    text = lens_toml(k1, fit, [Path(n).name for n in names])
+    try:
+        parse_config(text)  # what is written must load: the same check as oanquan run
+    except ConfigError as exc:
+        print(f"oanquan calibrate: the lens does not make a usable config: {exc}", file=sys.stderr)
+        return 2
+    image = undistort(images[0], Lens(k1))
+    try:
+        outline = locate_board(image, config.locate) if drawing is not None else None
+    except BoardNotFoundError:
+        outline = None
+    return _emit(text, out, image, outline, drawing)
+
+
+def _emit(
+    text: str, out: Path | None, image: NDArray[np.uint8], outline: Any, drawing: Path | None
+) -> int:
+    """Print the TOML, write it to ``out`` and the checking picture to ``drawing``."""
     print(text, end="", flush=True)
     try:
         if out is not None:
             write_text(out, text, "--out")
         if drawing is not None:
+            if outline is None:
+                raise ValueError(f"--annotate {drawing}: no board found to draw")
             _draw(image, outline, drawing)
     except ValueError as exc:
         print(f"oanquan calibrate: {exc}", file=sys.stderr)

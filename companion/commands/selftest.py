@@ -357,6 +357,7 @@ def hardware_checks(
     frames: Callable[[int], Image | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
     locate: Any = None,
+    lens: Any = None,
 ) -> tuple[Checks, Callable[[], None]]:
     """Build the real checks on ``device`` and ``vision``; return them and a closer.
 
@@ -365,7 +366,8 @@ def hardware_checks(
     buttons object before waiting for presses (tests drive fake buttons there);
     ``frames`` feeds the fake camera (default: plain grey frames); ``clock``
     times the ``press_s`` window; ``locate`` is the ``vision.config.LocateConfig``
-    from the app's ``[vision]`` table (None: vision's defaults).
+    from the app's ``[vision]`` table (None: vision's defaults), ``lens`` its
+    ``vision.lens.Lens`` (None: a pinhole).
     """
     session = _Session(settings, backend, hold_s=hold_s)
 
@@ -474,6 +476,10 @@ def hardware_checks(
         # The counter reads every square at ``counter_px`` pixels a side; a camera that
         # gives fewer throws detail away before counting starts. Piece size relative to
         # a square is the players' choice, so only pixels per square are judged here.
+        if lens is not None:
+            from vision.lens import undistort
+
+            image = undistort(image, lens)
         outline = locate_board(image, locate)
         square_px = outline.px_per_unit()
         detail = (
@@ -566,7 +572,7 @@ def _main(argv: list[str], out: TextIO | None) -> int:
 
     try:
         config = load_config(args.config)
-        locate = config_from_dict(config.vision).locate
+        vision = config_from_dict(config.vision)
     except (OSError, ValueError) as exc:
         print(f"selftest: {exc}", file=sys.stderr)
         return 2
@@ -576,7 +582,8 @@ def _main(argv: list[str], out: TextIO | None) -> int:
     )
     checks, close = hardware_checks(
         config.hardware,
-        locate=locate,
+        locate=vision.locate,
+        lens=vision.lens,
         backend=args.backend,
         press_s=args.press,
         save_frame=args.save_frame,

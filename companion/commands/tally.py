@@ -96,7 +96,7 @@ def read_spread(
     from vision.count import big_stone_probabilities, densities, inside_share, rectify
     from vision.detect import NOISE_FLOOR, region_sums
     from vision.errors import BoardNotFoundError
-    from vision.locate import locate_board, outline_from_corners
+    from vision.locate import locate_board, manual_outline
 
     cfg = config or VisionConfig()
     t0 = time.perf_counter()
@@ -107,10 +107,9 @@ def read_spread(
         try:
             outline = locate_board(image, cfg.locate, np.random.default_rng(cfg.locate.seed))
         except BoardNotFoundError as exc:
-            if cfg.locate.manual_corners is None:
+            outline = manual_outline(cfg, image.shape)
+            if outline is None:
                 return SpreadReading(False, reason=exc.reason or "board not found")
-            corners = np.array(cfg.locate.manual_corners, dtype=np.float64)
-            outline = outline_from_corners(corners, cfg.locate.arc_depth, 0.0, manual=True)
             given = True
     t1 = time.perf_counter()
     count_cfg = cfg.count
@@ -167,7 +166,10 @@ def read_frame_spread(observer: Any, image: NDArray[np.uint8]) -> SpreadReading:
     """The live camera's tally: the board as the observer's locator verifies it in this
     frame, counted with the scene's calibration (``VisionObserver`` duck-typed:
     ``locator``, ``config``, ``calibration``). No board: ``found`` False."""
-    outline = observer.locator.update(np.ascontiguousarray(image))
+    from vision.lens import undistort
+
+    image = undistort(np.ascontiguousarray(image), observer.config.lens)
+    outline = observer.locator.update(image)
     if outline is None:
         return SpreadReading(False, reason="board not found")
     return read_spread(image, observer.config, outline=outline, calibration=observer.calibration)
@@ -281,16 +283,18 @@ def evidence(reading: SpreadReading) -> BoardEvidence:
 
 def tally_image(path: str, config: Any, model: SpreadModel | None = None) -> dict[str, Any]:
     """The interchange JSON object for one image (``error`` when it cannot be counted)."""
-    from companion.commands.analyze import manual_outline, read_image
+    from companion.commands.analyze import read_image
     from vision.errors import ImageReadError
+    from vision.lens import undistort
+    from vision.locate import manual_outline
 
     name = Path(path).name
     try:
-        image = read_image(path)
+        image = undistort(read_image(path), config.lens)
     except ImageReadError as exc:
         return {"image": name, "error": str(exc)}
     try:
-        reading = read_spread(image, config, outline=manual_outline(config))
+        reading = read_spread(image, config, outline=manual_outline(config, image.shape))
     except MemoryError:
         return {"image": name, "error": f"out of memory counting {name}"}
     except Exception as exc:  # a vision failure is this image's error, never the batch's end

@@ -29,7 +29,7 @@ that locates once and then only checks the outline, noticing a moved board.
 from vision.locate.evidence import direction_weights, evidence_maps
 from vision.locate.learned import learned_ridges, line_probability
 from vision.locate.lines import hough_families
-from vision.locate.outline import Outline, outline_from_corners
+from vision.locate.outline import Outline, manual_outline, outline_from_corners
 from vision.locate.ridges import ridge_map, ridge_maps, thin_ridges
 from vision.locate.search import locate_board
 from vision.locate.sides import refine_sides
@@ -46,6 +46,7 @@ __all__ = [
     "learned_ridges",
     "line_probability",
     "locate_board",
+    "manual_outline",
     "outline_from_corners",
     "refine_sides",
     "ridge_map",

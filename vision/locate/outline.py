@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from vision.config import VisionConfig
 from vision.geometry import FloatArray, homography_from_corners, project, region_polygons_board
+from vision.lens import undistort_points
 
 
 @dataclass(frozen=True)
@@ -36,3 +39,17 @@ def outline_from_corners(
     h = homography_from_corners(c)
     regions = tuple(project(h, p) for p in region_polygons_board(arc_depth))
     return Outline(h, c, regions, float(quality), float(arc_depth), manual)
+
+
+def manual_outline(config: VisionConfig, shape: Sequence[int]) -> Outline | None:
+    """The outline of the corners a person gave (``[locate] manual_corners``), or None.
+
+    People give corners where they see them, in the camera's raw frame; the
+    stages work on the frame with the lens undone (``vision.lens``), so the
+    corners are moved there for an image of ``shape`` (rows, columns).
+    """
+    given = config.locate.manual_corners
+    if given is None:
+        return None
+    corners = undistort_points(np.array(given, dtype=np.float64), shape, config.lens)
+    return outline_from_corners(corners, config.locate.arc_depth, 0.0, manual=True)

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from vision.config import LocateConfig, VisionConfig
 from vision.errors import BoardNotFoundError
 from vision.locate.evidence import evidence_maps, saturated
-from vision.locate.outline import Outline, outline_from_corners
+from vision.locate.outline import Outline, manual_outline
 from vision.locate.ridges import downscale, ridge_map
 from vision.locate.scoring import scores
 from vision.locate.search import locate_board
@@ -104,8 +104,8 @@ class Locator:
             # Corners a person gave are the cure for a board the search gets wrong
             # (tile joints, mats): they win over whatever the search would find.
             if self.outline is None or not self.outline.manual:
-                corners = np.array(cfg.manual_corners, dtype=np.float64)
-                self.outline = outline_from_corners(corners, cfg.arc_depth, 0.0, manual=True)
+                self.outline = manual_outline(self.config, image_bgr.shape)
+                assert self.outline is not None  # (the corners are set)
                 self.reference_quality = support(image_bgr, self.outline, cfg)
             self.last_support = support(image_bgr, self.outline, cfg)
             return Located(self.outline, Fix.MANUAL, self.last_support)

@@ -1,0 +1,273 @@
+"""A wide lens's distortion, undone before anything looks for straight lines.
+
+Every stage after this one assumes a pinhole camera: the board is a
+homography of straight chalk lines, and its squares are cut by that
+homography. A wide lens (the Camera Module 3 Wide, most webcams) bows
+straight lines, most near the image edges where the ends of a board that
+fills the frame lie: the fit then bends to the middle and the end squares
+are cut a little wrong. Such a camera's frames are undistorted first, by a
+:class:`Lens` measured once from a photo of the board (:func:`fit_lens`:
+the chalk lines are straight on the ground, so the lens is the one that
+straightens them).
+
+The model is radial about the image centre, in units of the half-diagonal
+``R`` so that one coefficient means the same at every resolution: a point at
+``u`` (undistorted, from the centre, over ``R``) shows in the raw frame at
+``u (1 + k1 |u|^2 + k2 |u|^4)``; ``k1`` below 0 is barrel distortion.
+Undistorted frames keep the raw frame's size and centre scale.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.errors import ConfigError
+from vision.geometry import FloatArray, project
+
+#: the largest coefficient accepted: beyond it a lens folds points near the corners
+#: back onto one another, or is no lens this camera could have
+MAX_K = 0.3
+
+
+@dataclass(frozen=True, slots=True)
+class Lens:
+    """Radial distortion coefficients (see the module docstring); zeros: a pinhole."""
+
+    k1: float = 0.0
+    k2: float = 0.0
+
+    @property
+    def pinhole(self) -> bool:
+        """No distortion: frames are used as they come."""
+        return self.k1 == 0.0 and self.k2 == 0.0
+
+    def problem(self) -> str | None:
+        """Why this lens cannot be used (a one-line reason), or None.
+
+        Each coefficient must lie within :data:`MAX_K`, and the raw radius must
+        grow with the true one out to the image corners (a lens never shows
+        two points of the ground at one pixel).
+        """
+        for name, k in (("k1", self.k1), ("k2", self.k2)):
+            if not np.isfinite(k) or abs(k) > MAX_K:
+                return f"{name} must be between -{MAX_K} and {MAX_K}, got {k}"
+        r = np.linspace(0.0, 1.0, 101)
+        if np.any(1.0 + 3.0 * self.k1 * r**2 + 5.0 * self.k2 * r**4 <= 0.1):
+            return f"k1 = {self.k1}, k2 = {self.k2} fold the image before its corners"
+        return None
+
+
+def _frame(shape: Sequence[int]) -> tuple[NDArray[np.float64], float]:
+    """Centre (x, y) and half-diagonal of an image of ``shape`` (rows, columns, ...)."""
+    h, w = int(shape[0]), int(shape[1])
+    return np.array([w / 2.0, h / 2.0]), float(np.hypot(w, h) / 2.0)
+
+
+def distort_points(points: FloatArray, shape: Sequence[int], lens: Lens) -> FloatArray:
+    """Where points of the undistorted frame (px, shape (..., 2)) lie in the raw one."""
+    c, r = _frame(shape)
+    u = (np.asarray(points, np.float64) - c) / r
+    q = np.sum(u * u, axis=-1, keepdims=True)
+    return np.asarray(c + u * (1.0 + lens.k1 * q + lens.k2 * q * q) * r, np.float64)
+
+
+def undistort_points(points: FloatArray, shape: Sequence[int], lens: Lens) -> FloatArray:
+    """Where points of the raw frame (px, shape (..., 2)) lie in the undistorted one.
+
+    The model has no closed inverse; a fixed-point iteration converges
+    within the image for every lens that :meth:`Lens.problem` accepts.
+    """
+    c, r = _frame(shape)
+    d = (np.asarray(points, np.float64) - c) / r
+    u = d.copy()
+    for _ in range(40):
+        q = np.sum(u * u, axis=-1, keepdims=True)
+        u = d / (1.0 + lens.k1 * q + lens.k2 * q * q)
+    return np.asarray(c + u * r, np.float64)
+
+
+@functools.lru_cache(maxsize=4)
+def _maps(width: int, height: int, lens: Lens) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """For every pixel of the undistorted frame, where to read the raw one (cv2.remap)."""
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
+    raw = distort_points(np.stack([xs, ys], axis=-1), (height, width), lens).astype(np.float32)
+    mx, my = np.ascontiguousarray(raw[..., 0]), np.ascontiguousarray(raw[..., 1])
+    mx.setflags(write=False)
+    my.setflags(write=False)
+    return mx, my
+
+
+def undistort(image: NDArray[np.uint8], lens: Lens) -> NDArray[np.uint8]:
+    """The frame as a pinhole camera would have taken it (the same array for a pinhole).
+
+    The maps are built once per frame size (about 0.1 s at 1280x960, in
+    ``vision.warm_up``) and the remap then costs about 8 ms a frame. Pixels whose raw source lies
+    outside the frame repeat its edge, which draws no line a board could use.
+    """
+    if lens.pinhole:
+        return image
+    problem = lens.problem()
+    if problem is not None:
+        raise ConfigError(f"vision config: [lens] {problem}")
+    h, w = image.shape[:2]
+    mx, my = _maps(w, h, lens)
+    out = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out, dtype=np.uint8)
+
+
+# ---------------------------------------------------------------- measuring a lens
+
+
+@dataclass(frozen=True, slots=True)
+class LensFit:
+    """A lens measured from one photo, and how straight it makes the board's lines.
+
+    ``rms_pinhole`` and ``rms``: the chalk points' distance from a straight
+    line through each board line's points (px), taken as they are and
+    undistorted by ``lens``; ``lines`` and ``points`` say how much chalk
+    the measure rests on.
+    """
+
+    lens: Lens
+    lines: int
+    points: int
+    rms_pinhole: float
+    rms: float
+
+
+#: board lines the fit samples: (x0, y0, x1, y1, points) in board units (squares): the
+#: three long lines and the six dividers of the 2 x 5 rectangle, ends left out (the
+#: arcs and the corners bend away from any one line)
+_LINES = (
+    *((0.15, y, 4.85, y, 28) for y in (0.0, 1.0, 2.0)),
+    *((x, 0.15, x, 1.85, 10) for x in (0.0, 1.0, 2.0, 3.0, 4.0, 5.0)),
+)
+
+
+def chalk_points(
+    chalk: NDArray[np.float32],
+    homography: FloatArray,
+    scale: float,
+    reach: float = 0.25,
+    least: float = 0.5,
+) -> list[FloatArray]:
+    """Chalk along each board line, in raw frame px: one array of points per line.
+
+    ``chalk``: a map of how likely each pixel is chalk, at ``scale`` times
+    the frame's size; ``homography``: board units -> frame px (a fit on the
+    raw frame, bent lines and all). Each sample of a line is moved along the
+    line's normal, up to ``reach`` squares either way, to the likeliest chalk
+    there; a sample is kept where that is at least ``least`` and not at the
+    window's end (another line's chalk, or none).
+    """
+    out: list[FloatArray] = []
+    h, w = chalk.shape
+    steps = np.linspace(-1.0, 1.0, 41)
+    for x0, y0, x1, y1, n in _LINES:
+        t = np.linspace(0.0, 1.0, n)[:, None]
+        board = np.hstack([x0 + t * (x1 - x0), y0 + t * (y1 - y0)])
+        normal_board = np.array([-(y1 - y0), x1 - x0]) / np.hypot(x1 - x0, y1 - y0)
+        a = project(homography, board) * scale
+        b = project(homography, board + reach * normal_board) * scale
+        # (n, 41, 2) points across the line, from reach one side to reach the other
+        across = a[:, None, :] + steps[None, :, None] * (b - a)[:, None, :]
+        mx = np.ascontiguousarray(across[..., 0], np.float32)
+        my = np.ascontiguousarray(across[..., 1], np.float32)
+        vals = cv2.remap(chalk, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        vals = np.asarray(vals, np.float64)
+        best = np.argmax(vals, axis=1)
+        keep = (vals[np.arange(n), best] >= least) & (best > 0) & (best < len(steps) - 1)
+        inside = (a[:, 0] >= 0) & (a[:, 0] < w) & (a[:, 1] >= 0) & (a[:, 1] < h)
+        keep &= inside
+        idx = np.nonzero(keep)[0]
+        if len(idx) < 5:
+            continue
+        # sub-sample the peak with a parabola through it and its neighbours
+        lo, mid, hi = (vals[idx, best[idx] + k] for k in (-1, 0, 1))
+        den = lo - 2.0 * mid + hi
+        off = np.where(den < 0, 0.5 * (lo - hi) / np.where(den < 0, den, -1.0), 0.0)
+        s = steps[best[idx]] + off * (steps[1] - steps[0])
+        pts = a[idx] + s[:, None] * (b[idx] - a[idx])
+        out.append(pts / scale)
+    return out
+
+
+def _moments(pts: FloatArray) -> tuple[float, float]:
+    """The smaller and larger eigenvalue of a point set's scatter: the sum of squared
+    distances from its best straight line (total least squares), and its spread along
+    it (on 2 x 2 moments, far cheaper than an SVD per line)."""
+    centred = pts - pts.mean(axis=0)
+    m = centred.T @ centred
+    tr, det = float(m[0, 0] + m[1, 1]), float(np.linalg.det(m))
+    root = float(np.sqrt(max(0.25 * tr * tr - det, 0.0)))
+    return max(0.5 * tr - root, 0.0), 0.5 * tr + root
+
+
+def _rms(lines: list[FloatArray]) -> float:
+    """Root mean square distance of the points from the straight line through each set."""
+    total = sum(_moments(p)[0] for p in lines)
+    return float(np.sqrt(total / max(sum(len(p) for p in lines), 1)))
+
+
+def _bend(lines: list[FloatArray]) -> float:
+    """How far the sets are from straight, whatever their scale: their squared distances
+    from their lines over their squared spreads along them (an undistortion that
+    magnifies the edges must not look less straight for it, nor one that shrinks them
+    straighter)."""
+    off, along = 0.0, 0.0
+    for p in lines:
+        a, b = _moments(p)
+        off += a
+        along += b
+    return off / max(along, 1e-12)
+
+
+def fit_lens(lines: list[FloatArray], shape: Sequence[int], step: float = 0.005) -> LensFit | None:
+    """The ``k1`` that makes the chalk lines of one photo straightest (``k2`` kept 0).
+
+    ``lines``: raw-frame chalk points per board line (:func:`chalk_points`).
+    The long lines span most of a board that fills the frame, where a lens
+    bends most; every ``k1`` from -:data:`MAX_K` to :data:`MAX_K` is tried in
+    ``step``. None when too little chalk was found to tell (fewer than three
+    lines, or no long one).
+    """
+    if len(lines) < 3 or max((len(p) for p in lines), default=0) < 12:
+        return None
+    best: tuple[float, float] | None = None
+    for k in np.arange(-MAX_K, MAX_K + 1e-9, step):
+        lens = Lens(float(round(k, 6)))
+        if lens.problem() is not None:
+            continue
+        bend = _bend([undistort_points(p, shape, lens) for p in lines])
+        if best is None or bend < best[1]:
+            best = (lens.k1, bend)
+    if best is None:
+        return None
+    lens = Lens(best[0])
+    straight = [undistort_points(p, shape, lens) for p in lines]
+    return LensFit(lens, len(lines), sum(len(p) for p in lines), _rms(lines), _rms(straight))
+
+
+def board_chalk(
+    image_bgr: NDArray[np.uint8], homography: FloatArray, model: str, width: int = 960
+) -> list[FloatArray]:
+    """:func:`chalk_points` of one raw photo whose board was found at ``homography``
+    (board units -> px, a fit on this very photo), for :func:`fit_lens`. The chalk is
+    the board-line network's map (``model``), read ``width`` px wide: finer than the
+    search's copy, since the points' places are the measure. Photos of one camera may
+    be pooled: each line is straightened on its own."""
+    from vision.locate.learned import line_probability
+
+    h, w = image_bgr.shape[:2]
+    scale = min(1.0, width / float(w))
+    work = image_bgr
+    if scale < 1.0:
+        size = (round(w * scale), max(8, round(h * scale)))
+        work = np.asarray(cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA), np.uint8)
+    return chalk_points(line_probability(work, model), homography, scale)

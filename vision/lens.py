@@ -229,15 +229,17 @@ def _bend(lines: list[FloatArray]) -> float:
 
 
 def fit_lens(lines: list[FloatArray], shape: Sequence[int], step: float = 0.005) -> LensFit | None:
-    """The ``k1`` that makes the chalk lines of one photo straightest (``k2`` kept 0).
+    """The ``k1`` that makes the lines of the photos straightest (``k2`` kept 0).
 
-    ``lines``: raw-frame chalk points per board line (:func:`chalk_points`).
+    ``lines``: raw-frame points per straight line (:func:`chalk_points`,
+    :func:`chessboard_lines`).
     The long lines span most of a board that fills the frame, where a lens
     bends most; every ``k1`` from -:data:`MAX_K` to :data:`MAX_K` is tried in
-    ``step``. None when too little chalk was found to tell (fewer than three
-    lines, or no long one).
+    ``step``. None when too little was found to tell (fewer than three lines, no
+    line of eight points or fewer than thirty in all).
     """
-    if len(lines) < 3 or max((len(p) for p in lines), default=0) < 12:
+    sizes = [len(p) for p in lines]
+    if len(lines) < 3 or max(sizes) < 8 or sum(sizes) < 30:
         return None
     best: tuple[float, float] | None = None
     for k in np.arange(-MAX_K, MAX_K + 1e-9, step):
@@ -271,3 +273,16 @@ def board_chalk(
         size = (round(w * scale), max(8, round(h * scale)))
         work = np.asarray(cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA), np.uint8)
     return chalk_points(line_probability(work, model), homography, scale)
+
+
+def chessboard_lines(image_bgr: NDArray[np.uint8], inner: tuple[int, int]) -> list[FloatArray]:
+    """The rows and columns of a printed chessboard's inner corners, for :func:`fit_lens`
+    (empty when the board is not found whole). ``inner``: corners per row and per
+    column (a board of 10 x 7 squares has 9 x 6). A printed board's lines are truly
+    straight, where chalk wobbles: the surer measure of a lens."""
+    grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+    found, corners = cv2.findChessboardCornersSB(grey, inner, flags=cv2.CALIB_CB_EXHAUSTIVE)
+    if not found or corners is None:
+        return []
+    grid = np.asarray(corners, np.float64).reshape(inner[1], inner[0], 2)
+    return [*(grid[r] for r in range(inner[1])), *(grid[:, c] for c in range(inner[0]))]

@@ -1,4 +1,4 @@
-"""``oanquan calibrate``: the board's corners given by hand, for the config file.
+"""``oanquan calibrate``: the board's corners given by hand, or the lens, for the config file.
 
 For a board the automatic fit misses or gets wrong (docs/vision_failures.md),
 the user gives its four corners once; this writes them as a ``[vision.locate]``
@@ -7,6 +7,10 @@ file. The corners are checked before anything is written (finite, a convex
 outline of some size, inside or near the image), and the text written is read
 back through the config loader, so a file it writes always loads. Every
 output path is checked before the work starts; a problem is one line.
+
+``--lens`` measures a wide lens instead (``vision.lens``), from the board's
+chalk lines in one or more photos or, surer, from a printed chessboard's
+rows and columns (``--chessboard``), and writes ``[vision.lens]``.
 """
 
 from __future__ import annotations
@@ -113,6 +117,12 @@ def _calibrate(argv: list[str]) -> int:
         help="measure the lens's distortion from the board's chalk lines instead "
         "(one or more photos, the board filling the frame)",
     )
+    ap.add_argument(
+        "--chessboard",
+        metavar="COLSxROWS",
+        help="with --lens: measure on a printed chessboard instead of the chalk board "
+        "(its inner corners, e.g. 9x6 for 10 x 7 squares): straighter lines, a surer measure",
+    )
     ap.add_argument("--config", metavar="FILE", help="the app's config: its [vision.lens] is used")
     ap.add_argument("--out", metavar="FILE", help="write the TOML here (default: stdout only)")
     ap.add_argument("--annotate", metavar="PNG", help="draw the outline for checking")
@@ -122,6 +132,9 @@ def _calibrate(argv: list[str]) -> int:
             raise ValueError("several photos are only read with --lens")
         if args.lens and args.corners:
             raise ValueError("--lens measures the lens; give --corners in a run of its own")
+        if args.chessboard and not args.lens:
+            raise ValueError("--chessboard is what --lens measures on: give both")
+        inner = _inner_corners(args.chessboard) if args.chessboard else None
         out = output_file(args.out, "--out") if args.out else None
         drawing = (
             output_file(args.annotate, "--annotate", ANNOTATE_SUFFIXES) if args.annotate else None
@@ -139,7 +152,7 @@ def _calibrate(argv: list[str]) -> int:
         print(f"oanquan calibrate: {exc}", file=sys.stderr)
         return 1
     if args.lens:
-        return _measure_lens(images, args.image, config, out, drawing)
+        return _measure_lens(images, args.image, config, inner, out, drawing)
     from vision.errors import BoardNotFoundError
     from vision.lens import distort_points, undistort, undistort_points
     from vision.locate import locate_board, outline_from_corners
@@ -181,18 +194,31 @@ def _calibrate(argv: list[str]) -> int:
     return _emit(text, out, image, outline, drawing)
 
 
+def _inner_corners(text: str) -> tuple[int, int]:
+    """``--chessboard COLSxROWS`` as two counts of inner corners, or ValueError."""
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"--chessboard needs COLSxROWS inner corners such as 9x6, got {text!r}")
+    cols, rows = (int(p) for p in parts)
+    if min(cols, rows) < 3:
+        raise ValueError(f"--chessboard: at least 3x3 inner corners, got {text!r}")
+    return cols, rows
+
+
 def _measure_lens(
     images: list[NDArray[np.uint8]],
     names: list[str],
     config: Any,
+    inner: tuple[int, int] | None,
     out: Path | None,
     drawing: Path | None,
 ) -> int:
-    """``--lens``: the board found in each photo as taken, its chalk lines pooled, and the
-    ``k1`` that makes them straightest written as ``[vision.lens]``."""
+    """``--lens``: the straight lines of each photo as taken (the board's chalk, or a
+    chessboard's rows and columns), pooled, and the ``k1`` that makes them straightest
+    written as ``[vision.lens]``."""
     from companion.appliance.config import ConfigError, parse_config
     from vision.errors import BoardNotFoundError
-    from vision.lens import Lens, board_chalk, fit_lens, undistort
+    from vision.lens import Lens, board_chalk, chessboard_lines, fit_lens, undistort
     from vision.locate import locate_board
 
     shape = images[0].shape
@@ -205,6 +231,17 @@ def _measure_lens(
                 file=sys.stderr,
             )
             return 2
+        if inner is not None:
+            grid = chessboard_lines(image, inner)
+            if not grid:
+                print(
+                    f"oanquan calibrate: {Path(name).name}: no {inner[0]}x{inner[1]} chessboard"
+                    " found whole",
+                    file=sys.stderr,
+                )
+                return 1
+            lines += grid
+            continue
         try:
             found = locate_board(image, config.locate)
         except BoardNotFoundError as exc:
@@ -217,7 +254,7 @@ def _measure_lens(
     fit = fit_lens(lines, shape)
     if fit is None:
         print(
-            "oanquan calibrate: too little chalk along the board's lines to measure the lens",
+            "oanquan calibrate: too few points along straight lines to measure the lens",
             file=sys.stderr,
         )
         return 1
@@ -229,6 +266,8 @@ def _measure_lens(
         print(f"oanquan calibrate: the lens does not make a usable config: {exc}", file=sys.stderr)
         return 2
     image = undistort(images[0], Lens(k1))
+    if inner is not None:
+        return _emit(text, out, image, None, drawing, outline_needed=False)
     try:
         outline = locate_board(image, config.locate) if drawing is not None else None
     except BoardNotFoundError:
@@ -237,14 +276,24 @@ def _measure_lens(
 
 
 def _emit(
-    text: str, out: Path | None, image: NDArray[np.uint8], outline: Any, drawing: Path | None
+    text: str,
+    out: Path | None,
+    image: NDArray[np.uint8],
+    outline: Any,
+    drawing: Path | None,
+    outline_needed: bool = True,
 ) -> int:
-    """Print the TOML, write it to ``out`` and the checking picture to ``drawing``."""
+    """Print the TOML, write it to ``out`` and the checking picture to ``drawing``: the
+    outline drawn on the frame, or (``outline_needed`` False: a chessboard has none)
+    the frame straightened."""
     print(text, end="", flush=True)
     try:
         if out is not None:
             write_text(out, text, "--out")
-        if drawing is not None:
+        if drawing is not None and not outline_needed:
+            if not cv2.imwrite(str(drawing), image):
+                raise ValueError(f"--annotate {drawing}: cannot write")
+        elif drawing is not None:
             if outline is None:
                 raise ValueError(f"--annotate {drawing}: no board found to draw")
             _draw(image, outline, drawing)

@@ -210,3 +210,41 @@ def test_analyze_names_the_corners_where_the_photo_shows_them(
     assert analyze_main([str(barrel), "--config", str(config)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert np.abs(np.array(out["corners"]) - shown).max() < 6.0
+
+
+def _chessboard(squares: tuple[int, int] = (10, 7), px: int = 110) -> np.ndarray:
+    """A printed chessboard filling most of a 1280 x 960 frame, straight on."""
+    image = np.full((960, 1280, 3), 235, np.uint8)
+    x0, y0 = (1280 - squares[0] * px) // 2, (960 - squares[1] * px) // 2
+    for r in range(squares[1]):
+        for c in range(squares[0]):
+            if (r + c) % 2 == 0:
+                top_left = (x0 + c * px, y0 + r * px)
+                bottom_right = (x0 + (c + 1) * px - 1, y0 + (r + 1) * px - 1)
+                cv2.rectangle(image, top_left, bottom_right, (20, 20, 20), -1)
+    return image
+
+
+def test_a_printed_chessboard_measures_the_lens_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    straight = tmp_path / "straight.png"
+    bent = tmp_path / "bent.png"
+    cv2.imwrite(str(straight), _chessboard())
+    cv2.imwrite(str(bent), _as_taken(_chessboard(), BARREL))
+    drawn = tmp_path / "check.png"
+    args = ["--lens", "--chessboard", "9x6", "--annotate", str(drawn)]
+    assert calibrate_main([str(bent), *args]) == 0
+    assert f"k1 = {BARREL.k1:.3f}" in capsys.readouterr().out
+    # the check picture is the photo straightened: its top row of squares runs level
+    check = cv2.imread(str(drawn))
+    top = [int(np.argmax(check[:, x, 0] < 128)) for x in (145, 585, 1025)]  # dark squares
+    assert max(top) - min(top) <= 2
+    assert calibrate_main([str(straight), "--lens", "--chessboard", "9x6"]) == 0
+    assert "k1 = 0.000" in capsys.readouterr().out
+    assert calibrate_main([str(straight), "--lens", "--chessboard", "12x6"]) == 1
+    assert "no 12x6 chessboard found whole" in capsys.readouterr().err
+    for bad in ("9by6", "2x6"):
+        assert calibrate_main([str(straight), "--lens", "--chessboard", bad]) == 2
+        assert "--chessboard" in capsys.readouterr().err
+    assert calibrate_main([str(straight), "--chessboard", "9x6"]) == 2

@@ -122,18 +122,15 @@ def evaluate(
     if image is None:
         tally.rows.append({"image": name, "found": False, "reason": "unreadable"})
         return
+    # A configured lens is undone first, as the app does: the truth stays in the photo as
+    # taken, where corners are compared, and is moved to the frame as read to be drawn.
     raw_shape = image.shape
+    seen = undistort_points(corners, raw_shape, config.lens)
     t0 = time.perf_counter()
-    # (a configured lens is undone first, as the app does; the truth stays in the raw photo)
     image = undistort(image, config.lens)
-    outline = None
-    if oracle:
-        seen = undistort_points(corners, raw_shape, config.lens)
-        outline = outline_from_corners(seen, config.locate.arc_depth)
+    outline = outline_from_corners(seen, config.locate.arc_depth) if oracle else None
     reading = read_board(image, config, outline=outline, gate=False)
     ms = (time.perf_counter() - t0) * 1000
-    if reading.corners is not None:
-        reading = replace(reading, corners=distort_points(reading.corners, raw_shape, config.lens))
     key = f"{image.shape[1]}x{image.shape[0]}"
     tally.latency.setdefault(key, []).append(ms)
     row: dict[str, Any] = {"image": name, "found": reading.found, "ms": round(ms, 1), **extra}
@@ -142,18 +139,19 @@ def evaluate(
         row["reason"] = reading.reason
         tally.rows.append(row)
         if annotate is not None:
-            _write_failure(annotate, name, image, reading, corners, counts, bigs, "not found")
+            _write_failure(annotate, name, image, reading, seen, counts, bigs, "not found")
         return
     tally.found += 1
+    raw_corners = distort_points(reading.corners, raw_shape, config.lens)
     if reading.outline is not None:  # a board check beside the chalk fit's quality
         from vision.count import densities, inside_share
 
         dens, labels, _ = densities(image, reading.outline, config.count)
         row["inside_share"] = round(inside_share(dens, labels), 4)
-        row["pred_corners"] = np.round(reading.corners, 1).tolist()
+        row["pred_corners"] = np.round(raw_corners, 1).tolist()
     if "count" in reading.timings_ms:
         tally.count_ms.setdefault(key, []).append(reading.timings_ms["count"])
-    err = float(np.linalg.norm(reading.corners - corners, axis=1).mean())
+    err = float(np.linalg.norm(raw_corners - corners, axis=1).mean())
     diag = float(np.linalg.norm(corners[2] - corners[0]))
     tally.corner_px.append(err)
     tally.corner_frac.append(err / max(diag, 1e-6))
@@ -193,7 +191,8 @@ def evaluate(
         if any(pbig[i] != bigs[i] for i in MANDARINS):
             why.append("big stone wrong")
         if why:
-            _write_failure(annotate, name, image, reading, corners, counts, bigs, "; ".join(why))
+            why_all = "; ".join(why)
+            _write_failure(annotate, name, image, reading, seen, counts, bigs, why_all)
 
 
 def _write_failure(

@@ -1,6 +1,7 @@
 """Vision for the Ô ăn quan referee: find the chalk board, count the pebbles.
 
-Stages (each pure, each with its own config section): ``locate`` (board and
+Stages (each pure, each with its own config section): ``lens`` (a wide
+lens's distortion undone first, ``undistort``), ``locate`` (board and
 homography; ``Locator`` verifies it frame to frame and notices a moved
 board), ``count`` (per-square count distributions), ``gate`` (is the frame
 fit to count), ``change`` (which squares changed since a confirmed frame, and
@@ -10,6 +11,7 @@ One frame through them, for a fixed camera (the caller keeps ``previous``
 (None for a folder of stills, where every photo is new), ``last_thumb``,
 ``reference``, ``calibration`` and the ``Locator`` between frames)::
 
+    image = undistort(frame, config.lens)          # a wide lens undone (vision.lens)
     new_scene = is_new_scene(last_thumb, thumb := thumbnail(image))   # every frame
     quality = assess_frame(image, previous)       # exposure, motion: before any search
     if not quality.ok: wait                       # quality.problem says why
@@ -54,6 +56,7 @@ from vision.config import (
 from vision.count import Calibration
 from vision.errors import BoardNotFoundError, ConfigError, ImageReadError, VisionError
 from vision.gate import FrameQuality, Unfit, assess_frame
+from vision.lens import Lens, undistort
 from vision.locate import Fix, Located, Locator, Outline, locate_board, outline_from_corners
 from vision.warm import warm_up
 
@@ -68,6 +71,7 @@ __all__ = [
     "FrameQuality",
     "GateConfig",
     "ImageReadError",
+    "Lens",
     "LocateConfig",
     "Located",
     "Locator",
@@ -93,5 +97,6 @@ __all__ = [
     "square_changes",
     "square_grey",
     "thumbnail",
+    "undistort",
     "warm_up",
 ]

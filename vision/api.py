@@ -86,6 +86,10 @@ def read_board(
 ) -> BoardReading:
     """Locate the board (unless ``outline`` is given) and count every square.
 
+    ``image_bgr`` is the frame with the lens undone (``vision.lens.undistort``
+    with ``config.lens``; a pinhole's frames as they come): hand-given corners
+    are moved there.
+
     With ``gate`` (default) a frame unfit to count (bad exposure, motion
     against ``previous``, a hand over the board) is reported through
     ``reason``/``frame`` with no squares instead of being counted. With

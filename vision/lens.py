@@ -6,15 +6,21 @@ homography. A wide lens (the Camera Module 3 Wide, most webcams) bows
 straight lines, most near the image edges where the ends of a board that
 fills the frame lie: the fit then bends to the middle and the end squares
 are cut a little wrong. Such a camera's frames are undistorted first, by a
-:class:`Lens` measured once from a photo of the board (:func:`fit_lens`:
-the chalk lines are straight on the ground, so the lens is the one that
-straightens them).
+:class:`Lens` measured once (:func:`fit_lens`: lines straight in the world,
+a printed chessboard's or the board's own, are straightest through the
+right lens).
 
-The model is radial about the image centre, in units of the half-diagonal
-``R`` so that one coefficient means the same at every resolution: a point at
-``u`` (undistorted, from the centre, over ``R``) shows in the raw frame at
-``u (1 + k1 |u|^2 + k2 |u|^4)``; ``k1`` below 0 is barrel distortion.
-Undistorted frames keep the raw frame's size and centre scale.
+The model is the one-parameter division model (Fitzgibbon 2001), radial
+about the image centre in units of the half-diagonal ``R``, so that one
+coefficient means the same at every resolution: a point that shows at ``d``
+in the raw frame (from the centre, over ``R``) lies at ``d / (1 + k1 |d|^2)``
+in a pinhole's; ``k1`` below 0 is barrel distortion, and to first order the
+model is the polynomial ``u (1 + k1 |u|^2)``. It goes both ways in closed
+form and takes every raw pixel somewhere for any accepted ``k1``, where a
+polynomial in the pinhole radius folds before the corners of a strong barrel.
+The undistorted frame keeps the raw frame's size, scaled by
+:func:`frame_zoom` so that a barrel's straightened edges stay in view (the
+ends of a board that fills the frame lie there).
 """
 
 from __future__ import annotations
@@ -30,36 +36,27 @@ from numpy.typing import NDArray
 from vision.errors import ConfigError
 from vision.geometry import FloatArray, project
 
-#: the largest coefficient accepted: beyond it a lens folds points near the corners
-#: back onto one another, or is no lens this camera could have
-MAX_K = 0.3
+#: the largest coefficient accepted: within it both directions are defined over the
+#: whole frame (a pincushion's ``1 - 4 k1 |u|^2`` stays above 0), and no camera this
+#: app suits bends more
+MAX_K = 0.25
 
 
 @dataclass(frozen=True, slots=True)
 class Lens:
-    """Radial distortion coefficients (see the module docstring); zeros: a pinhole."""
+    """The division model's coefficient (see the module docstring); 0: a pinhole."""
 
     k1: float = 0.0
-    k2: float = 0.0
 
     @property
     def pinhole(self) -> bool:
         """No distortion: frames are used as they come."""
-        return self.k1 == 0.0 and self.k2 == 0.0
+        return self.k1 == 0.0
 
     def problem(self) -> str | None:
-        """Why this lens cannot be used (a one-line reason), or None.
-
-        Each coefficient must lie within :data:`MAX_K`, and the raw radius must
-        grow with the true one out to the image corners (a lens never shows
-        two points of the ground at one pixel).
-        """
-        for name, k in (("k1", self.k1), ("k2", self.k2)):
-            if not np.isfinite(k) or abs(k) > MAX_K:
-                return f"{name} must be between -{MAX_K} and {MAX_K}, got {k}"
-        r = np.linspace(0.0, 1.0, 101)
-        if np.any(1.0 + 3.0 * self.k1 * r**2 + 5.0 * self.k2 * r**4 <= 0.1):
-            return f"k1 = {self.k1}, k2 = {self.k2} fold the image before its corners"
+        """Why this lens cannot be used (a one-line reason), or None."""
+        if not np.isfinite(self.k1) or abs(self.k1) > MAX_K:
+            return f"k1 must be between -{MAX_K} and {MAX_K}, got {self.k1}"
         return None
 
 
@@ -69,27 +66,41 @@ def _frame(shape: Sequence[int]) -> tuple[NDArray[np.float64], float]:
     return np.array([w / 2.0, h / 2.0]), float(np.hypot(w, h) / 2.0)
 
 
-def distort_points(points: FloatArray, shape: Sequence[int], lens: Lens) -> FloatArray:
-    """Where points of the undistorted frame (px, shape (..., 2)) lie in the raw one."""
+def frame_zoom(shape: Sequence[int], lens: Lens) -> float:
+    """The undistorted frame's scale against a pinhole's at the raw frame's centre scale:
+    a barrel's straightened frame is wider than the raw one, and is shrunk till the raw
+    frame's left and right edges (mid-height) are in view again; only the corners' tips
+    are lost. 1 for a pinhole or a pincushion."""
+    if lens.k1 >= 0.0:
+        return 1.0
     c, r = _frame(shape)
-    u = (np.asarray(points, np.float64) - c) / r
-    q = np.sum(u * u, axis=-1, keepdims=True)
-    return np.asarray(c + u * (1.0 + lens.k1 * q + lens.k2 * q * q) * r, np.float64)
+    half_width = c[0] / r
+    return float(1.0 + lens.k1 * half_width * half_width)
 
 
 def undistort_points(points: FloatArray, shape: Sequence[int], lens: Lens) -> FloatArray:
-    """Where points of the raw frame (px, shape (..., 2)) lie in the undistorted one.
-
-    The model has no closed inverse; a fixed-point iteration converges
-    within the image for every lens that :meth:`Lens.problem` accepts.
-    """
+    """Where points of the raw frame (px, shape (..., 2)) lie in the undistorted one."""
+    pts = np.asarray(points, np.float64)
+    if lens.pinhole:
+        return pts.copy()
     c, r = _frame(shape)
-    d = (np.asarray(points, np.float64) - c) / r
-    u = d.copy()
-    for _ in range(40):
-        q = np.sum(u * u, axis=-1, keepdims=True)
-        u = d / (1.0 + lens.k1 * q + lens.k2 * q * q)
-    return np.asarray(c + u * r, np.float64)
+    d = (pts - c) / r
+    q = np.sum(d * d, axis=-1, keepdims=True)
+    u = d / np.maximum(1.0 + lens.k1 * q, 1e-6)
+    return np.asarray(c + u * (frame_zoom(shape, lens) * r), np.float64)
+
+
+def distort_points(points: FloatArray, shape: Sequence[int], lens: Lens) -> FloatArray:
+    """Where points of the undistorted frame (px, shape (..., 2)) lie in the raw one (for
+    a pincushion, points past where the model ends are taken to its edge)."""
+    pts = np.asarray(points, np.float64)
+    if lens.pinhole:
+        return pts.copy()
+    c, r = _frame(shape)
+    u = (pts - c) / (frame_zoom(shape, lens) * r)
+    q = np.sum(u * u, axis=-1, keepdims=True)
+    d = u * (2.0 / (1.0 + np.sqrt(np.maximum(1.0 - 4.0 * lens.k1 * q, 0.0))))
+    return np.asarray(c + d * r, np.float64)
 
 
 @functools.lru_cache(maxsize=4)
@@ -126,12 +137,13 @@ def undistort(image: NDArray[np.uint8], lens: Lens) -> NDArray[np.uint8]:
 
 @dataclass(frozen=True, slots=True)
 class LensFit:
-    """A lens measured from one photo, and how straight it makes the board's lines.
+    """A lens measured from photos, and how straight it makes their lines.
 
-    ``rms_pinhole`` and ``rms``: the chalk points' distance from a straight
-    line through each board line's points (px), taken as they are and
-    undistorted by ``lens``; ``lines`` and ``points`` say how much chalk
-    the measure rests on.
+    ``rms_pinhole`` and ``rms``: the points' distance from a straight line
+    through each line's points (px at the raw frame's centre scale), taken as
+    they are and undistorted by ``lens``; ``straightened``: how much of their
+    bend that undoes (0 none, 1 all; scale-free, as ``lens`` was chosen);
+    ``lines`` and ``points`` say how much the measure rests on.
     """
 
     lens: Lens
@@ -139,6 +151,7 @@ class LensFit:
     points: int
     rms_pinhole: float
     rms: float
+    straightened: float
 
 
 #: board lines the fit samples: (x0, y0, x1, y1, points) in board units (squares): the
@@ -229,17 +242,17 @@ def _bend(lines: list[FloatArray]) -> float:
 
 
 def fit_lens(lines: list[FloatArray], shape: Sequence[int], step: float = 0.005) -> LensFit | None:
-    """The ``k1`` that makes the lines of the photos straightest (``k2`` kept 0).
+    """The ``k1`` that makes the lines of the photos straightest.
 
     ``lines``: raw-frame points per straight line (:func:`chalk_points`,
-    :func:`chessboard_lines`).
-    The long lines span most of a board that fills the frame, where a lens
-    bends most; every ``k1`` from -:data:`MAX_K` to :data:`MAX_K` is tried in
-    ``step``. None when too little was found to tell (fewer than three lines, no
-    line of eight points or fewer than thirty in all).
+    :func:`chessboard_lines`). Lines that span much of the frame, near its
+    edges, say most: a lens bends most there. Every ``k1`` from
+    -:data:`MAX_K` to :data:`MAX_K` is tried in ``step``. None when too little
+    was found to tell (fewer than three lines of five points, or fewer than
+    thirty points in all).
     """
-    sizes = [len(p) for p in lines]
-    if len(lines) < 3 or max(sizes) < 8 or sum(sizes) < 30:
+    lines = [p for p in lines if len(p) >= 5]
+    if len(lines) < 3 or sum(len(p) for p in lines) < 30:
         return None
     best: tuple[float, float] | None = None
     for k in np.arange(-MAX_K, MAX_K + 1e-9, step):
@@ -253,7 +266,15 @@ def fit_lens(lines: list[FloatArray], shape: Sequence[int], step: float = 0.005)
         return None
     lens = Lens(best[0])
     straight = [undistort_points(p, shape, lens) for p in lines]
-    return LensFit(lens, len(lines), sum(len(p) for p in lines), _rms(lines), _rms(straight))
+    before = _bend(lines)
+    return LensFit(
+        lens,
+        len(lines),
+        sum(len(p) for p in lines),
+        _rms(lines),
+        _rms(straight) / frame_zoom(shape, lens),
+        1.0 - best[1] / before if before > 0 else 0.0,
+    )
 
 
 def board_chalk(

@@ -381,7 +381,9 @@ def _vision(data: Mapping[str, Any], where: str) -> dict[str, Any]:
             key += "." + ".".join(part for part in found.groups() if part)
         problem = _VISION_KEY.sub("", text, count=1).strip() or text
         if problem == "unknown section":
-            problem = "unknown key (vision has one table per stage: locate, count, gate, change)"
+            problem = (
+                "unknown key (vision has one table per stage: locate, count, gate, change, lens)"
+            )
         raise ConfigError(key, problem, where) from None
     models = [f.name for f in dataclasses.fields(settings.count) if f.name.endswith("model")]
     for key in models:  # every network file counting reads

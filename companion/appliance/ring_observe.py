@@ -29,6 +29,7 @@ from vision import (
     square_grey,
 )
 from vision.errors import ConfigError
+from vision.lens import undistort, undistort_points
 from vision.ring import RingOutline, calibrate_ring, read_ring, ring_outline
 
 
@@ -43,10 +44,19 @@ class RingObserver:
     """
 
     def __init__(
-        self, outline: RingOutline, config: VisionConfig | None = None, *, stills: bool = False
+        self,
+        outline: RingOutline,
+        config: VisionConfig | None = None,
+        *,
+        stills: bool = False,
+        given: Sequence[Sequence[float]] | None = None,
     ) -> None:
+        """``given``: the corners ``outline`` was made from, in the photo as taken; with a
+        lens configured the outline is made again from them where the lens puts them."""
         self.outline = outline
         self.config = config or VisionConfig()
+        self._given = None if given is None else np.asarray(given, dtype=np.float64)
+        self._shape: tuple[int, ...] | None = None
         self.stills = stills
         self.calibration: Calibration | None = None
         self._history = FrameHistory(self.config, stills)
@@ -58,8 +68,18 @@ class RingObserver:
     def calibrated(self) -> bool:
         return self.calibration is not None
 
+    def _undone(self, frame: Frame) -> NDArray[np.uint8]:
+        """The frame with the lens undone (``vision.lens``), the outline moved with it."""
+        lens = self.config.lens
+        image = undistort(np.ascontiguousarray(frame.image), lens)
+        if self._given is not None and not lens.pinhole and image.shape != self._shape:
+            self._shape = image.shape
+            seen = undistort_points(self._given, image.shape, lens)
+            self.outline = ring_outline(seen, self.outline.players, self.outline.inner)
+        return image
+
     def __call__(self, frame: Frame) -> Observation:
-        image = np.ascontiguousarray(frame.image)
+        image = self._undone(frame)
         new_scene, previous = self._history.step(image)
         reading = read_ring(
             image, self.outline, self.config, calibration=self.calibration, previous=previous
@@ -106,9 +126,7 @@ class RingObserver:
 
     def learn_opening(self, frame: Frame) -> None:
         """The referee confirmed the opening: learn this scene's count bias from it."""
-        self.calibration = calibrate_ring(
-            np.ascontiguousarray(frame.image), self.outline, self.config
-        )
+        self.calibration = calibrate_ring(self._undone(frame), self.outline, self.config)
 
 
 def ring_observer(
@@ -125,7 +143,8 @@ def ring_observer(
     (see :mod:`vision.ring`); bad corners raise ``vision.ConfigError`` naming why.
     """
     outline = ring_outline(corners, rules.players, inner)
-    return RingObserver(outline, config_from_dict(dict(settings or {})), stills=stills)
+    config = config_from_dict(dict(settings or {}))
+    return RingObserver(outline, config, stills=stills, given=corners)
 
 
 def make_observer_for(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -27,6 +27,11 @@ from numpy.typing import NDArray
 from companion.commands._cli import guarded, output_file, write_text
 from companion.commands.analyze import read_image
 from vision.errors import ImageReadError
+
+if TYPE_CHECKING:  # (vision's heavy modules load when a command runs, not at import)
+    from vision.config import VisionConfig
+    from vision.lens import LensFit
+    from vision.locate import Outline
 
 #: What ``--annotate`` can write (OpenCV picks the format by the name's ending).
 ANNOTATE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
@@ -77,17 +82,21 @@ def calibrate_main(argv: list[str]) -> int:
     return guarded("oanquan calibrate", lambda: _calibrate(argv))
 
 
-#: a measured lens is kept only if it straightens the chalk lines by this share: a
-#: pinhole camera's photos measure a small k1 from the chalk's own wobble
+#: a measured lens is kept only if it undoes this share of the lines' bend: a pinhole
+#: camera's photos measure a small k1 from the chalk's own wobble
 LENS_GAIN = 0.1
+#: the most inner corners a chessboard row or column may have (OpenCV's search grows
+#: with them; no printed board has more)
+MAX_INNER = 50
 
 
-def lens_toml(k1: float, fit: Any, sources: list[str]) -> str:
+def lens_toml(k1: float, fit: LensFit, sources: list[str]) -> str:
     """TOML text a vision config loader accepts (``[vision.lens]``), saying what it rests on."""
     kept = "" if k1 else f" (measured {fit.lens.k1:+.3f}: too little to undo)"
     return (
-        f"# lens measured on {', '.join(sources)}: {fit.points} chalk points on {fit.lines}"
-        f" lines, {fit.rms_pinhole:.2f} px off straight as taken, {fit.rms:.2f} px undone{kept}\n"
+        f"# lens measured on {', '.join(sources)}: {fit.points} points on {fit.lines} lines,"
+        f" {fit.rms_pinhole:.2f} px off straight as taken, {fit.rms:.2f} px undone"
+        f" ({fit.straightened:.0%} of the bend){kept}\n"
         "[vision.lens]\n"
         f"k1 = {k1:.3f}\n"
     )
@@ -104,7 +113,11 @@ def _calibrate(argv: list[str]) -> int:
         "or measure a wide lens from photos of the board",
     )
     ap.add_argument(
-        "image", metavar="IMAGE", nargs="+", help="a photo from the camera, board in view"
+        "image",
+        metavar="IMAGE",
+        nargs="+",
+        help="a photo from the camera, board in view (with --lens: one or more, the board "
+        "or the chessboard in each)",
     )
     ap.add_argument(
         "--corners",
@@ -200,15 +213,15 @@ def _inner_corners(text: str) -> tuple[int, int]:
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
         raise ValueError(f"--chessboard needs COLSxROWS inner corners such as 9x6, got {text!r}")
     cols, rows = (int(p) for p in parts)
-    if min(cols, rows) < 3:
-        raise ValueError(f"--chessboard: at least 3x3 inner corners, got {text!r}")
+    if min(cols, rows) < 3 or max(cols, rows) > MAX_INNER:
+        raise ValueError(f"--chessboard: 3 to {MAX_INNER} inner corners each way, got {text!r}")
     return cols, rows
 
 
 def _measure_lens(
     images: list[NDArray[np.uint8]],
     names: list[str],
-    config: Any,
+    config: VisionConfig,
     inner: tuple[int, int] | None,
     out: Path | None,
     drawing: Path | None,
@@ -219,7 +232,7 @@ def _measure_lens(
     from companion.appliance.config import ConfigError, parse_config
     from vision.errors import BoardNotFoundError
     from vision.lens import Lens, board_chalk, chessboard_lines, fit_lens, undistort
-    from vision.locate import locate_board
+    from vision.locate import locate_board, outline_from_corners
 
     shape = images[0].shape
     lines: list[NDArray[np.float64]] = []
@@ -242,8 +255,14 @@ def _measure_lens(
                 return 1
             lines += grid
             continue
+        given = config.locate.manual_corners
         try:
-            found = locate_board(image, config.locate)
+            # (corners the config gives are where the photo shows them: this very frame)
+            found = (
+                outline_from_corners(np.array(given, np.float64), manual=True)
+                if given is not None
+                else locate_board(image, config.locate)
+            )
         except BoardNotFoundError as exc:
             print(
                 f"oanquan calibrate: {Path(name).name}: no board found ({exc.reason})",
@@ -258,7 +277,7 @@ def _measure_lens(
             file=sys.stderr,
         )
         return 1
-    k1 = fit.lens.k1 if fit.rms <= (1.0 - LENS_GAIN) * fit.rms_pinhole else 0.0
+    k1 = fit.lens.k1 if fit.straightened >= LENS_GAIN else 0.0
     text = lens_toml(k1, fit, [Path(n).name for n in names])
     try:
         parse_config(text)  # what is written must load: the same check as oanquan run
@@ -279,7 +298,7 @@ def _emit(
     text: str,
     out: Path | None,
     image: NDArray[np.uint8],
-    outline: Any,
+    outline: Outline | None,
     drawing: Path | None,
     outline_needed: bool = True,
 ) -> int:

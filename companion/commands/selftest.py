@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from device.settings import HardwareSettings
+    from vision.lens import Lens
 
     Image = npt.NDArray[np.uint8]
 else:
@@ -357,7 +358,7 @@ def hardware_checks(
     frames: Callable[[int], Image | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
     locate: Any = None,
-    lens: Any = None,
+    lens: Lens | None = None,
 ) -> tuple[Checks, Callable[[], None]]:
     """Build the real checks on ``device`` and ``vision``; return them and a closer.
 

@@ -106,6 +106,22 @@ def test_the_observer_for_the_rules(tmp_path: Path) -> None:
         ring_observer(corners, Rules(players=4))
 
 
+def test_a_ring_is_read_with_the_lens_undone_its_corners_moved_with_it() -> None:
+    import numpy as np
+
+    from device.ports import Frame
+    from vision.lens import Lens, undistort_points
+
+    corners = [[300.0, 700.0], [900.0, 700.0], [600.0, 180.0]]
+    observer = make_observer_for(Rules(players=3), {"lens": {"k1": -0.2}}, corners)
+    assert isinstance(observer, RingObserver)
+    frame = np.full((960, 1280, 3), 120, np.uint8)
+    observer(Frame(frame, 0.0, 0, "f0.png"))
+    moved = undistort_points(np.array(corners), frame.shape, Lens(-0.2))
+    assert np.allclose(observer.outline.corners, moved)
+    assert np.abs(moved - np.array(corners)).max() > 5.0
+
+
 def test_a_three_seat_game_is_refereed_by_the_camera_through_the_pipeline() -> None:
     rules = Rules(players=3)
     moves = _random_game(3, 3, seed=11)

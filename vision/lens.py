@@ -105,7 +105,11 @@ def distort_points(points: FloatArray, shape: Sequence[int], lens: Lens) -> Floa
 
 @functools.lru_cache(maxsize=4)
 def _maps(width: int, height: int, lens: Lens) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """For every pixel of the undistorted frame, where to read the raw one (cv2.remap)."""
+    """For every pixel of the undistorted frame, where to read the raw one (cv2.remap);
+    a lens no config could give is refused here, once per frame size."""
+    problem = lens.problem()
+    if problem is not None:
+        raise ConfigError(f"vision config: [lens] {problem}")
     ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
     raw = distort_points(np.stack([xs, ys], axis=-1), (height, width), lens).astype(np.float32)
     mx, my = np.ascontiguousarray(raw[..., 0]), np.ascontiguousarray(raw[..., 1])
@@ -123,9 +127,6 @@ def undistort(image: NDArray[np.uint8], lens: Lens) -> NDArray[np.uint8]:
     """
     if lens.pinhole:
         return image
-    problem = lens.problem()
-    if problem is not None:
-        raise ConfigError(f"vision config: [lens] {problem}")
     h, w = image.shape[:2]
     mx, my = _maps(w, h, lens)
     out = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -211,21 +212,24 @@ def chalk_points(
     return out
 
 
-def _moments(pts: FloatArray) -> tuple[float, float]:
-    """The smaller and larger eigenvalue of a point set's scatter: the sum of squared
-    distances from its best straight line (total least squares), and its spread along
-    it (on 2 x 2 moments, far cheaper than an SVD per line)."""
-    centred = pts - pts.mean(axis=0)
-    m = centred.T @ centred
-    tr, det = float(m[0, 0] + m[1, 1]), float(np.linalg.det(m))
-    root = float(np.sqrt(max(0.25 * tr * tr - det, 0.0)))
-    return max(0.5 * tr - root, 0.0), 0.5 * tr + root
+def _scatter(lines: list[FloatArray]) -> tuple[float, float]:
+    """Summed over the point sets: the squared distances from each set's best straight line
+    (total least squares) and its squared spread along it, the smaller and larger
+    eigenvalue of each set's scatter (on 2 x 2 moments, far cheaper than an SVD a line)."""
+    off, along = 0.0, 0.0
+    for pts in lines:
+        centred = pts - pts.mean(axis=0)
+        m = centred.T @ centred
+        tr, det = float(m[0, 0] + m[1, 1]), float(np.linalg.det(m))
+        root = float(np.sqrt(max(0.25 * tr * tr - det, 0.0)))
+        off += max(0.5 * tr - root, 0.0)
+        along += 0.5 * tr + root
+    return off, along
 
 
 def _rms(lines: list[FloatArray]) -> float:
     """Root mean square distance of the points from the straight line through each set."""
-    total = sum(_moments(p)[0] for p in lines)
-    return float(np.sqrt(total / max(sum(len(p) for p in lines), 1)))
+    return float(np.sqrt(_scatter(lines)[0] / max(sum(len(p) for p in lines), 1)))
 
 
 def _bend(lines: list[FloatArray]) -> float:
@@ -233,11 +237,7 @@ def _bend(lines: list[FloatArray]) -> float:
     from their lines over their squared spreads along them (an undistortion that
     magnifies the edges must not look less straight for it, nor one that shrinks them
     straighter)."""
-    off, along = 0.0, 0.0
-    for p in lines:
-        a, b = _moments(p)
-        off += a
-        along += b
+    off, along = _scatter(lines)
     return off / max(along, 1e-12)
 
 
@@ -254,17 +254,10 @@ def fit_lens(lines: list[FloatArray], shape: Sequence[int], step: float = 0.005)
     lines = [p for p in lines if len(p) >= 5]
     if len(lines) < 3 or sum(len(p) for p in lines) < 30:
         return None
-    best: tuple[float, float] | None = None
-    for k in np.arange(-MAX_K, MAX_K + 1e-9, step):
-        lens = Lens(float(round(k, 6)))
-        if lens.problem() is not None:
-            continue
-        bend = _bend([undistort_points(p, shape, lens) for p in lines])
-        if best is None or bend < best[1]:
-            best = (lens.k1, bend)
-    if best is None:
-        return None
-    lens = Lens(best[0])
+    tried = [Lens(float(round(k, 6))) for k in np.arange(-MAX_K, MAX_K + 1e-9, step)]
+    bends = [_bend([undistort_points(p, shape, lens) for p in lines]) for lens in tried]
+    best = int(np.argmin(bends))  # (the first of equals, the most barrel-like)
+    lens = tried[best]
     straight = [undistort_points(p, shape, lens) for p in lines]
     before = _bend(lines)
     return LensFit(
@@ -273,7 +266,7 @@ def fit_lens(lines: list[FloatArray], shape: Sequence[int], step: float = 0.005)
         sum(len(p) for p in lines),
         _rms(lines),
         _rms(straight) / frame_zoom(shape, lens),
-        1.0 - best[1] / before if before > 0 else 0.0,
+        1.0 - bends[best] / before if before > 0 else 0.0,
     )
 
 
@@ -286,13 +279,9 @@ def board_chalk(
     search's copy, since the points' places are the measure. Photos of one camera may
     be pooled: each line is straightened on its own."""
     from vision.locate.learned import line_probability
+    from vision.locate.ridges import downscale
 
-    h, w = image_bgr.shape[:2]
-    scale = min(1.0, width / float(w))
-    work = image_bgr
-    if scale < 1.0:
-        size = (round(w * scale), max(8, round(h * scale)))
-        work = np.asarray(cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA), np.uint8)
+    work, scale = downscale(image_bgr, min(width, image_bgr.shape[1]))
     return chalk_points(line_probability(work, model), homography, scale)
 
 

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from device.settings import HardwareSettings
-    from vision.lens import Lens
+    from vision.config import VisionConfig
 
     Image = npt.NDArray[np.uint8]
 else:
@@ -357,8 +357,7 @@ def hardware_checks(
     on_buttons: Callable[[Any], None] | None = None,
     frames: Callable[[int], Image | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
-    locate: Any = None,
-    lens: Lens | None = None,
+    vision: VisionConfig | None = None,
 ) -> tuple[Checks, Callable[[], None]]:
     """Build the real checks on ``device`` and ``vision``; return them and a closer.
 
@@ -366,9 +365,8 @@ def hardware_checks(
     the same code on simulated hardware). ``on_buttons`` receives the opened
     buttons object before waiting for presses (tests drive fake buttons there);
     ``frames`` feeds the fake camera (default: plain grey frames); ``clock``
-    times the ``press_s`` window; ``locate`` is the ``vision.config.LocateConfig``
-    from the app's ``[vision]`` table (None: vision's defaults), ``lens`` its
-    ``vision.lens.Lens`` (None: a pinhole).
+    times the ``press_s`` window; ``vision`` is the app's ``[vision]`` table
+    (None: vision's defaults): its lens is undone and its search finds the board.
     """
     session = _Session(settings, backend, hold_s=hold_s)
 
@@ -471,17 +469,16 @@ def hardware_checks(
         return Shot(image, detail)
 
     def check_board(image: Image) -> str:
+        from vision.config import VisionConfig
         from vision.detect import PX as counter_px
+        from vision.lens import undistort
         from vision.locate import locate_board
 
         # The counter reads every square at ``counter_px`` pixels a side; a camera that
         # gives fewer throws detail away before counting starts. Piece size relative to
         # a square is the players' choice, so only pixels per square are judged here.
-        if lens is not None:
-            from vision.lens import undistort
-
-            image = undistort(image, lens)
-        outline = locate_board(image, locate)
+        cfg = vision or VisionConfig()
+        outline = locate_board(undistort(image, cfg.lens), cfg.locate)
         square_px = outline.px_per_unit()
         detail = (
             f"board found (fit {outline.quality:.2f}); a square is {square_px:.0f} px, "
@@ -583,8 +580,7 @@ def _main(argv: list[str], out: TextIO | None) -> int:
     )
     checks, close = hardware_checks(
         config.hardware,
-        locate=vision.locate,
-        lens=vision.lens,
+        vision=vision,
         backend=args.backend,
         press_s=args.press,
         save_frame=args.save_frame,

@@ -276,25 +276,20 @@ def test_the_live_camera_path_counts_with_the_observers_board() -> None:
 
 
 def test_the_live_camera_path_counts_through_a_wide_lens_undone() -> None:
-    import cv2
     import numpy as np
 
     from companion.appliance.observe import VisionObserver
     from companion.commands.analyze import read_image
     from companion.commands.tally import read_frame_spread
+    from tests.vision.conftest import as_taken
     from vision.config import VisionConfig
-    from vision.lens import Lens, frame_zoom, undistort_points
+    from vision.lens import Lens, frame_zoom
     from vision.locate import locate_board
 
     lens = Lens(-0.15)
     pinhole = read_image(str(bundled_frames()[1]))
-    h, w = pinhole.shape[:2]
-    # the frame as a barrel lens shows it: each raw pixel reads where the lens bent it from
-    centre = np.array([w / 2.0, h / 2.0])
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
-    seen = undistort_points(np.stack([xs, ys], axis=-1), pinhole.shape, lens)
-    src = (centre + (seen - centre) / frame_zoom(pinhole.shape, lens)).astype(np.float32)
-    bent = np.asarray(cv2.remap(pinhole, src[..., 0], src[..., 1], cv2.INTER_LINEAR), np.uint8)
+    bent = as_taken(pinhole, lens)
+    centre = np.array([pinhole.shape[1] / 2.0, pinhole.shape[0] / 2.0])
     # where the board lies in the straightened frame: the pinhole photo's own fit, shrunk
     expected = centre + frame_zoom(pinhole.shape, lens) * (locate_board(pinhole).corners - centre)
     errors = []

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 import pytest
 
 from companion.commands.calibrate import calibrate_main
+from tests.vision.conftest import as_taken
 from vision.config import LocateConfig, VisionConfig, config_from_dict
 from vision.errors import ConfigError
 from vision.geometry import homography_from_corners, project
@@ -25,21 +27,6 @@ from vision.locate import manual_outline
 
 SHAPE = (960, 1280, 3)
 BARREL = Lens(-0.15)
-
-
-def _as_taken(image: np.ndarray, lens: Lens) -> np.ndarray:
-    """What a camera with ``lens`` shows of a pinhole ``image``: each raw pixel reads the
-    pinhole image where the lens bent it from (the undistorted frame is the pinhole's
-    scaled by the frame's zoom about the centre)."""
-    h, w = image.shape[:2]
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
-    centre = np.array([w / 2.0, h / 2.0])
-    seen = undistort_points(np.stack([xs, ys], axis=-1), image.shape, lens)
-    src = (centre + (seen - centre) / frame_zoom(image.shape, lens)).astype(np.float32)
-    out = cv2.remap(
-        image, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    return np.asarray(out, np.uint8)
 
 
 def _pinhole_to_seen(points: np.ndarray, lens: Lens) -> np.ndarray:
@@ -76,7 +63,7 @@ def test_a_lens_straightens_a_bent_line() -> None:
     frame = np.zeros(SHAPE, np.uint8)
     # a straight line near the top edge, as a barrel lens shows it: bowed
     cv2.line(frame, (100, 120), (1180, 120), (255, 255, 255), 5)
-    taken = _as_taken(frame, BARREL)
+    taken = as_taken(frame, BARREL)
     ys = [int(np.argmax(taken[:, x, 0])) for x in (200, 640, 1080)]
     assert min(ys[0], ys[2]) - ys[1] > 10  # the ends bend towards the centre
     back = undistort(taken, BARREL)
@@ -97,7 +84,7 @@ def test_a_lens_too_strong_is_refused() -> None:
     assert config_from_dict({"vision": {"lens": {"k1": -0.12}}}).lens == Lens(-0.12)
 
 
-def test_hand_given_corners_are_read_in_the_photo_as_taken() -> None:
+def test_hand_given_corners_are_read_in_the_photoas_taken() -> None:
     corners = ((200.0, 700.0), (1100.0, 720.0), (1080.0, 300.0), (220.0, 280.0))
     plain = VisionConfig(locate=LocateConfig(manual_corners=corners))
     outline = manual_outline(plain, SHAPE)
@@ -141,12 +128,18 @@ def test_the_lens_that_straightens_the_chalk_lines_is_found(true: float) -> None
     assert fit_lens(_board_lines(Lens(true), 0.7, rng)[3:5], SHAPE) is None
 
 
+class WidePhotos(NamedTuple):
+    """One board filling the frame, photographed by a pinhole and through a barrel lens."""
+
+    pinhole: Path
+    barrel: Path
+    shown: np.ndarray  # its corners where the barrel photo shows them
+    true: np.ndarray  # ... and where the frame with the lens undone has them
+
+
 @pytest.fixture(scope="module")
-def wide_photos(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[Path, Path, np.ndarray, np.ndarray]:
-    """One board filling the frame, as a pinhole and as a barrel lens show it, and where
-    its corners show through that lens."""
+def wide_photos(tmp_path_factory: pytest.TempPathFactory) -> WidePhotos:
+    """The board of scene 12 filling the frame, as a pinhole and a barrel lens show it."""
     from tests.vision.conftest import scene
 
     image, truth = scene(
@@ -154,18 +147,18 @@ def wide_photos(
     )
     folder = tmp_path_factory.mktemp("lens")
     cv2.imwrite(str(folder / "pinhole.png"), image)
-    cv2.imwrite(str(folder / "barrel.png"), _as_taken(image, BARREL))
+    cv2.imwrite(str(folder / "barrel.png"), as_taken(image, BARREL))
     true = _pinhole_to_seen(np.array(truth["corners"], np.float64), BARREL)
     corners = distort_points(true, image.shape, BARREL)
-    return folder / "pinhole.png", folder / "barrel.png", corners, true
+    return WidePhotos(folder / "pinhole.png", folder / "barrel.png", corners, true)
 
 
 def test_calibrate_measures_a_wide_lens_and_leaves_a_pinhole_alone(
-    wide_photos: tuple[Path, Path, np.ndarray, np.ndarray],
+    wide_photos: WidePhotos,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pinhole, barrel, shown, _ = wide_photos
+    pinhole, barrel, shown = wide_photos.pinhole, wide_photos.barrel, wide_photos.shown
     out = tmp_path / "lens.toml"
     assert calibrate_main([str(barrel), "--lens", "--out", str(out)]) == 0
     lens = config_from_dict(tomllib.loads(out.read_text())).lens
@@ -182,11 +175,11 @@ def test_calibrate_measures_a_wide_lens_and_leaves_a_pinhole_alone(
 
 
 def test_calibrate_lens_refuses_what_it_cannot_measure(
-    wide_photos: tuple[Path, Path, np.ndarray, np.ndarray],
+    wide_photos: WidePhotos,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pinhole, _, _, _ = wide_photos
+    pinhole = wide_photos.pinhole
     small = tmp_path / "small.png"
     cv2.imwrite(str(small), cv2.resize(cv2.imread(str(pinhole)), (640, 480)))
     assert calibrate_main([str(pinhole), str(small), "--lens"]) == 2
@@ -202,12 +195,12 @@ def test_calibrate_lens_refuses_what_it_cannot_measure(
 
 
 def test_the_live_camera_sees_the_board_with_the_lens_undone(
-    wide_photos: tuple[Path, Path, np.ndarray, np.ndarray],
+    wide_photos: WidePhotos,
 ) -> None:
     from companion.appliance.observe import VisionObserver
     from device.ports import Frame
 
-    _, barrel, _, true = wide_photos
+    barrel, true = wide_photos.barrel, wide_photos.true
     image = np.asarray(cv2.imread(str(barrel)), np.uint8)
     errors = []
     for lens in (Lens(), BARREL):
@@ -221,7 +214,7 @@ def test_the_live_camera_sees_the_board_with_the_lens_undone(
 
 
 def test_analyze_names_the_corners_where_the_photo_shows_them(
-    wide_photos: tuple[Path, Path, np.ndarray, np.ndarray],
+    wide_photos: WidePhotos,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -229,7 +222,7 @@ def test_analyze_names_the_corners_where_the_photo_shows_them(
 
     from companion.commands.analyze import analyze_main
 
-    _, barrel, shown, _ = wide_photos
+    barrel, shown = wide_photos.barrel, wide_photos.shown
     config = tmp_path / "app.toml"
     config.write_text(f"[vision.lens]\nk1 = {BARREL.k1}\n")
     assert analyze_main([str(barrel), "--config", str(config)]) == 0
@@ -256,7 +249,7 @@ def test_a_printed_chessboard_measures_the_lens_exactly(
     straight = tmp_path / "straight.png"
     bent = tmp_path / "bent.png"
     cv2.imwrite(str(straight), _chessboard())
-    cv2.imwrite(str(bent), _as_taken(_chessboard(), BARREL))
+    cv2.imwrite(str(bent), as_taken(_chessboard(), BARREL))
     drawn = tmp_path / "check.png"
     args = ["--lens", "--chessboard", "9x6", "--annotate", str(drawn)]
     assert calibrate_main([str(bent), *args]) == 0
@@ -271,7 +264,7 @@ def test_a_printed_chessboard_measures_the_lens_exactly(
     assert "no 12x6 chessboard found whole" in capsys.readouterr().err
     # an ordinary 8 x 8 board (7 x 7 inner corners) measures as well
     small = tmp_path / "small.png"
-    cv2.imwrite(str(small), _as_taken(_chessboard((8, 8), 110), BARREL))
+    cv2.imwrite(str(small), as_taken(_chessboard((8, 8), 110), BARREL))
     assert calibrate_main([str(small), "--lens", "--chessboard", "7x7"]) == 0
     assert f"k1 = {BARREL.k1:.3f}" in capsys.readouterr().out
     for bad in ("9by6", "2x6", "3x99999999999999999999"):

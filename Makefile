@@ -43,7 +43,7 @@ clean:
 
 # Offline rendering of training scenes (training/README.md): Blender's `bpy` wheel lives in its
 # own venv outside the work tree (its numpy pin differs from the app's); never needed by `make test`.
-# Only the `render` extra's packages go in: training.render imports just bpy, numpy and engine.
+# Only the `render` extra's packages go in: training.render imports just bpy, numpy, Pillow and engine.
 RENDER_VENV ?= $(HOME)/.cache/oanquan/venv-render
 RENDER_PY   ?= python3.11
 RENDER_ARGS ?= --dataset train-v4 --size 640x480

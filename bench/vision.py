@@ -17,7 +17,9 @@ apart from localisation; ``--only``/``--fold`` pick a subset and ``--model`` a
 counter network; ``--cv-dir`` counts each image with the cross-validation model
 that did not see it (``foldK.onnx`` for index % 4 == K, from bench/train_counter.py);
 ``--big-cv-dir`` does the same for the big-stone classifier (bench/train_bigstone.py)
-and ``--big-model`` picks one.
+and ``--big-model`` picks one. ``--truth-lens`` undoes each photo's lens with the k1
+its truth records (copies bent by ``python -m training.render.lens``): a camera
+calibrated exactly; a ``--config`` with ``[vision.lens]`` is one calibrated lens for all.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from engine.board import MANDARINS
 from vision.api import read_board
 from vision.config import VisionConfig, load_config
 from vision.geometry import canonical_corners
-from vision.lens import distort_points, undistort, undistort_points
+from vision.lens import Lens, distort_points, undistort, undistort_points
 from vision.locate import outline_from_corners
 from vision.synth import REGION_NAMES
 
@@ -284,7 +286,7 @@ def report(tally: Tally, title: str) -> str:
 
 def conditions_of(data: dict[str, Any]) -> dict[str, Any]:
     """The conditions the figures are split by, from render-public's, training/render's or
-    the wide generator's truth: ground and piece family, light, tilt bucket, hand."""
+    the wide generator's truth: ground and piece family, light, tilt bucket, hand, lens."""
     cond = data.get("conditions", {})
     pieces = cond.get("pieces")
     piece = cond.get("piece_family") or (pieces.get("kind") if isinstance(pieces, dict) else pieces)
@@ -295,7 +297,12 @@ def conditions_of(data: dict[str, Any]) -> dict[str, Any]:
         bucket = next(
             f"{lo}-{hi}" for lo, hi in TILT_BUCKETS if tilt < hi or hi == TILT_BUCKETS[-1][1]
         )
+    k1 = truth_lens(data)
+    lens = "pinhole" if k1 == 0.0 else "pincushion" if k1 > 0 else "barrel"
+    if k1 <= -LENS_WIDE:
+        lens = "wide barrel"
     return {
+        "lens": lens,
         "hand": bool(data.get("hand", {}).get("present", False)),
         "ground": cond.get("ground_family") or cond.get("ground"),
         "piece": piece,
@@ -305,6 +312,14 @@ def conditions_of(data: dict[str, Any]) -> dict[str, Any]:
 
 
 TILT_BUCKETS = [(0, 15), (15, 30), (30, 45), (45, 90)]
+#: a barrel this strong (k1) or more is reported apart: wide lenses (Camera Module 3 Wide)
+LENS_WIDE = 0.1
+
+
+def truth_lens(data: dict[str, Any]) -> float:
+    """The k1 a truth says its photo was bent with (``training.render.lens``); 0 without."""
+    camera = data.get("conditions", {}).get("camera")
+    return float(camera.get("lens_k1", 0.0)) if isinstance(camera, dict) else 0.0
 
 
 def _selected(
@@ -340,7 +355,10 @@ def run_dataset(
     big_cv_dir: Path | None = None,
     annotate: Path | None = None,
     first: int | None = None,
+    lens_from_truth: bool = False,
 ) -> Tally:
+    """Evaluate every selected image of a dataset folder; ``lens_from_truth``: undo each
+    photo's lens with the k1 its truth records, as a camera calibrated exactly would."""
     tally = Tally()
     done = 0
     for name, image, js in dataset_items(root):
@@ -359,6 +377,8 @@ def run_dataset(
         data = json.loads(js.read_text("utf-8"))
         extra = conditions_of(data)
         image_config = replace(config, count=count)
+        if lens_from_truth:
+            image_config = replace(image_config, lens=Lens(truth_lens(data)))
         evaluate(tally, name, image, counts, bigs, corners, image_config, extra, oracle, annotate)
     return tally
 
@@ -396,6 +416,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--csv", type=Path, help="write one row per image")
     ap.add_argument("--annotate", type=Path, help="write failing images, annotated, here")
     ap.add_argument("--oracle-corners", action="store_true", help="count on the true outline")
+    ap.add_argument(
+        "--truth-lens",
+        action="store_true",
+        help="undo each photo's lens with the k1 its truth records (a calibrated camera)",
+    )
     ap.add_argument("--only", help="evaluate only images whose path contains this")
     ap.add_argument("--fold", help="K/N: only images whose index %% N == K")
     ap.add_argument("--first-index", type=int, help="only images numbered at least this")
@@ -427,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
             title += f" [only={args.only} fold={args.fold} first={args.first_index}]"
         if args.oracle_corners:
             title += " [oracle corners]"
+        if args.truth_lens:
+            title += " [lens from truth]"
         if args.cv_dir:
             title += f" [CV models {args.cv_dir}]"
         if args.big_cv_dir:
@@ -442,6 +469,7 @@ def main(argv: list[str] | None = None) -> int:
             big_cv_dir=args.big_cv_dir,
             annotate=args.annotate,
             first=args.first_index,
+            lens_from_truth=args.truth_lens,
         )
         tallies.append((title, tally))
     if args.synth:

@@ -35,3 +35,26 @@ def test_a_board_seen_from_the_far_side_is_named_from_the_photo(tmp_path: Path) 
     assert counts == [6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5]
     assert bigs[6] == 1 and bigs[0] == 0  # the west mandarin is now at the photo's east end
     assert found.tolist() == [[100.0, 700.0], [1100.0, 690.0], [1000.0, 300.0], [200.0, 310.0]]
+
+
+def test_truth_lens_undoes_each_photos_own_lens(tmp_path: Path) -> None:
+    import cv2
+
+    from bench.vision import conditions_of, run_dataset
+    from training.render.lens import main as bend
+    from vision.config import VisionConfig
+    from vision.synth import render_scene
+
+    counts = [0, 5, 5, 5, 5, 5, 0, 5, 5, 5, 5, 5]
+    image, truth = render_scene(counts, (1, 1), seed=11)
+    (tmp_path / "src").mkdir()
+    cv2.imwrite(str(tmp_path / "src" / "img_00000.png"), image)
+    (tmp_path / "src" / "img_00000.json").write_text(json.dumps(truth), "utf-8")
+    assert bend([str(tmp_path / "src"), str(tmp_path / "bent"), "--k1", "-0.25"]) == 0
+    bent = json.loads((tmp_path / "bent" / "img_00000.json").read_text("utf-8"))
+    assert conditions_of(bent)["lens"] == "wide barrel"
+    assert conditions_of(truth)["lens"] == "pinhole"
+    taken = run_dataset(tmp_path / "bent", VisionConfig(), None)
+    undone = run_dataset(tmp_path / "bent", VisionConfig(), None, lens_from_truth=True)
+    assert undone.found == 1 and undone.corner_px[0] < 4.0
+    assert not taken.found or taken.corner_px[0] > undone.corner_px[0] + 1.0

@@ -106,4 +106,4 @@ def test_background_chain_names_shipped_manifests_only() -> None:
     script = (ROOT / "training" / "render" / "background.sh").read_text()
     named = {w.split()[0] for w in script.split("--dataset ")[1:]}
     assert named and all(load_manifest(n).name == n for n in named)
-    assert {n.split("-")[0] for n in named} == {"train", "heldout"}
+    assert {n.split("-")[0] for n in named} == {"train", "heldout", "lens"}

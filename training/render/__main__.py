@@ -97,12 +97,20 @@ def main(argv: list[str] | None = None) -> int:
     for n, (i, seed) in enumerate(pending, 1):
         t0 = time.time()
         spec = sample_scene(
-            i, seed, dataset=ds.name, width=w, height=h, grounds=ds.grounds, pieces=ds.pieces
+            i,
+            seed,
+            dataset=ds.name,
+            width=w,
+            height=h,
+            grounds=ds.grounds,
+            pieces=ds.pieces,
+            lens=ds.lens,
         )
         png = tmp / f"img_{i:05d}.png"
         res = blender.render_scene(spec, str(png))
         name = f"img_{i:05d}.jpg"
-        apply_post(png, tmp / name, spec.conditions["post"], w)
+        lens_k1 = spec.conditions["camera"].get("lens_k1", 0.0)
+        apply_post(png, tmp / name, spec.conditions["post"], w, lens_k1)
         truth = truth_of_render(spec, name, res, time.time() - t0)
         (tmp / name).replace(out / name)  # the jpg first: a json means the pair is complete
         js = out / f"img_{i:05d}.json"

@@ -1,7 +1,8 @@
 """Dataset manifests: the seed list is the dataset (training/render/datasets/*.toml).
 
 A manifest names the generator version, the first seed and the count, and which ground
-and piece families may be drawn; scene i of a dataset is seed `seed_start + i`.
+and piece families may be drawn; scene i of a dataset is seed `seed_start + i`. An
+optional `lens = "drawn"` bends each scene through a lens of its camera's kind.
 """
 
 from __future__ import annotations
@@ -29,11 +30,21 @@ class Dataset:
     grounds: tuple[str, ...]
     pieces: tuple[str, ...]
     purpose: str
+    #: each scene's camera bends lines as a real lens does (``training.render.lens``);
+    #: False (the manifests' ``lens = "pinhole"``) renders Blender's pinhole as it is
+    lens: bool = False
 
     def seeds(self, count: int | None = None) -> list[tuple[int, int]]:
         """(index, seed) for the first `count` scenes (all by default)."""
         n = self.count if count is None else count
         return [(i, self.seed_start + i) for i in range(n)]
+
+
+def _lens(value: object) -> bool:
+    """The manifest's ``lens``: "pinhole" (the default) or "drawn" (one per scene)."""
+    if value not in ("pinhole", "drawn"):
+        raise ValueError(f'lens must be "pinhole" or "drawn", got {value!r}')
+    return value == "drawn"
 
 
 def load_manifest(name: str, folder: Path = MANIFESTS) -> Dataset:
@@ -51,6 +62,7 @@ def load_manifest(name: str, folder: Path = MANIFESTS) -> Dataset:
             grounds=tuple(d["grounds"]),
             pieces=tuple(d["pieces"]),
             purpose=str(d.get("purpose", "")),
+            lens=_lens(d.get("lens", "pinhole")),
         )
     except KeyError as e:
         raise ManifestError(f"{path.name}: missing key {e}") from e

@@ -1,5 +1,6 @@
-"""Camera effects after the render: white balance, vignetting, motion blur, sharpening,
-sensor noise and JPEG compression. numpy + Pillow, no bpy; driven by conditions['post']."""
+"""Camera effects after the render: the lens's bend, white balance, vignetting, motion
+blur, sharpening, sensor noise and JPEG compression. numpy + Pillow, no bpy; driven by
+conditions['post'] (and the camera's ``lens_k1``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 
 import numpy as np
 from PIL import Image, ImageFilter
+
+from training.render.lens import bend_image
 
 
 def _motion_blur(img: np.ndarray, length: float, angle_deg: float) -> np.ndarray:
@@ -22,10 +25,13 @@ def _motion_blur(img: np.ndarray, length: float, angle_deg: float) -> np.ndarray
     return acc / n
 
 
-def apply_post(png: Path, jpg: Path, p: dict[str, Any], width: int) -> None:
-    """Turn the renderer's PNG into the dataset's JPEG with the drawn camera effects."""
+def apply_post(png: Path, jpg: Path, p: dict[str, Any], width: int, lens_k1: float = 0.0) -> None:
+    """Turn the renderer's PNG into the dataset's JPEG with the drawn camera effects; the
+    lens bends the light before the sensor sees it, so it comes first."""
     rng = np.random.default_rng(p["seed"])
     im = Image.open(png).convert("RGB")
+    if lens_k1:
+        im = Image.fromarray(bend_image(np.asarray(im), lens_k1))
     if p["sharpen"] > 0.05:
         im = im.filter(
             ImageFilter.UnsharpMask(radius=1.2, percent=int(120 * p["sharpen"]), threshold=2)

@@ -26,6 +26,7 @@ from training.render.geometry import (
     make_board,
     region_of_index,
 )
+from training.render.lens import draw_k1
 
 GENERATOR_VERSION = "oanquan-render 4"
 
@@ -832,6 +833,14 @@ def _post(rng: random.Random, light: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _with_lens(camera: dict[str, Any], seed: int, lens: bool) -> dict[str, Any]:
+    """The camera with a lens drawn for its kind, from a stream of its own: a manifest
+    that turns lenses on draws every other condition of a seed as one without."""
+    if not lens:
+        return camera
+    return camera | {"lens_k1": draw_k1(random.Random(f"lens {seed}"), camera["device"])}
+
+
 def sample_scene(
     index: int,
     seed: int,
@@ -841,8 +850,10 @@ def sample_scene(
     height: int = 960,
     grounds: tuple[str, ...] = GROUND_FAMILIES,
     pieces: tuple[str, ...] = PIECE_FAMILIES,
+    lens: bool = False,
 ) -> SceneSpec:
-    """Everything random about scene `index`, drawn from `seed` alone."""
+    """Everything random about scene `index`, drawn from `seed` alone (``lens``: bend it
+    through a lens of its camera's kind, ``training.render.lens``)."""
     check_families(grounds, pieces)
     rng = random.Random(seed)
     mode = rng.choices(["opening", "game", "piles"], weights=[6, 54, 40])[0]
@@ -857,7 +868,7 @@ def sample_scene(
         rng, board, game["engine_counts"], game["captured_small"], piece_family, pieces, heaps
     )
     light = _light(rng)
-    camera = _camera(rng, board, width, height)
+    camera = _with_lens(_camera(rng, board, width, height), seed, lens)
     conditions: dict[str, Any] = {
         "split": dataset,
         "seed": {"seed": seed, "index": index},
@@ -925,6 +936,7 @@ def sample_sequence_scene(
     height: int = 960,
     grounds: tuple[str, ...] = GROUND_FAMILIES,
     pieces: tuple[str, ...] = PIECE_FAMILIES,
+    lens: bool = False,
 ) -> SequenceScene:
     """The fixed scene of sequence `index`, drawn from `seed` alone.
 
@@ -951,6 +963,7 @@ def sample_sequence_scene(
         )
     light = _light(rng)
     camera = _aim_at_board(rng, _camera(rng, board, width, height), board, width, height)
+    camera = _with_lens(camera, seed, lens)
     post = _post(rng, light) | {"motion_blur_px": 0.0}
     conditions: dict[str, Any] = {
         "split": dataset,

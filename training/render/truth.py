@@ -20,6 +20,7 @@ from training.render.geometry import (
     polygon_area,
     region_at,
 )
+from training.render.lens import bend_truth
 from training.render.sample import SceneSpec
 
 AMBIGUOUS_M = 0.005  # a piece whose centre is this close to a line is ambiguous
@@ -193,7 +194,7 @@ def build_truth(
     ]
     if extra_conditions:
         conditions |= extra_conditions
-    return {
+    truth = {
         "image": image_name,
         "width": spec.width,
         "height": spec.height,
@@ -214,3 +215,6 @@ def build_truth(
         "conditions": conditions,
         "game": spec.game,
     }
+    # the pinhole's truth, moved where a lens the camera was drawn with shows it
+    k1 = float(spec.conditions["camera"].get("lens_k1", 0.0))
+    return bend_truth(truth, k1) if k1 else truth

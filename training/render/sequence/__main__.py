@@ -173,7 +173,8 @@ def render_game(
             t0 = time.time()
             png = tmp / f"{name}.png"
             res = render(spec, str(png), f.kept)
-            apply_post(png, tmp / f"{name}.jpg", spec.conditions["post"], spec.width)
+            lens_k1 = spec.conditions["camera"].get("lens_k1", 0.0)
+            apply_post(png, tmp / f"{name}.jpg", spec.conditions["post"], spec.width, lens_k1)
             truth = truth_of_render(spec, f"{name}.jpg", res, time.time() - t0)
             truth = sequence_truth(truth, f, frame.index, len(frames), res["poses"])
             (tmp / f"{name}.jpg").replace(folder / f"{name}.jpg")  # the jpg first, the json last
@@ -229,7 +230,7 @@ def main_dataset(args: argparse.Namespace) -> int:
     for i, seed in todo:
         scene = sample_sequence_scene(
             i, seed, dataset=ds.scenes.name, width=w, height=h,
-            grounds=ds.scenes.grounds, pieces=ds.scenes.pieces,
+            grounds=ds.scenes.grounds, pieces=ds.scenes.pieces, lens=ds.scenes.lens,
         )  # fmt: skip
         if moves is None:
             start, game = self_play(frame_rng(seed, 0, "game"), plies)

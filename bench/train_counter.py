@@ -45,6 +45,7 @@ from engine.board import MANDARINS
 from training.augment import ColourJitter, random_similarity
 from training.counter.calibrate import in_fold, parse_fold
 from training.nets import conv_bn_relu, export_onnx
+from training.render.lens import pinhole_only
 from vision import detect
 from vision.config import CountConfig
 from vision.geometry import homography_from_corners, project
@@ -120,6 +121,7 @@ def load_items(folder: Path, skip: set[str] | None = None) -> list[Item]:
         if not js.with_suffix(".jpg").exists() or js.name == "dataset.json":
             continue
         data = json.loads(js.read_text("utf-8"))
+        pinhole_only(data, js)
         img = cv2.imread(str(js.with_suffix(".jpg")))
         if img is None:
             continue

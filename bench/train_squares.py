@@ -54,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.figures import bucket_lines
 from engine.board import CITIZENS, MANDARINS
 from training.counter.calibrate import in_fold
+from training.render.lens import pinhole_only
 from vision import squares
 from vision.config import CountConfig, LocateConfig, VisionConfig
 from vision.count import big_stone_probabilities, count_board, rectify
@@ -83,6 +84,7 @@ def _scenes(truths: list[Path]) -> Iterator[tuple[int, Path, dict[str, Any], np.
         if image is None:
             continue
         data = json.loads(js.read_text("utf-8"))
+        pinhole_only(data, js)
         yield k, js, data, image, outline_from_corners(np.array(data["corners"], np.float64), depth)
 
 

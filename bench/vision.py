@@ -19,7 +19,8 @@ that did not see it (``foldK.onnx`` for index % 4 == K, from bench/train_counter
 ``--big-cv-dir`` does the same for the big-stone classifier (bench/train_bigstone.py)
 and ``--big-model`` picks one. ``--truth-lens`` undoes each photo's lens with the k1
 its truth records (copies bent by ``python -m training.render.lens``): a camera
-calibrated exactly; a ``--config`` with ``[vision.lens]`` is one calibrated lens for all.
+calibrated exactly (it takes the place of any ``[lens]`` the ``--config`` names); a
+``--config`` with ``[lens] k1`` is one calibrated lens for all.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.figures import bucket_lines
 from companion.appliance.memory import keep_freed_memory
 from engine.board import MANDARINS
+from training.render.lens import lens_of
 from vision.api import read_board
 from vision.config import VisionConfig, load_config
 from vision.geometry import canonical_corners
@@ -297,7 +299,7 @@ def conditions_of(data: dict[str, Any]) -> dict[str, Any]:
         bucket = next(
             f"{lo}-{hi}" for lo, hi in TILT_BUCKETS if tilt < hi or hi == TILT_BUCKETS[-1][1]
         )
-    k1 = truth_lens(data)
+    k1 = lens_of(data)
     lens = "pinhole" if k1 == 0.0 else "pincushion" if k1 > 0 else "barrel"
     if k1 <= -LENS_WIDE:
         lens = "wide barrel"
@@ -314,12 +316,6 @@ def conditions_of(data: dict[str, Any]) -> dict[str, Any]:
 TILT_BUCKETS = [(0, 15), (15, 30), (30, 45), (45, 90)]
 #: a barrel this strong (k1) or more is reported apart: wide lenses (Camera Module 3 Wide)
 LENS_WIDE = 0.1
-
-
-def truth_lens(data: dict[str, Any]) -> float:
-    """The k1 a truth says its photo was bent with (``training.render.lens``); 0 without."""
-    camera = data.get("conditions", {}).get("camera")
-    return float(camera.get("lens_k1", 0.0)) if isinstance(camera, dict) else 0.0
 
 
 def _selected(
@@ -378,7 +374,7 @@ def run_dataset(
         extra = conditions_of(data)
         image_config = replace(config, count=count)
         if lens_from_truth:
-            image_config = replace(image_config, lens=Lens(truth_lens(data)))
+            image_config = replace(image_config, lens=Lens(lens_of(data)))
         evaluate(tally, name, image, counts, bigs, corners, image_config, extra, oracle, annotate)
     return tally
 

@@ -1,6 +1,6 @@
 """Figures from ``bench/vision.py --dump`` rows: per condition, calibration, board-finder ROC.
 
-    python bench/vision_report.py DUMP.jsonl [--set SUBSTR] [--by ground,piece,light,tilt,hand]
+    python bench/vision_report.py DUMP.jsonl [--set SUBSTR] [--by ground,piece,light,tilt,hand,lens]
 
 Per group: exact count per true-count bucket (0 / 1-3 / 4-7 / 8-15, with within one for
 8-15), big-stone accuracy and images with all 12 squares exact. Then the reliability of the

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from training.render.__main__ import main, parse_args
-from training.render.datasets import MANIFESTS, cache_dir, load_manifest
+from training.render.datasets import MANIFESTS, Dataset, cache_dir, load_manifest
 from training.render.families import HELD_OUT_GROUNDS, HELD_OUT_PIECES
 from training.render.sample import GENERATOR_VERSION
 
@@ -107,3 +107,24 @@ def test_background_chain_names_shipped_manifests_only() -> None:
     named = {w.split()[0] for w in script.split("--dataset ")[1:]}
     assert named and all(load_manifest(n).name == n for n in named)
     assert {n.split("-")[0] for n in named} == {"train", "heldout", "lens"}
+
+
+def test_stills_games_and_the_demo_draw_from_seeds_of_their_own() -> None:
+    from training.render.sequence.demo import DEMO_SEED_START
+    from training.render.sequence.manifest import MANIFESTS as GAMES
+
+    ranges = [(d.seed_start, d.seed_start + d.count) for d in map(load_manifest, _names(MANIFESTS))]
+    ranges += [(d.seed_start, d.seed_start + d.count) for d in map(_game, _names(GAMES))]
+    ranges.append((DEMO_SEED_START, DEMO_SEED_START + 100_000))  # find_demo_seed's tries
+    ranges.sort()
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(ranges))
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(p.stem for p in folder.glob("*.toml"))
+
+
+def _game(name: str) -> Dataset:
+    from training.render.sequence.manifest import load_sequences
+
+    return load_sequences(name).scenes

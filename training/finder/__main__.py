@@ -31,6 +31,7 @@ from torch import nn
 from training.augment import ColourJitter
 from training.counter.calibrate import in_fold, parse_fold
 from training.nets import conv_bn_relu, export_onnx
+from training.render.lens import pinhole_only
 
 #: The locator's work width for a 640 px render is 480: the net sees that scale, +-.
 WORK_SCALE = 0.75
@@ -88,6 +89,7 @@ def load_scenes(
             data = json.loads(js.read_text("utf-8"))
         except (OSError, json.JSONDecodeError):
             continue  # being written
+        pinhole_only(data, js)
         raw = np.fromfile(str(js.with_suffix(".jpg")), np.uint8)
         if raw.size == 0:
             continue

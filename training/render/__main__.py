@@ -88,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 "size": [w, h],
                 "grounds": ds.grounds,
                 "pieces": ds.pieces,
+                "lens": "drawn" if ds.lens else "pinhole",
             },
             indent=1,
         )

@@ -2,11 +2,12 @@
 
 Blender's camera is a pinhole, but the cameras the product meets are not: the Camera
 Module 3 Wide and most webcams bow straight lines towards the frame's edges, phones
-leave a trace of it after their own correction. The renders are bent after the fact,
-which is exact for a thin lens: the pinhole render is resampled through the
-one-parameter division model that ``vision.lens`` undoes (radial about the image
-centre, in units of the half-diagonal ``R``: a raw point at ``d`` is the pinhole's
-``d / (1 + k1 |d|^2)``), and every pixel of the truth is moved the same way.
+leave a trace of it after their own correction. The renders are bent after the fact:
+the pinhole render is resampled through the one-parameter division model that
+``vision.lens`` undoes (radial about the image centre, in units of the half-diagonal ``R``: a raw point at ``d`` is the pinhole's
+``d / (1 + k1 |d|^2)``), and every pixel of the truth is moved the same way. Geometry is
+exact so (a lens bends light before it reaches the sensor; the render is that light);
+sharpness is not quite: see ``bend_image``.
 
 A barrel shows more of the world than the pinhole it bends, so the raw frame is the
 middle of the render magnified by ``1 / zoom`` (``zoom`` = 1 + k1 for a barrel, 1 for a
@@ -18,10 +19,11 @@ and the raw ``d = 2 u / (1 + sqrt(1 - 4 k1 |u|^2))``; the truth records ``k1`` a
 ``zoom`` under ``camera_model.lens`` and ``k1`` under ``conditions.camera.lens_k1``, which
 is what ``[vision.lens] k1`` must say to undo it.
 
-numpy and Pillow only (the render venv has no OpenCV). ``python -m training.render.lens
+numpy, and Pillow for the copies' images (the render venv has no OpenCV). ``python -m training.render.lens
 SRC DST`` writes a bent copy of a dataset folder (singles or game sequences; one lens
 per game), for measuring what an uncalibrated wide camera costs on sets rendered
-without one.
+without one. Code that reads a truth as a pinhole's (``camera_model.K`` alone, a
+homography of its corners) must undo ``camera_model.lens`` first, or refuse it.
 """
 
 from __future__ import annotations
@@ -30,15 +32,15 @@ import argparse
 import copy
 import json
 import math
+import os
 import random
 import sys
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
 #: the strongest bend drawn or accepted (as ``vision.lens.MAX_K``: within it both
 #: directions are defined over the whole frame)
@@ -62,7 +64,7 @@ OTHER_K1 = (-0.16, 0.02)
 #: a square's straight side follows the curve the lens draws it as
 EDGE_PX = 12.0
 #: points sampled on the ground per region to measure how much of it the frame shows
-FRAME_SAMPLES = 256
+FRAME_SAMPLES = 1024
 
 
 class LensError(ValueError):
@@ -117,12 +119,19 @@ def from_raw(points: np.ndarray, width: int, height: int, k1: float) -> np.ndarr
 
 
 def bend_image(rgb: np.ndarray, k1: float) -> np.ndarray:
-    """The image (H, W, C, any dtype) as the bent camera takes it: bilinear, same size."""
+    """The image (H, W, C, any dtype) as the bent camera takes it: bilinear, same size.
+
+    Pixel (i, j)'s centre is at (i + 0.5, j + 0.5), as in the truth (``K``'s principal
+    point is the frame's middle, W / 2). Bilinear without smoothing first: where a
+    barrel shrinks the render (its corners, by up to 1 / zoom) fine texture may alias,
+    and where it enlarges it (the middle) the picture is a little softer than a lens of
+    that focal length would give.
+    """
     if k1 == 0.0:
         return rgb.copy()
     h, w = rgb.shape[:2]
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
-    src = from_raw(np.stack([xs, ys], axis=-1), w, h, k1)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64) + 0.5
+    src = from_raw(np.stack([xs, ys], axis=-1), w, h, k1) - 0.5
     sx = np.clip(src[..., 0], 0.0, w - 1.0)
     sy = np.clip(src[..., 1], 0.0, h - 1.0)
     x0 = np.minimum(np.floor(sx).astype(np.intp), w - 2)
@@ -197,17 +206,70 @@ def _r2(points: np.ndarray) -> list[list[float]]:
     return [[round(float(x), 2), round(float(y), 2)] for x, y in points]
 
 
-def bend_truth(truth: dict[str, Any], k1: float) -> dict[str, Any]:
-    """The truth of a render as the bent camera shows it (a new dict; see the module).
+def _bend_px(node: Any, w: int, h: int, k1: float) -> None:
+    """Move every ``*_px`` point (``[x, y]``) under ``node`` in place: pieces'
+    ``ground_px`` (the wide generator's), a hand's ``tip_px``; ``center_px`` too."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            point = (
+                key.endswith("_px")
+                and isinstance(value, list)
+                and len(value) == 2
+                and all(isinstance(v, int | float) for v in value)
+            )
+            if point:
+                raw = to_raw(np.asarray([value], np.float64), w, h, k1)[0]
+                node[key] = [round(float(raw[0]), 2), round(float(raw[1]), 2)]
+            else:
+                _bend_px(value, w, h, k1)
+    elif isinstance(node, list):
+        for item in node:
+            _bend_px(item, w, h, k1)
 
-    Corners and pieces' centres are moved; region polygons are densified first, so
-    their sides curve as the lens draws them. What the frame shows is measured again:
-    the raw frame is the middle of the render, so a piece whose centre leaves it is
-    no longer in frame nor visible, and each region's in-frame share is sampled on the
-    ground through the pinhole and the lens (where the truth has ``board_m`` and
-    ``camera_model``; otherwise it is kept). Counts are the world's and do not change.
+
+def lens_of(truth: dict[str, Any]) -> float:
+    """The k1 a truth says its photo was taken with (0: a pinhole's, or none recorded)."""
+    model = truth.get("camera_model")
+    if isinstance(model, dict) and isinstance(model.get("lens"), dict):
+        return float(model["lens"].get("k1", 0.0))
+    camera = truth.get("conditions", {}).get("camera")
+    return float(camera.get("lens_k1", 0.0)) if isinstance(camera, dict) else 0.0
+
+
+def pinhole_only(truth: dict[str, Any], where: object) -> None:
+    """For the trainers' command lines, which cut samples with a homography of a truth's
+    corners: stop (SystemExit, one line) at a truth taken through a lens."""
+    k1 = lens_of(truth)
+    if k1 != 0.0:
+        raise SystemExit(
+            f"{where}: taken through a lens (k1 {k1}); training takes pinhole renders only"
+        )
+
+
+def _area(poly: Sequence[Sequence[float]]) -> float:
+    arr = np.asarray(poly, np.float64)
+    x, y = arr[:, 0], arr[:, 1]
+    return 0.5 * abs(float(np.dot(x, np.roll(y, -1))) - float(np.dot(y, np.roll(x, -1))))
+
+
+def bend_truth(truth: dict[str, Any], k1: float) -> dict[str, Any]:
+    """The truth of a pinhole render as the bent camera shows it (a new dict; see the
+    module). A truth already bent is refused (LensError): two lenses would be recorded
+    as one.
+
+    Corners and every ``*_px`` point are moved (pieces' centres, the wide generator's
+    ``ground_px``, a hand's ``tip_px``); region polygons are densified first, so their
+    sides curve as the lens draws them. What the frame shows is measured again: the raw
+    frame is the middle of the render, so a piece whose centre leaves it is no longer in
+    frame nor visible (a piece cut by the new edge keeps its visible share: judged by
+    its centre only), and a region's in-frame share is 1 where its bent outline lies in
+    the frame and otherwise sampled on the ground through the pinhole and the lens
+    (where the truth has ``board_m`` and ``camera_model``; never more than it was, the raw
+    frame being inside the render's). Counts are the world's and do not change.
     """
     check_k1(k1)
+    if lens_of(truth) != 0.0:
+        raise LensError(f"already taken through a lens (k1 {lens_of(truth)}): bend a pinhole's")
     out = copy.deepcopy(truth)
     w, h = int(truth["width"]), int(truth["height"])
     cond = out.setdefault("conditions", {})
@@ -216,19 +278,16 @@ def bend_truth(truth: dict[str, Any], k1: float) -> dict[str, Any]:
     if k1 == 0.0:
         return out
     out["corners"] = _r2(to_raw(np.asarray(truth["corners"], np.float64), w, h, k1))
+    _bend_px(out.get("pieces", []), w, h, k1)
+    _bend_px(out.get("hand", {}), w, h, k1)
     for piece in out.get("pieces", []):
-        if piece.get("center_px") is None:
-            continue
-        raw = to_raw(np.asarray([piece["center_px"]], np.float64), w, h, k1)[0]
-        piece["center_px"] = [round(float(raw[0]), 1), round(float(raw[1]), 1)]
-        if not bool(_inside(raw, w, h)):
+        centre = piece.get("center_px")
+        if centre is not None and not bool(_inside(np.asarray(centre, np.float64), w, h)):
             piece.update(in_frame=False, visible=False, visible_fraction=0.0, top_visible=False)
     model = out.get("camera_model")
     board = out.get("board_m")
     # (where the truth has no camera or ground polygons, the in-frame shares are kept)
     ground_polys = board.get("regions") if isinstance(board, dict) else None
-    if not isinstance(model, dict):
-        ground_polys = None
     outline: list[np.ndarray] = []
     weights: dict[str, float] = {}
     for i, (name, region) in enumerate(out["regions"].items()):
@@ -238,16 +297,16 @@ def bend_truth(truth: dict[str, Any], k1: float) -> dict[str, Any]:
         pieces = [p for p in out.get("pieces", []) if p.get("region") == name]
         if pieces:
             region["hidden_pieces"] = sum(not p.get("visible", True) for p in pieces)
-        if isinstance(ground_polys, dict) and isinstance(model, dict):
-            poly = ground_polys[name]
-            ground = _ground_points(poly, FRAME_SAMPLES, seed=1_000 + i)
+        if not isinstance(ground_polys, dict) or not isinstance(model, dict):
+            continue
+        if _inside(bent, w, h).all():
+            region["in_frame_fraction"] = 1.0
+        else:
+            ground = _ground_points(ground_polys[name], FRAME_SAMPLES, seed=1_000 + i)
             seen = _inside(to_raw(_project(model, ground), w, h, k1), w, h)
-            region["in_frame_fraction"] = round(float(seen.mean()), 3)
-            arr = np.asarray(poly, np.float64)
-            weights[name] = 0.5 * abs(
-                float(np.dot(arr[:, 0], np.roll(arr[:, 1], -1)))
-                - float(np.dot(arr[:, 1], np.roll(arr[:, 0], -1)))
-            )
+            before = float(region["in_frame_fraction"])
+            region["in_frame_fraction"] = round(min(before, float(seen.mean())), 3)
+        weights[name] = _area(ground_polys[name])
     everything = np.concatenate(outline)
     out["board_partially_outside"] = bool(not _inside(everything, w, h).all())
     if weights:
@@ -273,11 +332,15 @@ def _pairs(folder: Path) -> list[tuple[Path, Path]]:
     return out
 
 
-def _folders(root: Path) -> Iterator[Path]:
-    """Every folder under ``root`` (itself included) that holds image + truth pairs."""
-    for folder in sorted({js.parent for js in root.rglob("*.json")}):
-        if _pairs(folder):
-            yield folder
+def _folders(root: Path) -> list[Path]:
+    """Every folder under ``root`` (itself included, links followed) that holds image +
+    truth pairs."""
+    found = [
+        Path(d)
+        for d, _, files in os.walk(root, followlinks=True)
+        if any(f.endswith(".json") for f in files)
+    ]
+    return sorted(f for f in found if _pairs(f))
 
 
 def _is_game(folder: Path) -> bool:
@@ -286,8 +349,56 @@ def _is_game(folder: Path) -> bool:
 
 
 def _device(truth: dict[str, Any]) -> str | None:
-    camera = truth.get("conditions", {}).get("camera")
+    conditions = truth.get("conditions")
+    camera = conditions.get("camera") if isinstance(conditions, dict) else None
     return camera.get("device") if isinstance(camera, dict) else None
+
+
+def _settings(dst: Path, k1: float | None, seed: int) -> None:
+    """Record how ``dst`` is bent before the first pair; refuse to add to a copy bent
+    otherwise (its kept pairs would carry another lens than the record)."""
+    settings = {"k1": "drawn" if k1 is None else k1, "seed": seed}
+    record = dst / "lens.json"
+    if record.is_file():
+        try:
+            before = json.loads(record.read_text("utf-8"))
+        except ValueError as e:
+            raise LensError(f"{record}: {e}") from e
+        if before != settings:
+            raise LensError(f"{dst} was bent with {before}, not {settings}: use another copy")
+        return
+    dst.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(settings) + "\n", "utf-8")
+
+
+def _read(js: Path) -> dict[str, Any]:
+    """A truth file's JSON object, or LensError naming the file."""
+    try:
+        truth = json.loads(js.read_text("utf-8"))
+    except (OSError, ValueError) as e:
+        raise LensError(f"{js}: {e}") from e
+    if not isinstance(truth, dict):
+        raise LensError(f"{js}: not a JSON object")
+    return truth
+
+
+def _bend_pair(js: Path, img: Path, out: Path, lens: float, quality: int) -> None:
+    """Bend one image and its truth into ``out``; LensError naming the file if either
+    cannot be read or bent (nothing is written then)."""
+    from PIL import Image  # (here: the trainers' venv, which checks truths, has no Pillow)
+
+    truth = _read(js)
+    try:
+        name = img.with_suffix(".jpg").name
+        bent = bend_truth(truth, lens) | {"image": name}
+        rgb = np.asarray(Image.open(img).convert("RGB"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as e:
+        why = e if str(e) else type(e).__name__
+        raise LensError(f"{js}: {why}") from e
+    Image.fromarray(bend_image(rgb, lens)).save(out / name, quality=quality)
+    part = (out / js.name).with_suffix(".part")
+    part.write_text(json.dumps(bent, separators=(",", ":")), "utf-8")
+    part.replace(out / js.name)  # the image first: a truth means the pair is complete
 
 
 def bend_dataset(
@@ -296,8 +407,10 @@ def bend_dataset(
     """Write a bent copy of every image + truth under ``src`` to ``dst`` (same layout).
 
     ``k1`` None draws one lens per still and per game from its camera kind
-    (``LENS_K1``), seeded by ``seed`` and the file's path, so a copy is the same on
-    every machine. Pairs already in ``dst`` are kept (an interrupted copy resumes).
+    (``LENS_K1``), seeded by ``seed`` and the file's name with its folder's (a game's:
+    the folder's), so the same photo gets the same lens on every machine and whether
+    ``src`` is a dataset or one of its folders. Pairs already in ``dst`` are kept (an
+    interrupted copy resumes), but only into a copy bent the same way.
     Returns how many images were written and kept.
     """
     if k1 is not None:
@@ -307,44 +420,30 @@ def bend_dataset(
         raise LensError(f"no dataset folder {src}")
     if dst == src or src in dst.parents:
         raise LensError(f"the copy {dst} must not lie inside the dataset {src}")
-    folders = list(_folders(src))
+    folders = _folders(src)
     if not folders:
         raise LensError(f"no image with its truth JSON under {src}")
+    _settings(dst, k1, seed)
     written = kept = 0
     for folder in folders:
-        rel = folder.relative_to(src)
-        out = dst / rel
+        out = dst / folder.relative_to(src)
         out.mkdir(parents=True, exist_ok=True)
         game_k1 = None
         for js, img in _pairs(folder):
-            truth = json.loads(js.read_text("utf-8"))
-            if k1 is not None:
-                lens = k1
-            elif _is_game(folder):
-                if game_k1 is None:
-                    key = zlib.crc32(f"{seed}:{rel.as_posix()}".encode())
-                    game_k1 = draw_k1(random.Random(key), _device(truth))
-                lens = game_k1
-            else:
-                key = zlib.crc32(f"{seed}:{(rel / js.name).as_posix()}".encode())
-                lens = draw_k1(random.Random(key), _device(truth))
-            name = img.with_suffix(".jpg").name
-            target = out / js.name
-            if target.exists() and (out / name).exists():
+            if (out / js.name).exists() and (out / img.with_suffix(".jpg").name).exists():
                 kept += 1
                 continue
-            rgb = np.asarray(Image.open(img).convert("RGB"))
-            Image.fromarray(bend_image(rgb, lens)).save(out / name, quality=quality)
-            bent = bend_truth(truth, lens) | {"image": name}
-            part = target.with_suffix(".part")
-            part.write_text(json.dumps(bent, separators=(",", ":")), "utf-8")
-            part.replace(target)  # the image first: a truth means the pair is complete
+            lens = k1
+            if lens is None and _is_game(folder):
+                if game_k1 is None:
+                    key = zlib.crc32(f"{seed}:{folder.name}".encode())
+                    game_k1 = draw_k1(random.Random(key), _device(_read(js)))
+                lens = game_k1
+            elif lens is None:
+                key = zlib.crc32(f"{seed}:{folder.name}/{js.name}".encode())
+                lens = draw_k1(random.Random(key), _device(_read(js)))
+            _bend_pair(js, img, out, lens, quality)
             written += 1
-    (dst / "lens.json").write_text(
-        json.dumps({"source": str(src), "k1": k1 if k1 is not None else "drawn", "seed": seed})
-        + "\n",
-        "utf-8",
-    )
     return {"written": written, "kept": kept}
 
 

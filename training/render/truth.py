@@ -215,6 +215,10 @@ def build_truth(
         "conditions": conditions,
         "game": spec.game,
     }
-    # the pinhole's truth, moved where a lens the camera was drawn with shows it
-    k1 = float(spec.conditions["camera"].get("lens_k1", 0.0))
-    return bend_truth(truth, k1) if k1 else truth
+    # the pinhole's truth, moved where a lens the camera was drawn with shows it (which
+    # records the lens again)
+    camera = dict(conditions["camera"])
+    k1 = float(camera.pop("lens_k1", 0.0))
+    if not k1:
+        return truth
+    return bend_truth({**truth, "conditions": {**conditions, "camera": camera}}, k1)

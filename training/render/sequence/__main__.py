@@ -220,6 +220,7 @@ def main_dataset(args: argparse.Namespace) -> int:
         "moves": moves,
         "grounds": list(ds.scenes.grounds),
         "pieces": list(ds.scenes.pieces),
+        "lens": "drawn" if ds.scenes.lens else "pinhole",
     }
     conflict = _settings_conflict(out / "dataset.json", settings)
     if conflict:

@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from training.render.geometry import Camera, polygon_area, sample_polygon
+
 #: the strongest bend drawn or accepted (as ``vision.lens.MAX_K``: within it both
 #: directions are defined over the whole frame)
 MAX_K = 0.25
@@ -65,6 +67,10 @@ OTHER_K1 = (-0.16, 0.02)
 EDGE_PX = 12.0
 #: points sampled on the ground per region to measure how much of it the frame shows
 FRAME_SAMPLES = 1024
+
+
+#: the truth's ``camera_model`` keys of the pinhole's K, R and t (``geometry.Camera``)
+_POSE = ("K", "R_world_to_cam_opencv", "t_opencv")
 
 
 class LensError(ValueError):
@@ -166,42 +172,6 @@ def _inside(px: np.ndarray, width: int, height: int) -> np.ndarray:
     return np.asarray(ok & (x >= 0) & (x < width) & (y >= 0) & (y < height))
 
 
-def _ground_points(poly: Sequence[Sequence[float]], n: int, seed: int) -> np.ndarray:
-    """``n`` points uniform in a ground polygon (metres), the same for the same seed."""
-    arr = np.asarray(poly, np.float64)
-    lo, hi = arr.min(axis=0), arr.max(axis=0)
-    rng = np.random.default_rng(seed)
-    edges = np.roll(arr, -1, axis=0) - arr
-    kept: list[np.ndarray] = []
-    total = 0
-    while total < n:
-        cand = rng.uniform(lo, hi, size=(4 * n, 2))
-        # even-odd rule, all candidates at once
-        rel_y = cand[:, None, 1] - arr[None, :, 1]
-        crosses = (arr[None, :, 1] > cand[:, None, 1]) != (
-            np.roll(arr, -1, axis=0)[None, :, 1] > cand[:, None, 1]
-        )
-        with np.errstate(divide="ignore", invalid="ignore"):
-            x_at = arr[None, :, 0] + edges[None, :, 0] * rel_y / edges[None, :, 1]
-        inside = (np.sum(crosses & (cand[:, None, 0] < x_at), axis=1) % 2) == 1
-        kept.append(cand[inside])
-        total += int(inside.sum())
-    return np.concatenate(kept)[:n]
-
-
-def _project(camera_model: dict[str, Any], ground: np.ndarray) -> np.ndarray:
-    """Ground points (metres, z = 0) through the truth's pinhole to render pixels."""
-    k = np.asarray(camera_model["K"], np.float64)
-    rot = np.asarray(camera_model["R_world_to_cam_opencv"], np.float64)
-    t = np.asarray(camera_model["t_opencv"], np.float64)
-    cam = np.c_[ground, np.zeros(len(ground))] @ rot.T + t
-    z = cam[:, 2:3]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        px = (cam @ k.T)[:, :2] / z
-    px[z[:, 0] <= 1e-6] = np.nan
-    return np.asarray(px, np.float64)
-
-
 def _r2(points: np.ndarray) -> list[list[float]]:
     return [[round(float(x), 2), round(float(y), 2)] for x, y in points]
 
@@ -246,12 +216,6 @@ def pinhole_only(truth: dict[str, Any], where: object) -> None:
         )
 
 
-def _area(poly: Sequence[Sequence[float]]) -> float:
-    arr = np.asarray(poly, np.float64)
-    x, y = arr[:, 0], arr[:, 1]
-    return 0.5 * abs(float(np.dot(x, np.roll(y, -1))) - float(np.dot(y, np.roll(x, -1))))
-
-
 def bend_truth(truth: dict[str, Any], k1: float) -> dict[str, Any]:
     """The truth of a pinhole render as the bent camera shows it (a new dict; see the
     module). A truth already bent is refused (LensError): two lenses would be recorded
@@ -288,6 +252,10 @@ def bend_truth(truth: dict[str, Any], k1: float) -> dict[str, Any]:
     board = out.get("board_m")
     # (where the truth has no camera or ground polygons, the in-frame shares are kept)
     ground_polys = board.get("regions") if isinstance(board, dict) else None
+    camera = None
+    if isinstance(model, dict):
+        k, r, t = (np.asarray(model[key], np.float64) for key in _POSE)
+        camera = Camera(k, r, t, w, h)
     outline: list[np.ndarray] = []
     weights: dict[str, float] = {}
     for i, (name, region) in enumerate(out["regions"].items()):
@@ -297,16 +265,18 @@ def bend_truth(truth: dict[str, Any], k1: float) -> dict[str, Any]:
         pieces = [p for p in out.get("pieces", []) if p.get("region") == name]
         if pieces:
             region["hidden_pieces"] = sum(not p.get("visible", True) for p in pieces)
-        if not isinstance(ground_polys, dict) or not isinstance(model, dict):
+        if not isinstance(ground_polys, dict) or camera is None:
             continue
+        poly = ground_polys[name]
         if _inside(bent, w, h).all():
             region["in_frame_fraction"] = 1.0
         else:
-            ground = _ground_points(ground_polys[name], FRAME_SAMPLES, seed=1_000 + i)
-            seen = _inside(to_raw(_project(model, ground), w, h, k1), w, h)
+            ground = sample_polygon(poly, FRAME_SAMPLES, np.random.default_rng(1_000 + i))
+            pinhole = camera.project(np.c_[ground, np.zeros(len(ground))])
+            seen = _inside(to_raw(pinhole, w, h, k1), w, h)
             before = float(region["in_frame_fraction"])
             region["in_frame_fraction"] = round(min(before, float(seen.mean())), 3)
-        weights[name] = _area(ground_polys[name])
+        weights[name] = polygon_area(np.asarray(poly, np.float64))
     everything = np.concatenate(outline)
     out["board_partially_outside"] = bool(not _inside(everything, w, h).all())
     if weights:
@@ -332,20 +302,18 @@ def _pairs(folder: Path) -> list[tuple[Path, Path]]:
     return out
 
 
-def _folders(root: Path) -> list[Path]:
+def _folders(root: Path) -> list[tuple[Path, list[tuple[Path, Path]]]]:
     """Every folder under ``root`` (itself included, links followed) that holds image +
-    truth pairs."""
+    truth pairs, with its pairs."""
     found = [
-        Path(d)
-        for d, _, files in os.walk(root, followlinks=True)
-        if any(f.endswith(".json") for f in files)
+        (folder, _pairs(folder))
+        for folder in sorted(
+            Path(d)
+            for d, _, files in os.walk(root, followlinks=True)
+            if any(f.endswith(".json") for f in files)
+        )
     ]
-    return sorted(f for f in found if _pairs(f))
-
-
-def _is_game(folder: Path) -> bool:
-    """A game's frames share one camera, hence one lens."""
-    return any(folder.glob("frame_*.json"))
+    return [(folder, pairs) for folder, pairs in found if pairs]
 
 
 def _device(truth: dict[str, Any]) -> str | None:
@@ -382,12 +350,13 @@ def _read(js: Path) -> dict[str, Any]:
     return truth
 
 
-def _bend_pair(js: Path, img: Path, out: Path, lens: float, quality: int) -> None:
-    """Bend one image and its truth into ``out``; LensError naming the file if either
-    cannot be read or bent (nothing is written then)."""
+def _bend_pair(
+    truth: dict[str, Any], js: Path, img: Path, out: Path, lens: float, quality: int
+) -> None:
+    """Bend one image and its truth (read from ``js``) into ``out``; LensError naming the
+    file if either cannot be bent (nothing is written then)."""
     from PIL import Image  # (here: the trainers' venv, which checks truths, has no Pillow)
 
-    truth = _read(js)
     try:
         name = img.with_suffix(".jpg").name
         bent = bend_truth(truth, lens) | {"image": name}
@@ -425,24 +394,27 @@ def bend_dataset(
         raise LensError(f"no image with its truth JSON under {src}")
     _settings(dst, k1, seed)
     written = kept = 0
-    for folder in folders:
+    for folder, pairs in folders:
         out = dst / folder.relative_to(src)
         out.mkdir(parents=True, exist_ok=True)
+        # a game's frames share one camera, hence one lens, drawn by the folder's name
+        game = any(js.name.startswith("frame_") for js, _ in pairs)
         game_k1 = None
-        for js, img in _pairs(folder):
+        for js, img in pairs:
             if (out / js.name).exists() and (out / img.with_suffix(".jpg").name).exists():
                 kept += 1
                 continue
+            truth = _read(js)
             lens = k1
-            if lens is None and _is_game(folder):
+            if lens is None and game:
                 if game_k1 is None:
                     key = zlib.crc32(f"{seed}:{folder.name}".encode())
-                    game_k1 = draw_k1(random.Random(key), _device(_read(js)))
+                    game_k1 = draw_k1(random.Random(key), _device(truth))
                 lens = game_k1
             elif lens is None:
                 key = zlib.crc32(f"{seed}:{folder.name}/{js.name}".encode())
-                lens = draw_k1(random.Random(key), _device(_read(js)))
-            _bend_pair(js, img, out, lens, quality)
+                lens = draw_k1(random.Random(key), _device(truth))
+            _bend_pair(truth, js, img, out, lens, quality)
             written += 1
     return {"written": written, "kept": kept}
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from tests.training.conftest import NEUTRAL_POST
 from training.render.geometry import make_board
 from training.render.lines import draw_lines
 from training.render.post import apply_post
@@ -70,16 +71,7 @@ def test_post_keeps_size_and_neutral_settings_keep_the_picture(tmp_path: Path) -
     yy, xx = np.mgrid[0:48, 0:64]
     src = np.stack([xx * 3 + 20, yy * 4 + 20, xx + yy + 60], axis=-1).astype(np.uint8)
     Image.fromarray(src).save(tmp_path / "a.png")
-    neutral = {
-        "sharpen": 0.0,
-        "wb_gain": [1.0, 1.0, 1.0],
-        "vignette": 0.0,
-        "motion_blur_px": 0.0,
-        "motion_blur_deg": 0.0,
-        "noise_sigma": 0.0,
-        "jpeg_quality": 95,
-        "seed": 1,
-    }
+    neutral = NEUTRAL_POST
     apply_post(tmp_path / "a.png", tmp_path / "a.jpg", neutral, 64)
     out = np.asarray(Image.open(tmp_path / "a.jpg"), dtype=float)
     assert out.shape == src.shape

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from training.render.geometry import REGIONS
+from tests.training.conftest import seen_whole
 from training.render.inspect import main, overlay, summarise
 from training.render.sample import camera_from, sample_scene
 from training.render.truth import build_truth
@@ -19,16 +19,8 @@ def _truth(seed: int) -> dict:  # type: ignore[type-arg]
     s = sample_scene(seed, seed, width=160, height=120)
     cam = camera_from(s.conditions["camera"], 160, 120)
     pos = np.array([[*p.drop[:2], 0.01] for p in s.pieces])
-    n = len(s.pieces)
-    vis = {
-        "visible": [True] * n,
-        "visible_fraction": [1.0] * n,
-        "top_visible": [True] * n,
-        "hidden_by_hand": [False] * n,
-        "occluded_fraction": dict.fromkeys(REGIONS, 0.0),
-        "in_frame_fraction": dict.fromkeys(REGIONS, 1.0),
-    }
-    return build_truth(s, f"img_{seed:05d}.jpg", cam, pos, [p.size_m for p in s.pieces], vis)
+    sizes = [p.size_m for p in s.pieces]
+    return build_truth(s, f"img_{seed:05d}.jpg", cam, pos, sizes, seen_whole(len(pos)))
 
 
 def test_summary_counts_what_the_truths_hold() -> None:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tests.training.conftest import NEUTRAL_POST, seen_whole
 from training.render.datasets import load_manifest
 from training.render.geometry import REGIONS
 from training.render.lens import (
@@ -31,16 +32,6 @@ from vision.lens import Lens, frame_zoom, undistort_points
 
 W, H = 640, 480
 LENSES = (-0.25, -0.12, -0.03, 0.05, 0.2)
-NEUTRAL = {
-    "sharpen": 0.0,
-    "wb_gain": [1.0, 1.0, 1.0],
-    "vignette": 0.0,
-    "motion_blur_px": 0.0,
-    "motion_blur_deg": 0.0,
-    "noise_sigma": 0.0,
-    "jpeg_quality": 95,
-    "seed": 1,
-}
 
 
 def _grid() -> np.ndarray:
@@ -57,16 +48,7 @@ def _truth(seed: int, lens: bool = False, focal_gain: float = 1.0) -> dict[str, 
     s = replace(s, conditions=s.conditions | {"camera": camera})
     cam = camera_from(s.conditions["camera"], W, H)
     pos = np.array([[p.drop[0], p.drop[1], p.size_m / 3] for p in s.pieces])
-    n = len(s.pieces)
-    vis = {
-        "visible": [True] * n,
-        "visible_fraction": [1.0] * n,
-        "top_visible": [True] * n,
-        "hidden_by_hand": [False] * n,
-        "occluded_fraction": dict.fromkeys(REGIONS, 0.0),
-        "in_frame_fraction": dict.fromkeys(REGIONS, 1.0),
-    }
-    return build_truth(s, "img.jpg", cam, pos, [p.size_m for p in s.pieces], vis)
+    return build_truth(s, "img.jpg", cam, pos, [p.size_m for p in s.pieces], seen_whole(len(pos)))
 
 
 @pytest.mark.parametrize("k1", LENSES)
@@ -118,7 +100,7 @@ def test_post_bends_before_noise_and_jpeg(tmp_path: Path) -> None:
     img = np.full((H, W, 3), 128, np.uint8)
     img[..., 0] = np.clip(128 + 120 * np.exp(-((xx - 600) ** 2 + (yy - 60) ** 2) / 20.0), 0, 255)
     Image.fromarray(img).save(tmp_path / "a.png")
-    noisy = NEUTRAL | {"noise_sigma": 8.0}
+    noisy = NEUTRAL_POST | {"noise_sigma": 8.0}
     apply_post(tmp_path / "a.png", tmp_path / "a.jpg", noisy, W, lens_k1=-0.2)
     apply_post(tmp_path / "a.png", tmp_path / "b.jpg", noisy, W)
     bent = np.asarray(Image.open(tmp_path / "a.jpg"), np.float64)

@@ -20,6 +20,7 @@ from PIL import Image
 
 from companion.referee.reconcile import board_of
 from engine import Game, Position
+from tests.training.conftest import seen_whole
 from training.render.geometry import REGIONS, region_of_index
 from training.render.sample import camera_from, sample_scene, sample_sequence_scene
 from training.render.sequence.__main__ import Progress, main, render_game
@@ -196,14 +197,7 @@ def fake_render(spec: Any, png: str, kept: dict[int, tuple[float, ...]]) -> dict
         "positions": np.array([p[:3] for p in poses]).reshape(n, 3),
         "sizes": [p.size_m for p in spec.pieces],
         "poses": poses,
-        "visibility": {
-            "visible": [True] * n,
-            "visible_fraction": [1.0] * n,
-            "top_visible": [True] * n,
-            "hidden_by_hand": [False] * n,
-            "occluded_fraction": dict.fromkeys(REGIONS, 0.0),
-            "in_frame_fraction": dict.fromkeys(REGIONS, 1.0),
-        },
+        "visibility": seen_whole(n),
         "physics": {"engine": "stand-in", "seconds": 0.0, "dropped": n - len(kept)},
         "casters": [],
         "samples": 1,

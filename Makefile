@@ -92,7 +92,7 @@ RENDER_DIRS ?= $(wildcard $(CACHE)/renders/train-v*)
 
 .PHONY: train-venv train-data train-counter train-bigstone train-calibrate train-eval
 .PHONY: train-counter-renders train-bigstone-renders train-calibrate-renders train-eval-renders
-.PHONY: train-finder train-squares
+.PHONY: train-finder train-squares train-spread
 train-venv: $(TRAIN_VENV)/.installed
 
 $(TRAIN_VENV)/.installed: pyproject.toml
@@ -200,3 +200,24 @@ train-squares: train-venv
 	  --steps $(BIG_STEPS) --out $(TRAIN_OUT)/squares/bigstones.pt
 	$(TRAIN_VENV)/bin/python bench/train_squares.py export --big \
 	  --weights $(TRAIN_OUT)/squares/bigstones.pt --out $(TRAIN_OUT)/bigstones.onnx
+
+# The tally's piece detector (vision/models/spread.onnx): SPREAD_SCENES generated spreads
+# (seeds 1,000,000 on, no brick, no shells), a first stage on the small pieces alone, then
+# both channels from it (12,000 steps of 8 windows each: about 25 minutes each on one
+# thread), squares exact by peak level beside the shipped net, then the tally bench with
+# the interval model refitted: its constants go into companion/referee/tally.py with it.
+SPREAD_SCENES ?= 2400
+SPREAD_STEPS ?= 12000
+train-spread: train-venv $(STAMP)
+	mkdir -p $(TRAIN_OUT)/spread
+	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python bench/train_spread.py gen --count $(SPREAD_SCENES)
+	OMP_NUM_THREADS=1 nice -n 5 $(TRAIN_VENV)/bin/python bench/train_spread.py train --small-only \
+	  --steps $(SPREAD_STEPS) --out $(TRAIN_OUT)/spread/stage1.pt
+	OMP_NUM_THREADS=1 nice -n 5 $(TRAIN_VENV)/bin/python bench/train_spread.py train \
+	  --init $(TRAIN_OUT)/spread/stage1.pt --steps $(SPREAD_STEPS) --out $(TRAIN_OUT)/spread/spread.pt
+	$(TRAIN_VENV)/bin/python bench/train_spread.py export --weights $(TRAIN_OUT)/spread/spread.pt \
+	  --out $(TRAIN_OUT)/spread.onnx
+	OMP_NUM_THREADS=1 $(BIN)/python bench/train_spread.py levels --scenes 60 \
+	  --model $(TRAIN_OUT)/spread.onnx --model vision/models/spread.onnx
+	OMP_NUM_THREADS=1 $(BIN)/python bench/tally.py --model $(TRAIN_OUT)/spread.onnx --fit \
+	  --scenes 300 --timing 0

@@ -6,6 +6,7 @@
     python bench/tally.py --classic --fit                  # the narrow scenes of the first bench
     python bench/tally.py --model other.onnx --fit         # another piece detector, refitted
     python bench/tally.py --write-frames DIR               # the bundled demo frames
+    python bench/tally.py --first-seed 30000               # confirm on seeds no decision saw
 
 A scene is one player's pieces, 10-70 small ones, spread by hand in one layer
 over the ten citizen squares (apart or touching, never stacked), with 0-2 big
@@ -57,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.appliance.memory import keep_freed_memory
 from companion.referee.tally import (
+    FITTED_BIG,
     FITTED_TRUST,
     TRUST_MIN,
     BoardEvidence,
@@ -64,6 +66,7 @@ from companion.referee.tally import (
     SpreadSquare,
     board_trust,
     count_spread,
+    fit_big_call,
     fit_board_trust,
     fit_spread_model,
 )
@@ -77,7 +80,7 @@ EVAL_SEEDS = 10_000
 #: the unseen kinds' scenes (``--unseen``): brick ground and shells, never in training
 UNSEEN_SEEDS = 20_000
 #: Bumped when ``read_spread`` changes what it reports (the cached readings go stale).
-READING_VERSION = "r2-bigheat"
+READING_VERSION = "r3-bignet"
 #: Corner error (px) beyond which a scene counts as located wrong (for the split figures).
 LOCATED_PX = 20.0
 
@@ -178,8 +181,10 @@ def with_detector(model: Path) -> VisionConfig:
 
 
 def _model_tag(config: VisionConfig) -> str:
-    """Readings depend on the networks read: a short hash of their bytes."""
+    """Readings depend on the networks read and the big-stone call's weights (a stone
+    takes its peak out of the pieces): a short hash of them."""
     h = hashlib.sha1(READING_VERSION.encode())
+    h.update(repr(FITTED_BIG).encode())
     for path in (
         config.count.spread_model,
         config.count.model,
@@ -291,6 +296,7 @@ def reading_of(
         "outside": reading.outside,
         "inside_share": round(reading.inside_share, 4),
         "big_heat": [round(v, 4) for v in reading.big_heat],
+        "big_net": [round(v, 4) for v in reading.big_net],
         "on_lines": round(reading.on_lines, 4),
         "candidates": [
             [round(c.x, 3), round(c.y, 3), round(c.score, 3), c.square] for c in reading.candidates
@@ -496,6 +502,12 @@ def main() -> int:
         action="store_true",
         help="measure on the kinds the detector never saw (brick ground, shells; seeds 20000..)",
     )
+    ap.add_argument(
+        "--first-seed",
+        type=int,
+        help=f"measure on seeds from this one (default {EVAL_SEEDS}, or {UNSEEN_SEEDS} with"
+        " --unseen): a range no decision was taken on, to confirm one",
+    )
     ap.add_argument("--timing", type=int, default=15, help="stills to time")
     ap.add_argument("--write-frames", metavar="DIR", type=Path)
     ap.add_argument(
@@ -517,6 +529,13 @@ def main() -> int:
     fit_kind = "classic" if args.classic else "wide"
     kind = "unseen" if args.unseen else fit_kind
     first = UNSEEN_SEEDS if args.unseen else EVAL_SEEDS
+    if args.first_seed is not None:
+        if args.first_seed < FIT_SEEDS + args.fit_scenes:
+            ap.error(
+                f"--first-seed {args.first_seed}: the fitting scenes run to"
+                f" {FIT_SEEDS + args.fit_scenes - 1}"
+            )
+        first = args.first_seed
     weights: tuple[float, ...]  # the shipped six, or as many as fit_board_trust gives
     model, weights = SpreadModel(), FITTED_TRUST
     if args.fit:
@@ -528,10 +547,15 @@ def main() -> int:
         answered = [r for r in found if trusted(r, weights, TRUST_MIN)]
         samples = [(squares_of(r), r["board"], r["outside"]) for r in given + answered]
         model = fit_spread_model(samples)
+        big = fit_big_call(
+            [(r["big_heat"][m], r["big_net"][m], bool(r["big"][m])) for r in given for m in (0, 1)]
+        )
         print(
             f"fitted on seeds {FIT_SEEDS}..{FIT_SEEDS + args.fit_scenes - 1}: board trust"
             f" {weights} on {len(found)} stills with a board; spread model on"
-            f" {len(given)} known boards and {len(answered)} trusted stills:\n{model!r}"
+            f" {len(given)} known boards and {len(answered)} trusted stills:\n{model!r}\n"
+            f"big-stone call (FITTED_BIG) on their {2 * len(given)} quan squares: {big}"
+            + ("" if big == FITTED_BIG else " (the readings used the shipped one)")
         )
     seeds = range(first, first + args.scenes)
     print(f"measured on {kind} scenes, seeds {first}..{first + args.scenes - 1}")

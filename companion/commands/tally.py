@@ -36,6 +36,7 @@ from companion.referee.tally import (
     SpreadModel,
     SpreadSquare,
     Tally,
+    big_stone_probability,
     board_trust,
     count_spread,
 )
@@ -65,6 +66,8 @@ class SpreadReading:
     inside_share: float = 1.0
     #: the spread detector's highest big-stone peak in the west and east quan squares
     big_heat: tuple[float, float] = (0.0, 0.0)
+    #: the mandarin crops' big-stone network there (with ``big_heat``: the stone's call)
+    big_net: tuple[float, float] = (0.0, 0.0)
     #: share of the sure candidates in the squares that lie on a line of the outline:
     #: pieces spread in squares seldom do, an outline on the wrong lines often
     on_lines: float = 0.0
@@ -121,7 +124,8 @@ def read_spread(
     heat = spread.heatmaps(spread.rectify(image, outline.homography), count_cfg.spread_model)
     big_heat = spread.big_stones(heat[1], outline.arc_depth)
     big_p = np.zeros(12)
-    big_p[[0, 6]] = [_big_prob(h, p) for h, p in zip(big_heat, net_p, strict=True)]
+    big_net = (float(net_p[0]), float(net_p[1]))
+    big_p[[0, 6]] = [big_stone_probability(h, p) for h, p in zip(big_heat, big_net, strict=True)]
     found = _off_big_stones(
         spread.peaks(heat[0], outline.arc_depth), rect, outline, big_p, count_cfg
     )
@@ -157,6 +161,7 @@ def read_spread(
         tuple(found),
         inside_share(dens, labels),
         big_heat,
+        big_net,
         _on_lines(found),
         given,
     )
@@ -173,22 +178,6 @@ def read_frame_spread(observer: Any, image: NDArray[np.uint8]) -> SpreadReading:
     if outline is None:
         return SpreadReading(False, reason="board not found")
     return read_spread(image, observer.config, outline=outline, calibration=observer.calibration)
-
-
-#: A big-stone peak of the spread detector this high is a stone; ``BIG_WITH_NET``: this
-#: high is one where the big-stone network (``mandarin_big_model``) agrees. Chosen on the
-#: fitting seeds 0-599 of ``bench/tally.py``: 95.9 % of quan squares right, the network
-#: alone 93.2 %, the peak alone 93.7 % (with the older ``big_model`` and 0.1: 95.0 %).
-BIG_PEAK = 0.2
-BIG_WITH_NET = 0.05
-
-
-def _big_prob(peak: float, net: float) -> float:
-    """A quan square's big-stone probability for the tally: the detector's peak put on a
-    scale where the decision threshold is 0.5 (not a calibrated probability)."""
-    if peak < BIG_PEAK and not (net >= 0.5 and peak >= BIG_WITH_NET):
-        return 0.5 * min(peak / BIG_PEAK, 0.99)
-    return min(1.0, 0.5 + 0.5 * max(peak, BIG_PEAK) / (2 * BIG_PEAK))
 
 
 def _off_big_stones(

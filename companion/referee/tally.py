@@ -87,20 +87,20 @@ class SpreadSquare:
 #: piece on a citizen square; the same on quan squares (one row: the guide asks for none
 #: there, so a peak there is mostly a big stone's rim); missed pieces per clarity class.
 FITTED_REAL: tuple[tuple[float, ...], ...] = (
-    (0.0339, 0.2982, 0.664, 0.8003, 0.9299, 0.9997, 0.9914, 0.9606, 0.5397),
-    (0.0002, 0.1269, 0.5702, 0.8597, 0.9621, 0.993, 0.9979, 0.9979, 0.9947),
-    (0.0177, 0.0776, 0.3777, 0.7001, 0.8492, 0.9481, 0.994, 0.9992, 0.9985),
-    (0.0055, 0.17, 0.3092, 0.5904, 0.713, 0.9489, 0.9781, 0.9994, 0.9991),
+    (0.0233, 0.3321, 0.696, 0.9019, 0.9702, 0.9952, 0.9917, 0.9574, 0.5018),
+    (0.0002, 0.2111, 0.6431, 0.8765, 0.9819, 0.9895, 0.9995, 0.9985, 0.9801),
+    (0.0164, 0.1069, 0.4161, 0.6092, 0.8218, 0.9552, 0.9934, 0.9994, 0.9955),
+    (0.0031, 0.0352, 0.0735, 0.389, 0.5816, 0.8754, 0.9921, 0.9998, 0.9991),
 )
 FITTED_REAL_QUAN = (0.0001,) * 9
 FITTED_MISS: tuple[tuple[float, float], ...] = (
-    (0.54372, 0.05263),
-    (0.06299, 0.03489),
-    (0.00508, 0.00308),
-    (0.00142, 0.00072),
+    (0.24801, 0.07648),
+    (0.03636, 0.02673),
+    (0.00071, 0.00246),
+    (0.00117, 0.00033),
 )
 #: scene-level spread of the total: a + b x the squares' variance + c x faintness x total
-FITTED_SCENE = (0.0, 1.5, 0.2)
+FITTED_SCENE = (1.0, 1.0, 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,7 +504,7 @@ def _fit_scene(
 #: ``bench/tally.py --fit``: logistic weights of P(board located right) on the fitting
 #: scenes' stills: bias, chalk fit quality, share of pieces on lines, pieces beside the
 #: board, share of the pile counter's density outside the squares, log(1 + pieces in it).
-FITTED_TRUST = (-6.8549, 13.1911, -5.4298, -1.0891, 3.6443, 0.3749)
+FITTED_TRUST = (-6.7759, 13.2701, -7.2459, -0.8152, 3.3224, 0.3647)
 #: Below this a still's board is not trusted (``oanquan tally`` answers no board).
 TRUST_MIN = 0.5
 
@@ -539,10 +539,17 @@ def board_trust(evidence: BoardEvidence, weights: Sequence[float] = FITTED_TRUST
 def fit_board_trust(
     samples: Sequence[tuple[BoardEvidence, bool]], ridge: float = 1e-2, rounds: int = 30
 ) -> tuple[float, ...]:
-    """Logistic regression (Newton's method, a little ridge) of located-right on the evidence."""
-    xs = [e.features() for e, _ in samples]
-    ys = [1.0 if right else 0.0 for _, right in samples]
-    k = len(xs[0]) if xs else len(FITTED_TRUST)
+    """Logistic regression of located-right on the evidence."""
+    return _fit_logistic([e.features() for e, _ in samples], [r for _, r in samples], ridge, rounds)
+
+
+def _fit_logistic(
+    xs: Sequence[Sequence[float]], labels: Sequence[bool], ridge: float = 1e-2, rounds: int = 30
+) -> tuple[float, ...]:
+    """Logistic regression weights by Newton's method with a little ridge (a few hundred
+    to a few thousand samples of a handful of features: pure Python is fast enough)."""
+    ys = [1.0 if y else 0.0 for y in labels]
+    k = len(xs[0]) if xs else 0
     w = [0.0] * k
     for _ in range(rounds):
         grad = [-ridge * v for v in w]
@@ -557,6 +564,38 @@ def fit_board_trust(
         step = _solve(hess, grad)
         w = [a + b for a, b in zip(w, step, strict=True)]
     return tuple(round(v, 4) for v in w)
+
+
+# -- does a quan square hold its big stone? ---------------------------------------------
+
+
+#: ``bench/tally.py --fit``: logistic weights of P(big stone) in a quan square on the
+#: fitting scenes (board known): bias, the square root of the piece detector's big-stone
+#: peak, the logit of the mandarin crops' big-stone network (``mandarin_big_model``).
+FITTED_BIG = (-3.3, 10.2919, 0.7226)
+
+
+def big_features(peak: float, net: float) -> tuple[float, float, float]:
+    """The big-stone call's features: the peak's square root spreads its low values (a
+    stone's peak under a hand or glare stands at 0.05-0.2, nothing else at 0.01), the
+    network's logit makes it additive (clipped: 0 and 1 are never certain)."""
+    n = min(max(net, 1e-4), 1.0 - 1e-4)
+    return 1.0, math.sqrt(max(peak, 0.0)), math.log(n / (1.0 - n))
+
+
+def big_stone_probability(peak: float, net: float, weights: Sequence[float] = FITTED_BIG) -> float:
+    """P(a quan square holds a big stone) from the detector's peak and the network."""
+    z = sum(w * f for w, f in zip(weights, big_features(peak, net), strict=True))
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def fit_big_call(
+    samples: Sequence[tuple[float, float, bool]], ridge: float = 1e-2
+) -> tuple[float, ...]:
+    """``FITTED_BIG`` from quan squares of known content: (peak, network, holds a stone)."""
+    return _fit_logistic(
+        [big_features(p, n) for p, n, _ in samples], [b for *_, b in samples], ridge
+    )
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
@@ -746,9 +785,11 @@ __all__ = [
     "SpreadModel",
     "SpreadSquare",
     "Tally",
+    "big_stone_probability",
     "board_trust",
     "count_spread",
     "final_count",
+    "fit_big_call",
     "fit_board_trust",
     "fit_spread_model",
     "heaps_expected",

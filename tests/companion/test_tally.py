@@ -14,11 +14,16 @@ from companion.commands.tally import main as tally_main
 from companion.referee.reconcile import Evidence
 from companion.referee.records import Kind, RecordWriter, tally_data
 from companion.referee.tally import (
+    BoardEvidence,
     SideCount,
     SpreadModel,
     SpreadSquare,
+    big_stone_probability,
+    board_trust,
     count_spread,
     final_count,
+    fit_big_call,
+    fit_board_trust,
     fit_spread_model,
     row_sweep,
     tally_fields,
@@ -369,3 +374,47 @@ def test_the_piece_detector_is_the_one_the_config_names(
     assert tally_main([str(bundled_frames()[0]), "--config", str(config)]) != 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "vision.count.spread_model" in err[0] and "none.onnx" in err[0]
+
+
+def test_a_big_stone_is_surer_the_higher_its_peak_and_the_surer_the_network() -> None:
+    peaks = [0.0, 0.02, 0.1, 0.3, 0.8]
+    for net in (0.05, 0.5, 0.95):
+        probs = [big_stone_probability(p, net) for p in peaks]
+        assert probs == sorted(probs) and probs[0] < 0.5 < probs[-1]
+    assert big_stone_probability(0.1, 0.05) < big_stone_probability(0.1, 0.95)
+    # a network that says 0 or 1 is clipped, never certain: the peak still counts
+    assert big_stone_probability(0.9, 0.0) > big_stone_probability(0.0, 0.0) > 0.0
+
+
+def test_the_big_stone_call_is_fitted_from_quan_squares_of_known_content() -> None:
+    import random
+
+    rng = random.Random(3)
+    true_w = (-3.0, 9.0, 0.8)
+    samples = []
+    for _ in range(1500):
+        peak, net = rng.random() ** 3, rng.random()
+        p = big_stone_probability(peak, net, true_w)
+        samples.append((peak, net, rng.random() < p))
+    w = fit_big_call(samples)
+    assert w == pytest.approx(true_w, rel=0.25)
+    right = sum((big_stone_probability(p, n, w) >= 0.5) == b for p, n, b in samples)
+    assert right / len(samples) > 0.85
+
+
+def test_board_trust_is_a_logistic_fit_of_located_right_on_the_evidence() -> None:
+    import random
+
+    rng = random.Random(5)
+    samples = []
+    for _ in range(400):
+        right = rng.random() < 0.7
+        quality = rng.uniform(0.55, 1.0) if right else rng.uniform(0.3, 0.75)
+        on_lines = rng.uniform(0.0, 0.1) if right else rng.uniform(0.0, 0.6)
+        e = BoardEvidence(quality, on_lines, rng.choice((0, 0, 1)), rng.uniform(0.8, 1.0), 20)
+        samples.append((e, right))
+    w = fit_board_trust(samples)
+    assert len(w) == 6 and w[1] > 0 > w[2]  # a better fit is trusted more, pieces on lines less
+    good = BoardEvidence(0.95, 0.0, 0, 1.0, 30)
+    bad = BoardEvidence(0.4, 0.5, 0, 1.0, 30)
+    assert board_trust(good, w) > 0.9 > 0.1 > board_trust(bad, w)

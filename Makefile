@@ -205,16 +205,19 @@ train-squares: train-venv
 # (seeds 1,000,000 on, no brick, no shells), a first stage on the small pieces alone, then
 # both channels from it (12,000 steps of 8 windows each: about 25 minutes each on one
 # thread), squares exact by peak level beside the shipped net, then the tally bench with
-# the interval model refitted: its constants go into companion/referee/tally.py with it.
+# the interval model refitted: its constants go into companion/referee/tally.py with it
+# (FITTED_BIG first, then --fit once more for the rest: the readings depend on it).
 SPREAD_SCENES ?= 2400
 SPREAD_STEPS ?= 12000
 train-spread: train-venv $(STAMP)
 	mkdir -p $(TRAIN_OUT)/spread
-	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python bench/train_spread.py gen --count $(SPREAD_SCENES)
+	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python bench/train_spread.py gen --count $(SPREAD_SCENES) \
+	  --out $(TRAIN_OUT)/spread/scenes
 	OMP_NUM_THREADS=1 nice -n 5 $(TRAIN_VENV)/bin/python bench/train_spread.py train --small-only \
-	  --steps $(SPREAD_STEPS) --out $(TRAIN_OUT)/spread/stage1.pt
+	  --data $(TRAIN_OUT)/spread/scenes --steps $(SPREAD_STEPS) --out $(TRAIN_OUT)/spread/stage1.pt
 	OMP_NUM_THREADS=1 nice -n 5 $(TRAIN_VENV)/bin/python bench/train_spread.py train \
-	  --init $(TRAIN_OUT)/spread/stage1.pt --steps $(SPREAD_STEPS) --out $(TRAIN_OUT)/spread/spread.pt
+	  --data $(TRAIN_OUT)/spread/scenes --init $(TRAIN_OUT)/spread/stage1.pt \
+	  --steps $(SPREAD_STEPS) --out $(TRAIN_OUT)/spread/spread.pt
 	$(TRAIN_VENV)/bin/python bench/train_spread.py export --weights $(TRAIN_OUT)/spread/spread.pt \
 	  --out $(TRAIN_OUT)/spread.onnx
 	OMP_NUM_THREADS=1 $(BIN)/python bench/train_spread.py levels --scenes 60 \

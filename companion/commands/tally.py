@@ -10,7 +10,8 @@ an error for that image (exit 1); one bad image never stops the batch.
 :func:`read_spread` is the vision half for a single-layer spread: the
 spread detector (``vision.spread``) finds each piece as a peak of its own,
 the pile counter's density mass per square (``vision.count``) is kept as a
-second opinion, and the big-stone network says where the quan stones are.
+second opinion, and the detector's stone peak with the mandarin crops' big-stone
+network says where the quan stones are (``big_stone_probability``).
 The app's camera tally calls it with the fixed camera's outline (the board
 as the game located it) and calibration.
 """
@@ -183,8 +184,8 @@ def read_frame_spread(observer: Any, image: NDArray[np.uint8]) -> SpreadReading:
 def _off_big_stones(
     found: list[Any], rect: NDArray[np.uint8], outline: Any, big_p: Any, cfg: Any
 ) -> list[Any]:
-    """The candidates that are not a big stone's own peak: where the big-stone network
-    sees a stone, no small piece's centre lies within ``BIG_CLEAR`` of its radius (a
+    """The candidates that are not a big stone's own peak: where the big-stone call
+    (``big_p``) sees a stone, no small piece's centre lies within ``BIG_CLEAR`` of its radius (a
     spread lies in one layer), so a peak there is the stone (``vision.count``'s rule)."""
     from vision import detect
     from vision.count import BIG_CLEAR, big_stone_disc

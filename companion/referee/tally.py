@@ -548,8 +548,10 @@ def _fit_logistic(
 ) -> tuple[float, ...]:
     """Logistic regression weights by Newton's method with a little ridge (a few hundred
     to a few thousand samples of a handful of features: pure Python is fast enough)."""
+    if not xs:
+        raise ValueError("a logistic fit needs samples, got none")
     ys = [1.0 if y else 0.0 for y in labels]
-    k = len(xs[0]) if xs else 0
+    k = len(xs[0])
     w = [0.0] * k
     for _ in range(rounds):
         grad = [-ridge * v for v in w]
@@ -571,14 +573,16 @@ def _fit_logistic(
 
 #: ``bench/tally.py --fit``: logistic weights of P(big stone) in a quan square on the
 #: fitting scenes (board known): bias, the square root of the piece detector's big-stone
-#: peak, the logit of the mandarin crops' big-stone network (``mandarin_big_model``).
+#: peak, the logit of the mandarin crops' big-stone network (``mandarin_big_model``; with
+#: it turned off the older ``big_model`` feeds these weights, unfitted for it).
 FITTED_BIG = (-3.3, 10.2919, 0.7226)
 
 
 def big_features(peak: float, net: float) -> tuple[float, float, float]:
     """The big-stone call's features: the peak's square root spreads its low values (a
-    stone's peak under a hand or glare stands at 0.05-0.2, nothing else at 0.01), the
-    network's logit makes it additive (clipped: 0 and 1 are never certain)."""
+    stone in glare or low light may peak at only 0.05-0.2, where an empty quan square
+    stays near 0), the network's logit makes it additive (clipped: 0 and 1 are never
+    certain)."""
     n = min(max(net, 1e-4), 1.0 - 1e-4)
     return 1.0, math.sqrt(max(peak, 0.0)), math.log(n / (1.0 - n))
 
@@ -599,7 +603,7 @@ def fit_big_call(
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting (the systems here are 5 x 5)."""
+    """Gaussian elimination with partial pivoting (the systems here are 3 x 3 to 6 x 6)."""
     n = len(b)
     m = [[*row, b[i]] for i, row in enumerate(a)]
     for c in range(n):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -278,6 +279,11 @@ def test_the_live_camera_path_counts_with_the_observers_board() -> None:
     assert reading.found and observer.locator.outline is not None
     t = count_spread(reading.squares, outside=reading.outside)
     assert t.low <= sum(truth("spread_b")["board"]) <= t.high
+    # the stone's call is the fitted one of the peak and the network, west then east
+    pairs = zip(reading.big_heat, reading.big_net, strict=True)
+    calls = [big_stone_probability(h, n) for h, n in pairs]
+    assert [reading.squares[0].big_prob, reading.squares[6].big_prob] == pytest.approx(calls)
+    assert [int(p >= 0.5) for p in calls] == truth("spread_b")["big"]
 
 
 def test_the_live_camera_path_counts_through_a_wide_lens_undone() -> None:
@@ -384,11 +390,15 @@ def test_a_big_stone_is_surer_the_higher_its_peak_and_the_surer_the_network() ->
     assert big_stone_probability(0.1, 0.05) < big_stone_probability(0.1, 0.95)
     # a network that says 0 or 1 is clipped, never certain: the peak still counts
     assert big_stone_probability(0.9, 0.0) > big_stone_probability(0.0, 0.0) > 0.0
+    assert big_stone_probability(0.0, 1.0) < 1.0
+
+
+def test_a_fit_without_samples_says_so() -> None:
+    with pytest.raises(ValueError, match="needs samples"):
+        fit_big_call([])
 
 
 def test_the_big_stone_call_is_fitted_from_quan_squares_of_known_content() -> None:
-    import random
-
     rng = random.Random(3)
     true_w = (-3.0, 9.0, 0.8)
     samples = []
@@ -403,8 +413,6 @@ def test_the_big_stone_call_is_fitted_from_quan_squares_of_known_content() -> No
 
 
 def test_board_trust_is_a_logistic_fit_of_located_right_on_the_evidence() -> None:
-    import random
-
     rng = random.Random(5)
     samples = []
     for _ in range(400):

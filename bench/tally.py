@@ -227,6 +227,13 @@ def contrast(image: NDArray[np.uint8], truth: dict[str, Any]) -> float:
     return float(np.percentile(out, 10)) if out else 0.0
 
 
+def _finder_tag(cfg: Any) -> str:
+    """A located board depends on the finder, its network and its bars: a short hash."""
+    h = hashlib.sha1(repr((cfg.finder, cfg.min_quality, cfg.learned_min_quality)).encode())
+    h.update(Path(cfg.line_model).read_bytes())
+    return h.hexdigest()[:8]
+
+
 def located(seed: int, kind: str) -> Any:
     """The board as ``read_spread`` would locate it in scene ``seed`` (cached: corners,
     arc depth, quality), or the reason it is not found."""
@@ -234,10 +241,10 @@ def located(seed: int, kind: str) -> Any:
     from vision.errors import BoardNotFoundError
     from vision.locate import locate_board, outline_from_corners
 
-    path = CACHE / kind / f"located_{seed}.json"
+    cfg = VisionConfig().locate
+    path = CACHE / kind / f"located_{seed}_{_finder_tag(cfg)}.json"
     if not path.is_file():
         image, _ = scene(seed, kind)
-        cfg = VisionConfig().locate
         try:
             o = locate_board(image, cfg, np.random.default_rng(cfg.seed))
             rec: dict[str, Any] = {

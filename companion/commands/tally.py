@@ -154,17 +154,16 @@ def read_spread(
     return SpreadReading(
         True,
         squares,
-        None,
-        float(outline.quality),
-        outline.corners,
-        float(outside),
-        timings,
-        tuple(found),
-        inside_share(dens, labels),
-        big_heat,
-        big_net,
-        _on_lines(found),
-        given,
+        quality=float(outline.quality),
+        corners=outline.corners,
+        outside=float(outside),
+        timings_ms=timings,
+        candidates=tuple(found),
+        inside_share=inside_share(dens, labels),
+        big_heat=big_heat,
+        big_net=big_net,
+        on_lines=_on_lines(found),
+        given=given,
     )
 
 

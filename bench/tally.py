@@ -39,6 +39,7 @@ touching share and faintest pieces, and the median time of ``tally_image`` on a 
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -59,6 +60,7 @@ from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.train_spread import SEED0 as TRAIN_SEEDS  # the detector's training scenes
 from companion.appliance.memory import keep_freed_memory
 from companion.referee.tally import (
     FITTED_BIG,
@@ -73,7 +75,7 @@ from companion.referee.tally import (
     fit_board_trust,
     fit_spread_model,
 )
-from vision.config import VisionConfig
+from vision.config import LocateConfig, VisionConfig
 from vision.synth import HELD_OUT_GROUND, HELD_OUT_PIECE, PIECE_FAMILIES, WIDE_GROUNDS
 
 CACHE = Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan")) / "tally-v2"
@@ -82,8 +84,6 @@ FIT_SEEDS = 0  # fitting uses seeds FIT_SEEDS.., evaluation EVAL_SEEDS..: never 
 EVAL_SEEDS = 10_000
 #: the unseen kinds' scenes (``--unseen``): brick ground and shells, never in training
 UNSEEN_SEEDS = 20_000
-#: the piece detector's training scenes start here (``bench/train_spread.py``'s SEED0)
-TRAIN_SEEDS = 1_000_000
 #: Bumped when ``read_spread`` changes what it reports (the cached readings go stale).
 READING_VERSION = "r3-bignet"
 #: Corner error (px) beyond which a scene counts as located wrong (for the split figures).
@@ -198,9 +198,7 @@ def _model_tag(config: VisionConfig) -> str:
     ):
         if path:  # ("" turns an optional network off)
             h.update(Path(path).read_bytes())
-    # (stills locate their board: the finder's network and its bar)
-    h.update(Path(config.locate.line_model).read_bytes())
-    h.update(repr((config.locate.min_quality, config.locate.learned_min_quality)).encode())
+    h.update(_finder_tag(config.locate).encode())  # (stills locate their board)
     return h.hexdigest()[:10]
 
 
@@ -227,8 +225,10 @@ def contrast(image: NDArray[np.uint8], truth: dict[str, Any]) -> float:
     return float(np.percentile(out, 10)) if out else 0.0
 
 
-def _finder_tag(cfg: Any) -> str:
-    """A located board depends on the finder, its network and its bars: a short hash."""
+@functools.cache
+def _finder_tag(cfg: LocateConfig) -> str:
+    """A located board depends on the finder, its network and its bars: a short hash
+    (once per configuration: ``located`` asks for every scene)."""
     h = hashlib.sha1(repr((cfg.finder, cfg.min_quality, cfg.learned_min_quality)).encode())
     h.update(Path(cfg.line_model).read_bytes())
     return h.hexdigest()[:8]
@@ -237,7 +237,6 @@ def _finder_tag(cfg: Any) -> str:
 def located(seed: int, kind: str) -> Any:
     """The board as ``read_spread`` would locate it in scene ``seed`` (cached: corners,
     arc depth, quality), or the reason it is not found."""
-    from vision.config import VisionConfig
     from vision.errors import BoardNotFoundError
     from vision.locate import locate_board, outline_from_corners
 

@@ -532,7 +532,12 @@ class BoardEvidence:
 
 def board_trust(evidence: BoardEvidence, weights: Sequence[float] = FITTED_TRUST) -> float:
     """P(the board was located right), by the fitted logistic model."""
-    z = sum(w * f for w, f in zip(weights, evidence.features(), strict=True))
+    return _logistic(weights, evidence.features())
+
+
+def _logistic(weights: Sequence[float], features: Sequence[float]) -> float:
+    """The logistic model's probability (clipped where exp would overflow)."""
+    z = sum(w * f for w, f in zip(weights, features, strict=True))
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
@@ -557,8 +562,7 @@ def _fit_logistic(
         grad = [-ridge * v for v in w]
         hess = [[ridge * (i == j) for j in range(k)] for i in range(k)]
         for x, y in zip(xs, ys, strict=True):
-            z = sum(a * b for a, b in zip(w, x, strict=True))
-            p = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+            p = _logistic(w, x)
             for i in range(k):
                 grad[i] += (y - p) * x[i]
                 for j in range(k):
@@ -589,8 +593,7 @@ def big_features(peak: float, net: float) -> tuple[float, float, float]:
 
 def big_stone_probability(peak: float, net: float, weights: Sequence[float] = FITTED_BIG) -> float:
     """P(a quan square holds a big stone) from the detector's peak and the network."""
-    z = sum(w * f for w, f in zip(weights, big_features(peak, net), strict=True))
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+    return _logistic(weights, big_features(peak, net))
 
 
 def fit_big_call(

@@ -3,6 +3,7 @@
     python bench/locate.py DATASET_DIR                        # both finders
     python bench/locate.py DATASET_DIR --finder learned --limit 20 --every 4
     python bench/locate.py DATASET_DIR --finder learned --line-model new.onnx   # another net
+    python bench/locate.py DATASET_DIR --set refine_candidates=3 --set max_strips=6  # settings
 
 Runs ``vision.locate.locate_board`` on every image with a truth JSON (recursively, as
 ``bench/vision.py``), without counting, so the search's own CPU time per frame is seen
@@ -18,7 +19,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import cv2
@@ -39,6 +40,23 @@ def _error(found: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
     return direct, min(direct, turned)
 
 
+def _image_of(truth: Path) -> Path | None:
+    """The photo a truth JSON describes: a render's JPEG or a generated scene's PNG."""
+    return next((p for p in (truth.with_suffix(s) for s in (".jpg", ".png")) if p.exists()), None)
+
+
+def _setting(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` for a number or text field of ``LocateConfig`` (argparse's type)."""
+    name, sep, value = text.partition("=")
+    kinds = {f.name: f.type for f in fields(LocateConfig)}
+    if not sep or kinds.get(name) not in ("int", "float", "str"):
+        raise argparse.ArgumentTypeError(f"not NAME=VALUE of a number or text setting: {text}")
+    try:
+        return name, {"int": int, "float": float, "str": str}[str(kinds[name])](value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{name} takes a {kinds[name]}, not {value!r}") from None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dataset", type=Path, help="folder with images + truth JSON")
@@ -48,14 +66,22 @@ def main() -> int:
     ap.add_argument(
         "--line-model", type=Path, help="board-line network (ONNX) for the learned finder"
     )
+    ap.add_argument(
+        "--set",
+        type=_setting,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a LocateConfig setting to try (repeatable), e.g. refine_candidates=3",
+    )
     args = ap.parse_args()
     if not args.dataset.is_dir():
         ap.error(f"{args.dataset} is not a folder")
     cv2.setNumThreads(1)
     truths = [
-        js
+        (js, img)
         for js in sorted(args.dataset.rglob("*.json"))
-        if js.name != "dataset.json" and js.with_suffix(".jpg").exists()
+        if js.name != "dataset.json" and (img := _image_of(js)) is not None
     ][:: args.every]
     truths = truths[: args.limit] if args.limit else truths
     if not truths:
@@ -64,12 +90,14 @@ def main() -> int:
         cfg = LocateConfig(finder=Finder(name))
         if args.line_model is not None:
             cfg = replace(cfg, line_model=str(args.line_model))
+        cfg = replace(cfg, **dict(args.set))
         found = good = turned = 0
+        errors: list[float] = []
         cpu: dict[str, list[float]] = {}
-        for js in truths:
-            read = cv2.imread(str(js.with_suffix(".jpg")))
+        for js, img in truths:
+            read = cv2.imread(str(img))
             if read is None:
-                print(f"cannot read {js.with_suffix('.jpg')}", file=sys.stderr)
+                print(f"cannot read {img}", file=sys.stderr)
                 return 1
             image = np.asarray(read, np.uint8)
             truth = np.array(json.loads(js.read_text("utf-8"))["corners"], np.float64)
@@ -84,6 +112,7 @@ def main() -> int:
                 continue
             found += 1
             direct, either = _error(outline.corners, truth)
+            errors.append(direct)
             good += direct < 0.03
             turned += either < 0.03
         n = len(truths)
@@ -93,7 +122,8 @@ def main() -> int:
         )
         print(
             f"{name}: {n} images, found {found}, within 3% {good}, within 3% up to a half "
-            f"turn {turned}; CPU per frame {times}",
+            f"turn {turned}; median corner error {100 * np.median(errors or [np.nan]):.2f}% "
+            f"of the diagonal; CPU per frame {times}",
             flush=True,
         )
     return 0

@@ -7,7 +7,8 @@ Per group: exact count per true-count bucket (0 / 1-3 / 4-7 / 8-15, with within 
 counter's stated probabilities (the probability of the count it reports, binned, against
 how often that count was right; and the mean log-probability of the true count), and how
 well the board finder's quality score separates right boards (corners within 3% of the
-diagonal) from wrong or missing ones (ROC AUC, and the threshold table).
+diagonal) from wrong or missing ones (ROC AUC, and the threshold table). Last, where the
+big-stone call errs: mandarins with and without their stone, by the small pieces beside.
 """
 
 from __future__ import annotations
@@ -87,6 +88,36 @@ def reliability(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+#: small pieces in a mandarin square, for the big-stone table
+PILES = (("0-2", 0, 2), ("3-5", 3, 5), ("6+", 6, 10**6))
+
+
+def big_stones(rows: list[dict[str, Any]]) -> list[str]:
+    """How often the big-stone call is wrong, for mandarins with a stone and without,
+    by the small pieces lying there: a pile where the stone was taken is what the call
+    mistakes for a stone, so a single accuracy hides where it fails."""
+    counted = [r for r in rows if "big_prob" in r]
+    if not counted:
+        return []
+    out = [f"-- big-stone call by the small pieces in the mandarin ({2 * len(counted)} mandarins)"]
+    for has, name in ((1, "stone"), (0, "no stone")):
+        cells = []
+        for label, lo, hi in PILES:
+            wrong = [
+                r["pred_big"][m] != r["big"][m]
+                for r in counted
+                for m in (0, 6)
+                if (r["big"][m] > 0) == bool(has) and lo <= r["true"][m] <= hi
+            ]
+            cells.append(
+                f"{label}: {100 * np.mean(wrong):5.1f}% wrong of {len(wrong)}"
+                if wrong
+                else f"{label}: -"
+            )
+        out.append(f"  {name:>8}: " + "  ".join(cells))
+    return out
+
+
 def auc(score: np.ndarray, pos: np.ndarray) -> float:
     """Probability that a right board scores above a wrong one (ties count half)."""
     a, b = score[pos], score[~pos]
@@ -153,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, g in sorted(groups.items()):
             print(f"  {name:>20}: {figures(g)}")
     print("\n".join(reliability(rows)))
+    print("\n".join(big_stones(rows)))
     if args.finder:
         print("\n".join(finder(rows)))
     return 0

@@ -10,6 +10,8 @@
     python bench/train_squares.py train --big --init M.pt --lr 0.001 --batch 96 --steps 1800
                                                            # big stone or not (bigstones.onnx)
     python bench/train_squares.py report --big DIR         # both big-stone nets, right and sure
+    python bench/train_squares.py train --big --init vision/models/bigstones.onnx --lr 0.0005 \
+        --batch 96 --threads 1 --steps 1200 [--negatives 0.1]  # fine-tune a shipped net
     python bench/train_squares.py pack                     # the canvases as JPEGs, to send
     python bench/train_squares.py train --data pack.npz --device cuda --workers 14 --steps 40000
 
@@ -245,6 +247,50 @@ def _net(width: int = 16, classes: int = squares.CLASSES) -> Any:
     return SquareNet()
 
 
+def weights_from_onnx(path: Path, classes: int) -> dict[str, Any]:
+    """A state dict for ``_net(classes=classes)`` from a network this script exported, so a
+    shipped model can be trained on without its ``.pt``. The export folded each batch norm
+    into its convolution, so every batch norm here is the identity plus the folded bias:
+    train with them frozen (``_freeze_norms``), or the batch statistics undo the fold."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    # the convolutions' folded weights and biases, in the order of the graph's nodes
+    folded = [
+        (init[n.input[1]], init[n.input[2]])
+        for n in model.graph.node
+        if n.op_type == "Conv" and len(n.input) == 3
+    ]
+    state: dict[str, Any] = dict(_net(classes=classes).state_dict())
+    convs = [k for k, v in state.items() if k.endswith(".0.weight") and v.ndim == 4]
+    if len(convs) != len(folded) or any(
+        tuple(state[k].shape) != w.shape for k, (w, _) in zip(convs, folded, strict=False)
+    ):
+        raise SystemExit(f"{path}: not a network of this script's shape ({classes} classes)")
+    for key, (w, b) in zip(convs, folded, strict=True):
+        norm = key[: -len("0.weight")] + "1."
+        state[key] = torch.tensor(w)
+        state[norm + "weight"] = torch.ones_like(state[norm + "weight"])
+        state[norm + "bias"] = torch.tensor(b)
+        state[norm + "running_mean"] = torch.zeros_like(state[norm + "running_mean"])
+        state[norm + "running_var"] = torch.full_like(state[norm + "running_var"], 1.0 - 1e-5)
+    for key in [k for k in state if k.startswith("h.")]:
+        state[key] = torch.tensor(init[key])
+    return state
+
+
+def _freeze_norms(net: Any) -> None:
+    """Batch norms on their stored statistics while the rest trains (see ``weights_from_onnx``)."""
+    from torch import nn
+
+    for module in net.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.eval()
+
+
 def _crops(
     sets: tuple[np.ndarray, ...],
     regions: np.ndarray,
@@ -253,19 +299,24 @@ def _crops(
     synth_share: float,
     mandarins: bool,
     big: bool,
+    negatives: float = 0.0,
+    counts_of: np.ndarray | None = None,
 ) -> Callable[[int | None], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Endless training batches: a random square of a random scene, jittered and
     recoloured. One numpy generator per loader worker (the run's seed and the worker's
-    number); in this process alone, the run's seed's, as it always was."""
+    number); in this process alone, the run's seed's, as it always was. ``negatives``
+    (with ``big``): the share of a batch drawn from mandarins without their stone that
+    hold pieces (``counts_of``: the renders' counts), the call's commonest mistake."""
     canvases, counts, s_canvases, s_counts = sets
+    stoneless = np.zeros((0, 2), np.int64)
+    if negatives > 0 and counts_of is not None:
+        stoneless = np.argwhere((counts[:, regions] == 0) & (counts_of[:, regions] > 0))
+        stoneless[:, 1] = regions[stoneless[:, 1]]
 
     def stream(worker: int | None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         rng = np.random.default_rng(seed if worker is None else (seed, worker))
         while True:
-            scene = rng.integers(len(canvases), size=batch)
-            sq = rng.choice(regions, size=batch)
-            classic = rng.random(batch) < synth_share
-            scene = np.where(classic, rng.integers(len(s_canvases), size=batch), scene)
+            scene, sq, classic = choose(rng)
             x = np.stack(
                 [
                     squares.prepare(
@@ -278,6 +329,17 @@ def _crops(
             )
             y = np.where(classic, s_counts[scene % len(s_counts), sq], counts[scene, sq])
             yield x, np.minimum(y, 1 if big else squares.CLASSES - 1).astype(np.int64)
+
+    def choose(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        scene = rng.integers(len(canvases), size=batch)
+        sq = rng.choice(regions, size=batch)
+        if len(stoneless):
+            pick = rng.random(batch) < negatives
+            rows = stoneless[rng.integers(len(stoneless), size=batch)]
+            scene = np.where(pick, rows[:, 0], scene)
+            sq = np.where(pick, rows[:, 1], sq)
+        classic = rng.random(batch) < synth_share
+        return np.where(classic, rng.integers(len(s_canvases), size=batch), scene), sq, classic
 
     return stream
 
@@ -295,10 +357,12 @@ def train(
     big: bool = False,
     device: str = "cpu",
     workers: int = 0,
+    negatives: float = 0.0,
 ) -> None:
     """Citizen squares, or with ``mandarins`` the two mandarins (``init``: start weights);
     ``big``: whether a mandarin holds a big stone (two classes, mandarin crops), started
-    from ``init`` but for the last layer. ``data``: ``prep``'s folder or ``pack``'s file;
+    from ``init`` but for the last layer, or from a big-stone ONNX this script exported
+    (its norms then stay frozen), with ``negatives`` of each batch stoneless mandarins. ``data``: ``prep``'s folder or ``pack``'s file;
     ``device`` and ``workers``: where the steps run and how many processes cut crops."""
     import torch
     import torch.nn.functional as F
@@ -310,7 +374,11 @@ def train(
     print(f"{len(sets[0])} renders, {len(sets[2])} classic scenes, {steps} steps", flush=True)
     torch.manual_seed(seed)
     net = _net(classes=2 if big else squares.CLASSES)
-    if init is not None:
+    frozen = init is not None and init.suffix == ".onnx"
+    if frozen:
+        assert init is not None
+        net.load_state_dict(weights_from_onnx(init, 2 if big else squares.CLASSES))
+    elif init is not None:
         start = torch.load(init)
         if big:  # a count head does not fit: the last layer starts afresh
             start = {k: v for k, v in start.items() if not k.startswith("h.2.")}
@@ -319,7 +387,8 @@ def train(
     regions = np.array(MANDARINS) if mandarins else CIT
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     out.parent.mkdir(parents=True, exist_ok=True)
-    stream = _crops(sets, regions, seed, batch, synth_share, mandarins, big)
+    counts_of = _training_set(data, "counts")[1] if big and negatives > 0 else None
+    stream = _crops(sets, regions, seed, batch, synth_share, mandarins, big, negatives, counts_of)
     batches = forked_batches(stream, workers)
 
     t0 = time.time()
@@ -328,6 +397,8 @@ def train(
             g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * (step - 1) / steps))
         x, y = (t.to(device, non_blocking=True) for t in next(batches))
         net.train()
+        if frozen:
+            _freeze_norms(net)
         loss = F.cross_entropy(net(x), y, label_smoothing=0.05)
         opt.zero_grad()
         loss.backward()
@@ -456,7 +527,13 @@ def main() -> int:
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--out", type=Path, default=DATA / "squares.pt")
     t.add_argument("--mandarins", action="store_true", help="the two mandarins instead")
-    t.add_argument("--init", type=Path, help="start from these weights (.pt)")
+    t.add_argument("--init", type=Path, help="start from these weights (.pt, or a big-stone .onnx)")
+    t.add_argument(
+        "--negatives",
+        type=float,
+        default=0.0,
+        help="with --big: share of each batch from stoneless mandarins holding pieces",
+    )
     t.add_argument("--big", action="store_true", help="big stone or not in the mandarins")
     t.add_argument("--device", default="cpu", help="torch device: cpu, cuda")
     t.add_argument("--workers", type=int, default=0, help="processes cutting crops")
@@ -501,6 +578,7 @@ def main() -> int:
             args.big,
             args.device,
             args.workers,
+            args.negatives,
         )
     elif args.cmd == "pack":
         pack(args.data, args.out, args.quality)

@@ -562,6 +562,10 @@ def main() -> int:
         if args.part in (None, 0) and args.synth:
             prep_synth(args.synth, 77, args.out / "synth.npz")
     elif args.cmd == "train":
+        if args.negatives and not args.big:
+            ap.error("--negatives draws stoneless mandarins: it needs --big")
+        if not 0.0 <= args.negatives < 1.0:
+            ap.error(f"--negatives is a share of each batch, 0 to under 1, not {args.negatives}")
         import torch
 
         torch.set_num_threads(args.threads)

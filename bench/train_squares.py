@@ -44,7 +44,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -161,9 +161,21 @@ def pack(data: Path, out: Path, quality: int) -> None:
     print(f"{out}: {len(canvases)} canvases, {out.stat().st_size / 2**20:.1f} MiB", flush=True)
 
 
-def _training_set(data: Path, label: str) -> tuple[np.ndarray, ...]:
-    """Renders' canvases and labels less the validation fold, then the classic scenes':
-    from ``prep``'s folder, or from a file ``pack`` wrote."""
+@dataclass(frozen=True)
+class TrainingSet:
+    """The renders' canvases and labels less the validation fold, the classic scenes'
+    after them, and the renders' piece counts whatever the label (tiny beside the
+    canvases: a big-stone run draws its stoneless mandarins holding pieces from them)."""
+
+    canvases: np.ndarray
+    labels: np.ndarray
+    classic_canvases: np.ndarray
+    classic_labels: np.ndarray
+    counts: np.ndarray
+
+
+def _training_set(data: Path, label: str) -> TrainingSet:
+    """``label`` ("counts" or "big") from ``prep``'s folder, or from a file ``pack`` wrote."""
     if data.is_file():
         p = np.load(data)
         starts = np.concatenate([[0], p["ends"][:-1]])
@@ -171,11 +183,15 @@ def _training_set(data: Path, label: str) -> tuple[np.ndarray, ...]:
         canv = np.stack([cast(np.ndarray, cv2.imdecode(j, cv2.IMREAD_COLOR)) for j in jpegs])
         classic = p["classic"]
         keep = ~classic & np.array([not in_fold(str(n), FOLD) for n in p["names"]])
-        return canv[keep], p[label][keep], canv[classic], p[label][classic]
+        return TrainingSet(
+            canv[keep], p[label][keep], canv[classic], p[label][classic], p["counts"][keep]
+        )
     d = _load(sorted(data.glob("train_*.npz")))
     keep = np.array([not in_fold(str(n), FOLD) for n in d["names"]])
     synth = np.load(data / "synth.npz")
-    return d["canv"][keep], d[label][keep], synth["canv"], synth[label]
+    return TrainingSet(
+        d["canv"][keep], d[label][keep], synth["canv"], synth[label], d["counts"][keep]
+    )
 
 
 def augment(crop: np.ndarray, rng: np.random.Generator, turns: bool = True) -> np.ndarray:
@@ -292,7 +308,7 @@ def _freeze_norms(net: Any) -> None:
 
 
 def _crops(
-    sets: tuple[np.ndarray, ...],
+    sets: TrainingSet,
     regions: np.ndarray,
     seed: int,
     batch: int,
@@ -300,18 +316,30 @@ def _crops(
     mandarins: bool,
     big: bool,
     negatives: float = 0.0,
-    counts_of: np.ndarray | None = None,
 ) -> Callable[[int | None], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Endless training batches: a random square of a random scene, jittered and
     recoloured. One numpy generator per loader worker (the run's seed and the worker's
     number); in this process alone, the run's seed's, as it always was. ``negatives``
     (with ``big``): the share of a batch drawn from mandarins without their stone that
-    hold pieces (``counts_of``: the renders' counts), the call's commonest mistake."""
-    canvases, counts, s_canvases, s_counts = sets
+    hold pieces, the call's commonest mistake."""
+    canvases, counts = sets.canvases, sets.labels
+    s_canvases, s_counts = sets.classic_canvases, sets.classic_labels
     stoneless = np.zeros((0, 2), np.int64)
-    if negatives > 0 and counts_of is not None:
-        stoneless = np.argwhere((counts[:, regions] == 0) & (counts_of[:, regions] > 0))
+    if big and negatives > 0:
+        stoneless = np.argwhere((counts[:, regions] == 0) & (sets.counts[:, regions] > 0))
         stoneless[:, 1] = regions[stoneless[:, 1]]
+
+    def choose(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Scenes, squares and which are classic for one batch."""
+        scene = rng.integers(len(canvases), size=batch)
+        sq = rng.choice(regions, size=batch)
+        if len(stoneless):
+            pick = rng.random(batch) < negatives
+            rows = stoneless[rng.integers(len(stoneless), size=batch)]
+            scene = np.where(pick, rows[:, 0], scene)
+            sq = np.where(pick, rows[:, 1], sq)
+        classic = rng.random(batch) < synth_share
+        return np.where(classic, rng.integers(len(s_canvases), size=batch), scene), sq, classic
 
     def stream(worker: int | None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         rng = np.random.default_rng(seed if worker is None else (seed, worker))
@@ -329,17 +357,6 @@ def _crops(
             )
             y = np.where(classic, s_counts[scene % len(s_counts), sq], counts[scene, sq])
             yield x, np.minimum(y, 1 if big else squares.CLASSES - 1).astype(np.int64)
-
-    def choose(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        scene = rng.integers(len(canvases), size=batch)
-        sq = rng.choice(regions, size=batch)
-        if len(stoneless):
-            pick = rng.random(batch) < negatives
-            rows = stoneless[rng.integers(len(stoneless), size=batch)]
-            scene = np.where(pick, rows[:, 0], scene)
-            sq = np.where(pick, rows[:, 1], sq)
-        classic = rng.random(batch) < synth_share
-        return np.where(classic, rng.integers(len(s_canvases), size=batch), scene), sq, classic
 
     return stream
 
@@ -371,12 +388,14 @@ def train(
 
     sets = _training_set(data, "big" if big else "counts")
     mandarins = mandarins or big
-    print(f"{len(sets[0])} renders, {len(sets[2])} classic scenes, {steps} steps", flush=True)
+    print(
+        f"{len(sets.canvases)} renders, {len(sets.classic_canvases)} classic scenes, {steps} steps",
+        flush=True,
+    )
     torch.manual_seed(seed)
     net = _net(classes=2 if big else squares.CLASSES)
     frozen = init is not None and init.suffix == ".onnx"
-    if frozen:
-        assert init is not None
+    if init is not None and frozen:
         net.load_state_dict(weights_from_onnx(init, 2 if big else squares.CLASSES))
     elif init is not None:
         start = torch.load(init)
@@ -387,8 +406,7 @@ def train(
     regions = np.array(MANDARINS) if mandarins else CIT
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     out.parent.mkdir(parents=True, exist_ok=True)
-    counts_of = _training_set(data, "counts")[1] if big and negatives > 0 else None
-    stream = _crops(sets, regions, seed, batch, synth_share, mandarins, big, negatives, counts_of)
+    stream = _crops(sets, regions, seed, batch, synth_share, mandarins, big, negatives)
     batches = forked_batches(stream, workers)
 
     t0 = time.time()

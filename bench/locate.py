@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import fields, replace
+import tomllib
 from pathlib import Path
 
 import cv2
@@ -27,8 +27,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.config import Finder, LocateConfig
-from vision.errors import BoardNotFoundError
+from bench.vision import image_truths
+from vision.config import Finder, config_from_dict
+from vision.errors import BoardNotFoundError, ConfigError
 from vision.locate import locate_board
 
 
@@ -40,21 +41,16 @@ def _error(found: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
     return direct, min(direct, turned)
 
 
-def _image_of(truth: Path) -> Path | None:
-    """The photo a truth JSON describes: a render's JPEG or a generated scene's PNG."""
-    return next((p for p in (truth.with_suffix(s) for s in (".jpg", ".png")) if p.exists()), None)
-
-
 def _setting(text: str) -> tuple[str, object]:
-    """``NAME=VALUE`` for a number or text field of ``LocateConfig`` (argparse's type)."""
+    """``NAME=VALUE`` as a ``[locate]`` line of a vision TOML (argparse's type): the
+    value is read as TOML, or as text where it is not (``finder=classical``)."""
     name, sep, value = text.partition("=")
-    kinds = {f.name: f.type for f in fields(LocateConfig)}
-    if not sep or kinds.get(name) not in ("int", "float", "str"):
-        raise argparse.ArgumentTypeError(f"not NAME=VALUE of a number or text setting: {text}")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"not NAME=VALUE: {text}")
     try:
-        return name, {"int": int, "float": float, "str": str}[str(kinds[name])](value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{name} takes a {kinds[name]}, not {value!r}") from None
+        return name, tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        return name, value
 
 
 def main() -> int:
@@ -78,23 +74,22 @@ def main() -> int:
     if not args.dataset.is_dir():
         ap.error(f"{args.dataset} is not a folder")
     cv2.setNumThreads(1)
-    truths = [
-        (js, img)
-        for js in sorted(args.dataset.rglob("*.json"))
-        if js.name != "dataset.json" and (img := _image_of(js)) is not None
-    ][:: args.every]
+    truths = image_truths(args.dataset)[:: args.every]
     truths = truths[: args.limit] if args.limit else truths
     if not truths:
         ap.error(f"no images with a truth JSON under {args.dataset}")
     for name in args.finder or [f.value for f in Finder]:
-        cfg = LocateConfig(finder=Finder(name))
+        table: dict[str, object] = {"finder": name, **dict(args.set)}
         if args.line_model is not None:
-            cfg = replace(cfg, line_model=str(args.line_model))
-        cfg = replace(cfg, **dict(args.set))
+            table["line_model"] = str(args.line_model)
+        try:  # (the settings checked as a vision TOML's are)
+            cfg = config_from_dict({"locate": table}).locate
+        except ConfigError as exc:
+            ap.error(str(exc))
         found = good = turned = 0
         errors: list[float] = []
         cpu: dict[str, list[float]] = {}
-        for js, img in truths:
+        for img, js in truths:
             read = cv2.imread(str(img))
             if read is None:
                 print(f"cannot read {img}", file=sys.stderr)

@@ -94,14 +94,20 @@ def load_truth(path: Path) -> tuple[list[int], list[int], np.ndarray]:
     return counts, bigs, named
 
 
+def image_truths(root: Path) -> list[tuple[Path, Path]]:
+    """(image, truth JSON) for every image with a sibling JSON, recursively, in order."""
+    out = []
+    for js in sorted(root.rglob("*.json")):
+        img = next((i for i in map(js.with_suffix, (".jpg", ".png", ".jpeg")) if i.exists()), None)
+        if img is not None:
+            out.append((img, js))
+    return out
+
+
 def dataset_items(root: Path) -> Iterator[tuple[str, np.ndarray | None, Path]]:
     """(name, image, truth path) for every image with a sibling JSON, recursively."""
-    for js in sorted(root.rglob("*.json")):
-        for ext in (".jpg", ".png", ".jpeg"):
-            img = js.with_suffix(ext)
-            if img.exists():
-                yield str(img.relative_to(root)), cv2.imread(str(img)), js
-                break
+    for img, js in image_truths(root):
+        yield str(img.relative_to(root)), cv2.imread(str(img)), js
 
 
 def evaluate(

@@ -56,12 +56,31 @@ def test_seeds_are_index_plus_start(tmp_path: Path) -> None:
             'grounds = ["lava"]\npieces = ["beans"]\n',
             "lava",
         ),
+        (
+            'name = "y"\ngenerator = "g"\nseed_start = 0\ncount = 1\n'
+            'grounds = ["sand"]\npieces = ["beans"]\npiece_scale = [0.3, 0.2]\n',
+            "piece_scale must be",
+        ),
+        (
+            'name = "y"\ngenerator = "g"\nseed_start = 0\ncount = 1\n'
+            'grounds = ["sand"]\npieces = ["beans"]\npiece_scale = 0.3\n',
+            "piece_scale must be",
+        ),
     ],
 )
 def test_bad_manifests_say_what_is_wrong(tmp_path: Path, text: str, needle: str) -> None:
     (tmp_path / "y.toml").write_text(text)
     with pytest.raises(ValueError, match=needle):  # ManifestError and FamilyError both are
         load_manifest("y", tmp_path)
+
+
+def test_piece_scale_is_read_and_absent_by_default(tmp_path: Path) -> None:
+    head = 'name = "z"\ngenerator = "g"\nseed_start = 0\ncount = 1\n'
+    head += 'grounds = ["sand"]\npieces = ["beans"]\n'
+    (tmp_path / "z.toml").write_text(head)
+    assert load_manifest("z", tmp_path).piece_scale is None
+    (tmp_path / "z.toml").write_text(head + "piece_scale = [0.2, 0.3]\n")
+    assert load_manifest("z", tmp_path).piece_scale == (0.2, 0.3)
 
 
 def test_cache_dir_honours_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -106,7 +125,7 @@ def test_background_chain_names_shipped_manifests_only() -> None:
     script = (ROOT / "training" / "render" / "background.sh").read_text()
     named = {w.split()[0] for w in script.split("--dataset ")[1:]}
     assert named and all(load_manifest(n).name == n for n in named)
-    assert {n.split("-")[0] for n in named} == {"train", "heldout", "lens"}
+    assert {n.split("-")[0] for n in named} == {"train", "heldout", "lens", "large"}
 
 
 def test_stills_games_and_the_demo_draw_from_seeds_of_their_own() -> None:

@@ -97,6 +97,20 @@ def test_conditions_name_their_families_and_stay_in_range() -> None:
         assert 55 <= c["post"]["jpeg_quality"] <= 95
 
 
+def test_piece_scale_draws_large_pieces_and_leaves_other_scenes_alone() -> None:
+    for seed in range(12):
+        plain = sample_scene(seed, seed, width=640, height=480)
+        large = sample_scene(seed, seed, width=640, height=480, piece_scale=(0.25, 0.3))
+        square = min(large.board.square_m)
+        assert large.board == plain.board  # only the pieces change
+        assert all(p.size_m <= 0.17 * square * 1.2 for p in plain.pieces if p.kind == "small")
+        smalls = [p.size_m for p in large.pieces if p.kind == "small"]
+        assert smalls and all(0.25 * 0.8 <= s / square <= 0.3 * 1.2 for s in smalls)
+        bigs = [p.size_m for p in large.pieces if p.kind == "big"]
+        assert all(b >= 1.6 * 0.25 * square * 0.8 for b in bigs)
+    assert sample_scene(3, 3).conditions == sample_scene(3, 3, piece_scale=None).conditions
+
+
 def test_training_families_never_draw_a_held_out_kind() -> None:
     for seed in range(60):
         s = sample_scene(seed, seed, grounds=training_grounds(), pieces=training_pieces())

@@ -89,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
                 "grounds": ds.grounds,
                 "pieces": ds.pieces,
                 "lens": "drawn" if ds.lens else "pinhole",
-            },
+            }
+            | ({"piece_scale": list(ds.piece_scale)} if ds.piece_scale else {}),
             indent=1,
         )
     )
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             grounds=ds.grounds,
             pieces=ds.pieces,
             lens=ds.lens,
+            piece_scale=ds.piece_scale,
         )
         png = tmp / f"img_{i:05d}.png"
         res = blender.render_scene(spec, str(png))

@@ -14,4 +14,6 @@ R --dataset train-v4 --count 1500
 R --dataset heldout-ground-v4 --count 300
 R --dataset heldout-piece-v4 --count 300
 R --dataset lens-v4 --count 200
+R --dataset large-v4 --count 100
+R --dataset train-large-v4 --count 500
 R --dataset train-v4 --count 6000

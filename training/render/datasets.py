@@ -33,6 +33,10 @@ class Dataset:
     #: each scene's camera bends lines as a real lens does (``training.render.lens``);
     #: False (the manifests' ``lens = "pinhole"``) renders Blender's pinhole as it is
     lens: bool = False
+    #: the pieces' size as a share of the square, drawn in this range for every scene;
+    #: None draws each kind's size in millimetres (``sample.SIZE_MM``), a sixth of a
+    #: square at most, as the training sets do
+    piece_scale: tuple[float, float] | None = None
 
     def seeds(self, count: int | None = None) -> list[tuple[int, int]]:
         """(index, seed) for the first `count` scenes (all by default)."""
@@ -45,6 +49,21 @@ def _lens(value: object) -> bool:
     if value not in ("pinhole", "drawn"):
         raise ValueError(f'lens must be "pinhole" or "drawn", got {value!r}')
     return value == "drawn"
+
+
+def _piece_scale(value: object) -> tuple[float, float] | None:
+    """The manifest's ``piece_scale``: absent, or [lo, hi] with 0 < lo <= hi <= 0.5."""
+    if value is None:
+        return None
+    bad = ValueError(f"piece_scale must be [lo, hi] with 0 < lo <= hi <= 0.5, got {value!r}")
+    if not isinstance(value, list) or len(value) != 2:
+        raise bad
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        raise bad
+    lo, hi = float(value[0]), float(value[1])
+    if not 0 < lo <= hi <= 0.5:
+        raise bad
+    return lo, hi
 
 
 def load_manifest(name: str, folder: Path = MANIFESTS) -> Dataset:
@@ -63,6 +82,7 @@ def load_manifest(name: str, folder: Path = MANIFESTS) -> Dataset:
             pieces=tuple(d["pieces"]),
             purpose=str(d.get("purpose", "")),
             lens=_lens(d.get("lens", "pinhole")),
+            piece_scale=_piece_scale(d.get("piece_scale")),
         )
     except KeyError as e:
         raise ManifestError(f"{path.name}: missing key {e}") from e

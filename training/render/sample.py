@@ -518,7 +518,17 @@ class PieceSet:
         )
 
 
-def _piece_set(rng: random.Random, board: Board, family: str, allowed: tuple[str, ...]) -> PieceSet:
+def _piece_set(
+    rng: random.Random,
+    board: Board,
+    family: str,
+    allowed: tuple[str, ...],
+    scale: tuple[float, float] | None = None,
+) -> PieceSet:
+    """The kinds and looks of one scene's pieces. Each kind's size is drawn in millimetres
+    and kept under a sixth of the square, or with ``scale`` as that share of the square
+    (a third: large pieces on a small board); a big stone is 2-3 times the first kind,
+    at most 0.35 of the square and at least 1.6 times its pieces."""
     square = min(board.square_m)
     if family == "mixed":
         kinds = rng.sample(
@@ -531,9 +541,12 @@ def _piece_set(rng: random.Random, board: Board, family: str, allowed: tuple[str
     for k in kinds:
         lo, hi = SIZE_MM[k]
         size = min(rng.uniform(lo, hi) / 1000, square * 0.17)
+        if scale is not None:
+            size = square * rng.uniform(*scale)
         looks[k] = _piece_look(rng, k, size) | {"size_mm": round(size * 1000, 1)}
     big_kind = rng.choice(["stone", "stone", "dark_stone", "light_stone", "big_same"])
-    big_size = min(looks[kinds[0]]["size_mm"] / 1000 * rng.uniform(2.0, 3.0), square * 0.35)
+    first = looks[kinds[0]]["size_mm"] / 1000
+    big_size = min(first * rng.uniform(2.0, 3.0), max(square * 0.35, first * 1.6))
     big_colour = {
         "stone": STONE_PALETTE[rng.choice(sorted(STONE_PALETTE))],
         "dark_stone": STONE_PALETTE["near_black"],
@@ -565,8 +578,9 @@ def _pieces(
     family: str,
     allowed: tuple[str, ...],
     heaps: bool,
+    scale: tuple[float, float] | None = None,
 ) -> tuple[list[PieceSpec], dict[str, Any]]:
-    pset = _piece_set(rng, board, family, allowed)
+    pset = _piece_set(rng, board, family, allowed, scale)
     square = min(board.square_m)
     kinds, looks, big_size, tight = list(pset.kinds), pset.looks, pset.big_size, pset.tight
     pieces: list[PieceSpec] = []
@@ -851,9 +865,11 @@ def sample_scene(
     grounds: tuple[str, ...] = GROUND_FAMILIES,
     pieces: tuple[str, ...] = PIECE_FAMILIES,
     lens: bool = False,
+    piece_scale: tuple[float, float] | None = None,
 ) -> SceneSpec:
     """Everything random about scene `index`, drawn from `seed` alone (``lens``: bend it
-    through a lens of its camera's kind, ``training.render.lens``)."""
+    through a lens of its camera's kind, ``training.render.lens``; ``piece_scale``: the
+    pieces' size as a share of the square, ``_piece_set``)."""
     check_families(grounds, pieces)
     rng = random.Random(seed)
     mode = rng.choices(["opening", "game", "piles"], weights=[6, 54, 40])[0]
@@ -865,7 +881,14 @@ def sample_scene(
     piece_family = rng.choice(pieces)
     heaps = rng.random() < 0.5 and sum(game["captured_small"]) > 0
     plist, piece_info = _pieces(
-        rng, board, game["engine_counts"], game["captured_small"], piece_family, pieces, heaps
+        rng,
+        board,
+        game["engine_counts"],
+        game["captured_small"],
+        piece_family,
+        pieces,
+        heaps,
+        piece_scale,
     )
     light = _light(rng)
     camera = _with_lens(_camera(rng, board, width, height), seed, lens)

@@ -273,6 +273,7 @@ def train(
     batch: int = BATCH,
     init_onnx: Path | None = None,
     aug: Augment = CV_AUG,
+    member: int = 0,
 ) -> CounterNet:
     """``refresh``: called every 250 steps, returns scenes written since (a growing cache).
     ``favour`` (SUBSTR, P): a P share of samples comes from scenes whose name holds SUBSTR
@@ -284,7 +285,7 @@ def train(
     if init is not None:  # warm start: continue a finished run at a third of the rate
         net.load_state_dict(torch.load(init))
     if init_onnx is not None:
-        load_onnx_weights(net, init_onnx)
+        load_onnx_weights(net, init_onnx, member)
     if init is not None or init_onnx is not None:
         lr = LR / 3
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
@@ -322,10 +323,12 @@ def train(
     return net
 
 
-def load_onnx_weights(net: CounterNet, path: Path) -> None:
+def load_onnx_weights(net: CounterNet, path: Path, member: int = 0) -> None:
     """Warm start from a shipped ONNX (its .pt is gone): the exporter folded each batch norm
     into its conv, so the convs take the folded weights and bias and every batch norm becomes
-    the identity, to be kept frozen (``freeze_bn``) so the start is exactly the shipped net."""
+    the identity, to be kept frozen (``freeze_bn``) so the start is exactly the shipped net.
+    A mean of counters (``--average``) holds its members' convs one after the other:
+    ``member`` picks one (0 first)."""
     import onnx
     from onnx import numpy_helper
 
@@ -333,8 +336,12 @@ def load_onnx_weights(net: CounterNet, path: Path) -> None:
     init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     convs = [[init[x] for x in n.input[1:]] for n in graph.node if n.op_type == "Conv"]
     blocks = [net.e1, net.e2, net.e3, net.e4, net.e5, net.e6, net.m1, net.m2]
-    if len(convs) != len(blocks) + 1:
-        raise SystemExit(f"{path}: {len(convs)} convs, the counter has {len(blocks) + 1}")
+    per = len(blocks) + 1
+    if not convs or len(convs) % per:
+        raise SystemExit(f"{path}: {len(convs)} convs, a counter has {per}")
+    if not 0 <= member < len(convs) // per:
+        raise SystemExit(f"{path}: no member {member}: it holds {len(convs) // per} counters")
+    convs = convs[member * per : (member + 1) * per]
     with torch.no_grad():
         for block, (w, b) in zip(blocks, convs, strict=False):
             conv, bn = block[0], block[1]
@@ -528,6 +535,7 @@ def train_on_folders(
     holdout: tuple[int, int] | None = None,
     batch: int = BATCH,
     init_onnx: Path | None = None,
+    member: int = 0,
 ) -> int:
     """Train the shipped-interface counter on scenes that are not render-public's (and the
     ``extra`` classic ``vision.synth`` scenes the unit tests draw).
@@ -541,7 +549,9 @@ def train_on_folders(
         print("no scenes in " + ", ".join(map(str, folders)), file=sys.stderr)
         return 2
     print(f"{len(items)} scenes from {len(folders)} folders", flush=True)
-    net = train(items, steps, seed + 200, "wide", init, more, favour, batch, init_onnx, WIDE_AUG)
+    net = train(
+        items, steps, seed + 200, "wide", init, more, favour, batch, init_onnx, WIDE_AUG, member
+    )
     export(net, out)
     torch.save(net.state_dict(), work / "wide.pt")
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB) after {steps} steps")
@@ -575,6 +585,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", type=Path, help="warm-start the (final or --data) run from these")
     ap.add_argument(
         "--init-onnx", type=Path, help="warm-start a --data run from a shipped counter ONNX"
+    )
+    ap.add_argument(
+        "--init-member",
+        type=int,
+        default=0,
+        help="which counter of an --init-onnx mean (--average) to start from (0 first)",
     )
     ap.add_argument("--holdout", help="K/N: --data scenes with index %% N == K stay out (val)")
     ap.add_argument("--batch", type=int, default=BATCH, help="canvases per step")
@@ -615,6 +631,7 @@ def main(argv: list[str] | None = None) -> int:
             parse_holdout(args.holdout),
             args.batch,
             args.init_onnx,
+            args.init_member,
         )
     if args.dataset is None:
         ap.error("give DATASET_DIR or --data DIR")

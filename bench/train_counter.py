@@ -5,6 +5,7 @@
     python bench/train_counter.py DATASET_DIR --run final   # writes vision/models/counter.onnx
     python bench/train_counter.py DATASET_DIR --report      # figures from out/counter only
     python bench/train_counter.py --average A.onnx B.onnx --out M.onnx   # mean of counters
+    python bench/train_counter.py --average vision/models/counter.onnx@0 B.onnx --out M.onnx
 
 Trains ONLY on ``DATASET_DIR/singles`` (render-public layout); the sequences stay
 held out and are only *evaluated*, with the model trained on all singles. Fold
@@ -373,12 +374,20 @@ class MeanCounter(nn.Module):
         return torch.stack([net(x) for net in self.nets]).mean(0)
 
 
-def average(parts: list[Path], out: Path) -> None:
-    """Write ``out``: the mean of the shipped-format counters ``parts``."""
+def member_of(part: str) -> tuple[Path, int]:
+    """``PATH`` or ``PATH@K`` (member K of a mean of counters, 0 first) of ``--average``."""
+    path, at, k = part.rpartition("@")
+    if at and k.isdigit():
+        return Path(path), int(k)
+    return Path(part), 0
+
+
+def average(parts: list[tuple[Path, int]], out: Path) -> None:
+    """Write ``out``: the mean of the shipped-format counters ``parts`` (path, member)."""
     nets = []
-    for path in parts:
+    for path, member in parts:
         net = CounterNet()
-        load_onnx_weights(net, path)
+        load_onnx_weights(net, path, member)
         nets.append(net)
     export(MeanCounter(nets), out)  # the export puts the nets in eval mode
 
@@ -596,20 +605,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=BATCH, help="canvases per step")
     ap.add_argument(
         "--average",
-        type=Path,
         nargs="+",
-        metavar="ONNX",
-        help="write --out as the mean of these counters (no training)",
+        metavar="ONNX[@K]",
+        help="write --out as the mean of these counters (no training); ONNX@K: member K of a mean",
     )
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     if args.average:
-        missing = [str(p) for p in args.average if not p.is_file()]
+        parts = [member_of(p) for p in args.average]
+        missing = [str(p) for p, _ in parts if not p.is_file()]
         if missing:
             print(f"--average: no such model: {', '.join(missing)}", file=sys.stderr)
             return 2
-        average(args.average, args.out)
+        average(parts, args.out)
         print(f"wrote {args.out}: the mean of {len(args.average)} counters")
         return 0
     args.work.mkdir(parents=True, exist_ok=True)

@@ -63,7 +63,7 @@ render: render-venv
 
 # Whole games as frame sequences (training/README.md, "Sequences"): the held-out ground and
 # piece kinds, for measuring the referee with bench/track.py; into the cache, never into git.
-SEQUENCE_SETS ?= seq-heldout-ground-v4 seq-heldout-piece-v4
+SEQUENCE_SETS ?= seq-heldout-ground-v4 seq-heldout-piece-v4 seq-large-v4
 SEQUENCE_ARGS ?=
 
 .PHONY: render-sequences demo-frames

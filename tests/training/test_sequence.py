@@ -172,6 +172,20 @@ def test_a_sequence_scene_is_fixed_by_its_seed_and_sees_the_whole_board() -> Non
         assert c["pieces"]["kind"] == c["piece_family"]
 
 
+def test_a_sequence_manifest_can_draw_large_pieces() -> None:
+    ds = load_sequences("seq-large-v4")
+    assert ds.scenes.piece_scale == (0.17, 0.34)
+    for seed in range(6):
+        scene = sample_sequence_scene(
+            0, seed, dataset="t", width=640, height=480, piece_scale=ds.scenes.piece_scale
+        )
+        square = min(scene.spec.board.square_m)
+        sizes = [look["size_mm"] / 1000 / square for look in scene.piece_set.looks.values()]
+        assert all(0.17 <= s <= 0.34 for s in sizes)
+        plain = sample_sequence_scene(0, seed, dataset="t", width=640, height=480)
+        assert plain.spec.board == scene.spec.board
+
+
 def test_single_scenes_draw_what_they_drew_before() -> None:
     """Sequences share sample.py's helpers: train-v4's seeds must keep drawing the same
     scenes (a change there needs a new GENERATOR_VERSION and new manifests)."""

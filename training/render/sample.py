@@ -960,6 +960,7 @@ def sample_sequence_scene(
     grounds: tuple[str, ...] = GROUND_FAMILIES,
     pieces: tuple[str, ...] = PIECE_FAMILIES,
     lens: bool = False,
+    piece_scale: tuple[float, float] | None = None,
 ) -> SequenceScene:
     """The fixed scene of sequence `index`, drawn from `seed` alone.
 
@@ -974,7 +975,7 @@ def sample_sequence_scene(
     board = make_board(square, aspect, rng, irregularity=rng.uniform(0.3, 1.5))
     ground_family = rng.choice(grounds)
     piece_family = rng.choice(pieces)
-    pset = _piece_set(rng, board, piece_family, pieces)
+    pset = _piece_set(rng, board, piece_family, pieces, piece_scale)
     heaps: tuple[tuple[float, float], tuple[float, float]] | None = None
     if rng.random() < 0.5:
         xmin, ymin, xmax, ymax = board.extent()

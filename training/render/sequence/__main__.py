@@ -232,6 +232,7 @@ def main_dataset(args: argparse.Namespace) -> int:
         scene = sample_sequence_scene(
             i, seed, dataset=ds.scenes.name, width=w, height=h,
             grounds=ds.scenes.grounds, pieces=ds.scenes.pieces, lens=ds.scenes.lens,
+            piece_scale=ds.scenes.piece_scale,
         )  # fmt: skip
         if moves is None:
             start, game = self_play(frame_rng(seed, 0, "game"), plies)

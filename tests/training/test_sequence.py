@@ -334,6 +334,15 @@ def test_bad_input_is_one_line(
     assert err.startswith("render: ") and says in err and "\n" not in err
 
 
+def test_a_half_written_settings_file_is_named_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "dataset.json").write_text("")  # what a run killed mid-write once left
+    assert main(["--dataset", "seq-heldout-piece-v4", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "dataset.json is unreadable" in err and "\n" not in err
+
+
 # -- the bundled demo -----------------------------------------------------------------------
 
 

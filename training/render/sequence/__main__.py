@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -91,11 +92,24 @@ def _settings_conflict(path: Path, settings: dict[str, Any]) -> str | None:
     """A folder keeps the settings it was started with: name the first one that differs."""
     if not path.exists():
         return None
-    old = json.loads(path.read_text())
+    try:
+        old = json.loads(path.read_text())
+    except (ValueError, OSError):
+        return f"{path} is unreadable (a run stopped while writing it?): remove it"
+    if not isinstance(old, dict):
+        return f"{path} is not a settings object: remove it"
     for key, value in settings.items():
         if key in old and old[key] != value:
             return f"{path.parent} was rendered with {key}={old[key]!r}, not {value!r}"
     return None
+
+
+def _write_settings(path: Path, settings: dict[str, Any], indent: int | None = None) -> None:
+    """Written whole or not at all: a second run started beside this one, or a run killed
+    mid-write, must never find half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(settings, indent=indent))
+    os.replace(tmp, path)
 
 
 class Progress:
@@ -221,6 +235,7 @@ def main_dataset(args: argparse.Namespace) -> int:
         "grounds": list(ds.scenes.grounds),
         "pieces": list(ds.scenes.pieces),
         "lens": "drawn" if ds.scenes.lens else "pinhole",
+        "piece_scale": list(ds.scenes.piece_scale) if ds.scenes.piece_scale else None,
     }
     conflict = _settings_conflict(out / "dataset.json", settings)
     if conflict:
@@ -249,7 +264,7 @@ def main_dataset(args: argparse.Namespace) -> int:
         flush=True,
     )
     out.mkdir(parents=True, exist_ok=True)
-    (out / "dataset.json").write_text(json.dumps(settings, indent=1))
+    _write_settings(out / "dataset.json", settings, indent=1)
     if not left:
         return 0
     render, progress = _blender(), Progress(left)
@@ -284,7 +299,7 @@ def main_demo(args: argparse.Namespace) -> int:
         print(f"render: {conflict}; remove it to re-render", file=sys.stderr)
         return 2
     cache.mkdir(parents=True, exist_ok=True)
-    (cache.parent / "dataset.json").write_text(json.dumps(settings))
+    _write_settings(cache.parent / "dataset.json", settings)
     left = sum(not _done(cache, f"frame_{f.index:03d}") for f in frames)
     print(f"render: demo (seed {scene.spec.seed}) -> {cache}: {left} of {len(frames)} to go")
     if left:

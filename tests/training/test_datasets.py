@@ -81,6 +81,7 @@ def test_piece_scale_is_read_and_absent_by_default(tmp_path: Path) -> None:
     assert load_manifest("z", tmp_path).piece_scale is None
     (tmp_path / "z.toml").write_text(head + "piece_scale = [0.2, 0.3]\n")
     assert load_manifest("z", tmp_path).piece_scale == (0.2, 0.3)
+    assert load_manifest("z", tmp_path).settings()["piece_scale"] == [0.2, 0.3]
 
 
 def test_cache_dir_honours_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

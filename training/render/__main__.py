@@ -79,21 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(pending)} to go at {w}x{h}",
         flush=True,
     )
-    (out / "dataset.json").write_text(
-        json.dumps(
-            {
-                "name": ds.name,
-                "generator": GENERATOR_VERSION,
-                "seed_start": ds.seed_start,
-                "size": [w, h],
-                "grounds": ds.grounds,
-                "pieces": ds.pieces,
-                "lens": "drawn" if ds.lens else "pinhole",
-            }
-            | ({"piece_scale": list(ds.piece_scale)} if ds.piece_scale else {}),
-            indent=1,
-        )
-    )
+    settings = ds.settings() | {"size": [w, h]}
+    (out / "dataset.json").write_text(json.dumps(settings, indent=1))
     t_start = time.time()
     tmp = Path(tempfile.mkdtemp(prefix="oanquan-render-"))
     for n, (i, seed) in enumerate(pending, 1):

@@ -38,6 +38,19 @@ class Dataset:
     #: square at most, as the training sets do
     piece_scale: tuple[float, float] | None = None
 
+    def settings(self) -> dict[str, object]:
+        """What a rendered folder's ``dataset.json`` records of the manifest: a folder keeps
+        the settings it was started with (the sequence renderer checks them)."""
+        return {
+            "name": self.name,
+            "generator": self.generator,
+            "seed_start": self.seed_start,
+            "grounds": list(self.grounds),
+            "pieces": list(self.pieces),
+            "lens": "drawn" if self.lens else "pinhole",
+            "piece_scale": list(self.piece_scale) if self.piece_scale else None,
+        }
+
     def seeds(self, count: int | None = None) -> list[tuple[int, int]]:
         """(index, seed) for the first `count` scenes (all by default)."""
         n = self.count if count is None else count

@@ -223,19 +223,12 @@ def main_dataset(args: argparse.Namespace) -> int:
     w, h = args.size or (1280, 960)
     moves = args.moves.split() if args.moves else None
     out = args.out or sequences_dir(ds.scenes.name)
-    settings = {
-        "name": ds.scenes.name,
-        "generator": GENERATOR_VERSION,
+    settings = ds.scenes.settings() | {
         "sequencer": SEQUENCER_VERSION,
-        "seed_start": ds.scenes.seed_start,
         "size": [w, h],
         "plies": plies,
         "hands": hands,
         "moves": moves,
-        "grounds": list(ds.scenes.grounds),
-        "pieces": list(ds.scenes.pieces),
-        "lens": "drawn" if ds.scenes.lens else "pinhole",
-        "piece_scale": list(ds.scenes.piece_scale) if ds.scenes.piece_scale else None,
     }
     conflict = _settings_conflict(out / "dataset.json", settings)
     if conflict:

@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision import detect, spread, squares
 from vision.config import VisionConfig
+from vision.locate.ridges import downscale
 
 
 def shapes(
@@ -34,13 +35,13 @@ def shapes(
 ) -> list[tuple[str, tuple[int, ...], str]]:
     """(model path, input shape, what it does) of every network one frame meets; the tally's
     detector runs four times (mirrored views) on a still."""
-    work_h = round(frame[1] * config.locate.work_width / frame[0])
+    work, _ = downscale(np.zeros((frame[1], frame[0], 3), np.uint8), config.locate.work_width)
     cw, ch, _ = detect.canvas(config.count.px_per_square)
     sw, sh, _ = spread.canvas()
     mw, mh = squares.MANDARIN_SIZE
     count = config.count
     return [
-        (config.locate.line_model, (1, 3, work_h, config.locate.work_width), "board lines"),
+        (config.locate.line_model, (1, 3, *work.shape[:2]), "board lines"),
         (count.model, (1, 3, ch, cw), "counter (density)"),
         (count.square_model, (10, 3, squares.SIZE, squares.SIZE), "citizen squares"),
         (count.mandarin_model, (2, 3, mh, mw), "mandarins' pieces"),

@@ -23,6 +23,10 @@ from typing import Any
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.board import MANDARINS
+
 BUCKETS = [("0", 0, 0), ("1-3", 1, 3), ("4-7", 4, 7), ("8-15", 8, 15)]
 RIGHT_BOARD = 0.03  # corner error / diagonal under which a board counts as found right
 
@@ -99,14 +103,15 @@ def big_stones(rows: list[dict[str, Any]]) -> list[str]:
     counted = [r for r in rows if "big_prob" in r]
     if not counted:
         return []
-    out = [f"-- big-stone call by the small pieces in the mandarin ({2 * len(counted)} mandarins)"]
+    n = len(MANDARINS) * len(counted)
+    out = [f"-- big-stone call by the small pieces in the mandarin ({n} mandarins)"]
     for has, name in ((1, "stone"), (0, "no stone")):
         cells = []
         for label, lo, hi in PILES:
             wrong = [
                 r["pred_big"][m] != r["big"][m]
                 for r in counted
-                for m in (0, 6)
+                for m in MANDARINS
                 if (r["big"][m] > 0) == bool(has) and lo <= r["true"][m] <= hi
             ]
             cells.append(

@@ -378,8 +378,9 @@ def train(
 ) -> None:
     """Citizen squares, or with ``mandarins`` the two mandarins (``init``: start weights);
     ``big``: whether a mandarin holds a big stone (two classes, mandarin crops), started
-    from ``init`` but for the last layer, or from a big-stone ONNX this script exported
-    (its norms then stay frozen), with ``negatives`` of each batch stoneless mandarins. ``data``: ``prep``'s folder or ``pack``'s file;
+    from ``init`` but for the last layer, with ``negatives`` of each batch stoneless
+    mandarins; an ``init`` ONNX this script exported is taken whole, its norms then
+    frozen. ``data``: ``prep``'s folder or ``pack``'s file;
     ``device`` and ``workers``: where the steps run and how many processes cut crops."""
     import torch
     import torch.nn.functional as F
@@ -545,7 +546,9 @@ def main() -> int:
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--out", type=Path, default=DATA / "squares.pt")
     t.add_argument("--mandarins", action="store_true", help="the two mandarins instead")
-    t.add_argument("--init", type=Path, help="start from these weights (.pt, or a big-stone .onnx)")
+    t.add_argument(
+        "--init", type=Path, help="start from these weights (.pt, or an .onnx this script exported)"
+    )
     t.add_argument(
         "--negatives",
         type=float,

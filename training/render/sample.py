@@ -541,6 +541,7 @@ def _piece_set(
     for k in kinds:
         lo, hi = SIZE_MM[k]
         size = min(rng.uniform(lo, hi) / 1000, square * 0.17)
+        # (with a scale the draw above is still made: rendered scenes keep their seeds' draws)
         if scale is not None:
             size = square * rng.uniform(*scale)
         looks[k] = _piece_look(rng, k, size) | {"size_mm": round(size * 1000, 1)}

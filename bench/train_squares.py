@@ -12,6 +12,8 @@
     python bench/train_squares.py report --big DIR         # both big-stone nets, right and sure
     python bench/train_squares.py train --big --init vision/models/bigstones.onnx --lr 0.0005 \
         --batch 96 --threads 1 --steps 1200 [--negatives 0.1]  # fine-tune a shipped net
+    python bench/train_squares.py soup A.onnx B.onnx --weight 0.5 --out C.onnx
+                                                           # weight-space mean (B tuned from A)
     python bench/train_squares.py pack                     # the canvases as JPEGs, to send
     python bench/train_squares.py train --data pack.npz --device cuda --workers 14 --steps 40000
 
@@ -429,17 +431,35 @@ def train(
             save_weights(net, out)
 
 
-def export(weights: Path, path: Path, mandarins: bool = False, big: bool = False) -> None:
+def export(
+    weights: Path | dict[str, Any], path: Path, mandarins: bool = False, big: bool = False
+) -> None:
+    """The network of ``weights`` (a ``.pt`` this script saved, or a state dict) as ONNX."""
     import torch
 
     from training.nets import export_onnx
 
     net = _net(classes=2 if big else squares.CLASSES)
     mandarins = mandarins or big
-    net.load_state_dict(torch.load(weights))
+    net.load_state_dict(torch.load(weights) if isinstance(weights, Path) else weights)
     w, h = squares.MANDARIN_SIZE
     shape = (2, 3, h, w) if mandarins else (len(CITIZENS), 3, squares.SIZE, squares.SIZE)
     export_onnx(net, path, torch.zeros(*shape))
+
+
+def soup(first: Path, second: Path, weight: float, out: Path, mandarins: bool, big: bool) -> None:
+    """The network whose every weight is ``1 - weight`` of ``first``'s and ``weight`` of
+    ``second``'s: two exports of this script where one was fine-tuned from the other
+    (``train --init``). The mean of the two lies in the same basin, and on kinds the
+    fine-tune never saw it keeps more of the first net's calls than the fine-tune does
+    (training/counter/README.md, "Large pieces"); one network, so no time is added."""
+    classes = 2 if big else squares.CLASSES
+    a, b = weights_from_onnx(first, classes), weights_from_onnx(second, classes)
+    mixed = {
+        k: v if not v.is_floating_point() else v * (1.0 - weight) + b[k] * weight
+        for k, v in a.items()
+    }
+    export(mixed, out, mandarins, big)
 
 
 def readings(
@@ -567,6 +587,13 @@ def main() -> int:
     e.add_argument("--out", type=Path, default=Path(CountConfig().square_model))
     e.add_argument("--mandarins", action="store_true", help="a mandarin network's input shape")
     e.add_argument("--big", action="store_true", help="the big-stone network (two classes)")
+    m = sub.add_parser("soup", help="weight-space mean of two exports (one fine-tuned)")
+    m.add_argument("first", type=Path)
+    m.add_argument("second", type=Path)
+    m.add_argument("--weight", type=float, default=0.5, help="the second network's share")
+    m.add_argument("--out", type=Path, required=True)
+    m.add_argument("--mandarins", action="store_true", help="a mandarin network's input shape")
+    m.add_argument("--big", action="store_true", help="the big-stone network (two classes)")
     f = sub.add_parser("fit")
     f.add_argument("--renders", type=Path, default=RENDERS)
     f.add_argument("--model", default=CountConfig().square_model)
@@ -609,6 +636,16 @@ def main() -> int:
         pack(args.data, args.out, args.quality)
     elif args.cmd == "export":
         export(args.weights, args.out, args.mandarins, args.big)
+    elif args.cmd == "soup":
+        if not 0.0 <= args.weight <= 1.0:
+            ap.error(f"--weight is the second network's share, 0 to 1, not {args.weight}")
+        missing = [str(p) for p in (args.first, args.second) if not p.is_file()]
+        if missing:
+            ap.error(f"no such network: {', '.join(missing)}")
+        soup(args.first, args.second, args.weight, args.out, args.mandarins, args.big)
+        print(
+            f"wrote {args.out}: {1 - args.weight:g} x {args.first} + {args.weight:g} x {args.second}"
+        )
     elif args.cmd == "fit":
         cfg = VisionConfig().count
         got = readings(args.renders, replace(cfg, square_model=args.model), True)

@@ -92,7 +92,7 @@ RENDER_DIRS ?= $(wildcard $(CACHE)/renders/train-v*)
 
 .PHONY: train-venv train-data train-counter train-bigstone train-calibrate train-eval
 .PHONY: train-counter-renders train-bigstone-renders train-calibrate-renders train-eval-renders
-.PHONY: train-finder train-squares train-spread
+.PHONY: train-finder train-squares train-squares-large train-spread
 train-venv: $(TRAIN_VENV)/.installed
 
 $(TRAIN_VENV)/.installed: pyproject.toml
@@ -200,6 +200,36 @@ train-squares: train-venv
 	  --steps $(BIG_STEPS) --out $(TRAIN_OUT)/squares/bigstones.pt
 	$(TRAIN_VENV)/bin/python bench/train_squares.py export --big \
 	  --weights $(TRAIN_OUT)/squares/bigstones.pt --out $(TRAIN_OUT)/bigstones.onnx
+
+# The square classifier as shipped since session 25: SQUARES_BASE (the classifier before it,
+# from git history, or train-squares' output) fine-tuned LARGE_STEPS on train-v4 and
+# train-large-v4 (pieces a sixth to a third of a square) less both 19/20 folds, then the
+# mean of the two networks' weights (training/counter/README.md, "Large pieces"; 11 minutes
+# of training on one core). Check the result with `report` before copying it to vision/models.
+SQUARES_BASE ?= $(TRAIN_OUT)/squares-base.onnx
+LARGE_RENDERS ?= $(CACHE)/renders/train-large-v4
+LARGE_STEPS ?= 1200
+$(TRAIN_OUT)/squares-base.onnx:
+	mkdir -p $(TRAIN_OUT)
+	git show ebbe26f:vision/models/squares.onnx > $@
+train-squares-large: train-venv $(SQUARES_BASE)
+	test -f $(TRAIN_OUT)/squares/train_0.npz || \
+	  $(TRAIN_VENV)/bin/python bench/train_squares.py prep --out $(TRAIN_OUT)/squares
+	$(TRAIN_VENV)/bin/python bench/train_squares.py prep --renders $(LARGE_RENDERS) \
+	  --out $(TRAIN_OUT)/squares-large --synth 0
+	mkdir -p $(TRAIN_OUT)/squares-mix
+	for f in train_0 train_1 synth; do ln -sf $(TRAIN_OUT)/squares/$$f.npz $(TRAIN_OUT)/squares-mix/; done
+	ln -sf $(TRAIN_OUT)/squares-large/train_0.npz $(TRAIN_OUT)/squares-mix/train_2.npz
+	ln -sf $(TRAIN_OUT)/squares-large/train_1.npz $(TRAIN_OUT)/squares-mix/train_3.npz
+	OMP_NUM_THREADS=1 nice -n 5 $(TRAIN_VENV)/bin/python bench/train_squares.py train \
+	  --data $(TRAIN_OUT)/squares-mix --init $(SQUARES_BASE) --lr 0.0003 --batch 96 \
+	  --threads 1 --steps $(LARGE_STEPS) --seed 25 --out $(TRAIN_OUT)/squares-mix/tuned.pt
+	$(TRAIN_VENV)/bin/python bench/train_squares.py export \
+	  --weights $(TRAIN_OUT)/squares-mix/tuned.pt --out $(TRAIN_OUT)/squares-tuned.onnx
+	$(TRAIN_VENV)/bin/python bench/train_squares.py soup $(SQUARES_BASE) \
+	  $(TRAIN_OUT)/squares-tuned.onnx --weight 0.5 --out $(TRAIN_OUT)/squares-large.onnx
+	$(TRAIN_VENV)/bin/python bench/train_squares.py report --model $(TRAIN_OUT)/squares-large.onnx \
+	  $(CACHE)/renders/large-v4 $(CACHE)/renders/heldout-piece-v4
 
 # The tally's piece detector (vision/models/spread.onnx): SPREAD_SCENES generated spreads
 # (seeds 1,000,000 on, no brick, no shells), a first stage on the small pieces alone, then

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from training.render.datasets import ManifestError, cache_dir, load_manifest
+from training.render.datasets import ManifestError, cache_dir, load_manifest, write_settings
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     settings = ds.settings() | {"size": [w, h]}
-    (out / "dataset.json").write_text(json.dumps(settings, indent=1))
+    write_settings(out / "dataset.json", settings, indent=1)
     t_start = time.time()
     tmp = Path(tempfile.mkdtemp(prefix="oanquan-render-"))
     for n, (i, seed) in enumerate(pending, 1):

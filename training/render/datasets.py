@@ -7,10 +7,12 @@ optional `lens = "drawn"` bends each scene through a lens of its camera's kind.
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from training.render.families import check_families
 
@@ -115,3 +117,11 @@ def cache_root() -> Path:
 def cache_dir(name: str) -> Path:
     """Where a dataset's images go: $OANQUAN_CACHE/renders/<name>, default ~/.cache/oanquan."""
     return cache_root() / "renders" / name
+
+
+def write_settings(path: Path, settings: dict[str, Any], indent: int | None = None) -> None:
+    """A rendered folder's ``dataset.json``, written whole or not at all: a second run
+    started beside this one, or a run killed mid-write, must never find half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(settings, indent=indent))
+    os.replace(tmp, path)

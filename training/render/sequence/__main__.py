@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from typing import Any
 
 from engine import Position
 from training.render.__main__ import _size
-from training.render.datasets import ManifestError
+from training.render.datasets import ManifestError, write_settings
 from training.render.geometry import REGIONS
 from training.render.sample import (
     GENERATOR_VERSION,
@@ -102,14 +101,6 @@ def _settings_conflict(path: Path, settings: dict[str, Any]) -> str | None:
         if key in old and old[key] != value:
             return f"{path.parent} was rendered with {key}={old[key]!r}, not {value!r}"
     return None
-
-
-def _write_settings(path: Path, settings: dict[str, Any], indent: int | None = None) -> None:
-    """Written whole or not at all: a second run started beside this one, or a run killed
-    mid-write, must never find half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(settings, indent=indent))
-    os.replace(tmp, path)
 
 
 class Progress:
@@ -257,7 +248,7 @@ def main_dataset(args: argparse.Namespace) -> int:
         flush=True,
     )
     out.mkdir(parents=True, exist_ok=True)
-    _write_settings(out / "dataset.json", settings, indent=1)
+    write_settings(out / "dataset.json", settings, indent=1)
     if not left:
         return 0
     render, progress = _blender(), Progress(left)
@@ -292,7 +283,7 @@ def main_demo(args: argparse.Namespace) -> int:
         print(f"render: {conflict}; remove it to re-render", file=sys.stderr)
         return 2
     cache.mkdir(parents=True, exist_ok=True)
-    _write_settings(cache.parent / "dataset.json", settings)
+    write_settings(cache.parent / "dataset.json", settings)
     left = sum(not _done(cache, f"frame_{f.index:03d}") for f in frames)
     print(f"render: demo (seed {scene.spec.seed}) -> {cache}: {left} of {len(frames)} to go")
     if left:

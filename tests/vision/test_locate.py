@@ -8,10 +8,10 @@ import pytest
 from tests.vision.conftest import scene
 from vision.config import Finder, LocateConfig, VisionConfig, config_from_dict
 from vision.errors import BoardNotFoundError
-from vision.geometry import shape_error
+from vision.geometry import homography_from_corners, shape_error, template_with_tangents
 from vision.locate import Fix, Locator, locate_board, ridge_map, support
 from vision.locate.evidence import BINS
-from vision.locate.scoring import normal_channels
+from vision.locate.scoring import normal_channels, prescreen, sample, sample_free
 
 CASES = [
     dict(ground="concrete", chalk="white", tilt_deg=5.0, yaw_deg=-20.0),
@@ -180,3 +180,39 @@ def test_huge_directions_get_their_channels_without_overflow_warnings() -> None:
         warnings.simplefilter("error")
         huge = normal_channels(dx * np.float32(1e30), dy * np.float32(1e30))
     assert np.array_equal(huge, expected)
+
+
+def _evidence_and_hypotheses() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Evidence maps of a real scene and thousands of jittered board homographies."""
+    from vision.locate.evidence import direction_weights, evidence_maps, saturated
+    from vision.locate.ridges import downscale, ridge_maps
+
+    image, truth = scene(101, **CASES[1])
+    work, scale = downscale(image, 480)
+    ridge, normal = ridge_maps(work, (1.5, 2.5), (1,), 1.0)[1]
+    maps = evidence_maps(saturated(ridge), normal, 5, direction_weights(normal))
+    rng = np.random.default_rng(3)
+    true = np.array(truth["corners"]) * scale
+    jitter = rng.normal(scale=12.0, size=(3000, 4, 2))
+    jitter[0] = 0.0
+    hs = np.stack([homography_from_corners(true + j) for j in jitter])
+    return maps, hs, true
+
+
+def test_direction_free_sampling_reads_what_sample_reads_on_a_uniform_map() -> None:
+    """With every channel the same, the direction-free pass and the directional
+    one read the same pixels."""
+    maps, hs, _ = _evidence_and_hypotheses()
+    same = np.repeat(maps[BINS : BINS + 1], BINS + 1, axis=0)
+    pts, tans = template_with_tangents(0.75, 0.95)
+    assert np.array_equal(sample_free(same, hs, pts), sample(same, hs, pts, tans))
+
+
+def test_the_direction_free_pass_keeps_what_the_sparse_pass_would_keep() -> None:
+    """The cheap first pass only drops hypotheses the sparse template ranks low:
+    the kept set is the one a single pass keeps, the true board among them."""
+    maps, hs, _ = _evidence_and_hypotheses()
+    one = prescreen(maps, hs, LocateConfig(prescreen_free_keep=0, prescreen_keep=100))
+    two = prescreen(maps, hs, LocateConfig(prescreen_free_keep=1500, prescreen_keep=100))
+    assert {h.tobytes() for h in two} == {h.tobytes() for h in one}
+    assert any(np.array_equal(h, hs[0]) for h in two)

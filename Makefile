@@ -201,7 +201,7 @@ train-squares: train-venv
 	$(TRAIN_VENV)/bin/python bench/train_squares.py export --big \
 	  --weights $(TRAIN_OUT)/squares/bigstones.pt --out $(TRAIN_OUT)/bigstones.onnx
 
-# The square classifier as shipped since session 25: SQUARES_BASE (the classifier before it,
+# The square classifier as shipped since session 25 (and the mandarins' since 26): SQUARES_BASE (the classifier before it,
 # from git history, or train-squares' output) fine-tuned LARGE_STEPS on train-v4 and
 # train-large-v4 (pieces a sixth to a third of a square) less both 19/20 folds, then the
 # mean of the two networks' weights (training/counter/README.md, "Large pieces"; 11 minutes
@@ -212,7 +212,12 @@ LARGE_STEPS ?= 1200
 $(TRAIN_OUT)/squares-base.onnx:
 	mkdir -p $(TRAIN_OUT)
 	git show ebbe26f:vision/models/squares.onnx > $@
-train-squares-large: train-venv $(SQUARES_BASE)
+# the mandarins' network likewise (session 26), from the one shipped before it
+MANDARINS_BASE ?= $(TRAIN_OUT)/mandarins-base.onnx
+$(TRAIN_OUT)/mandarins-base.onnx:
+	mkdir -p $(TRAIN_OUT)
+	git show 21a3347:vision/models/mandarins.onnx > $@
+train-squares-large: train-venv $(SQUARES_BASE) $(MANDARINS_BASE)
 	test -f $(TRAIN_OUT)/squares/train_0.npz || \
 	  $(TRAIN_VENV)/bin/python bench/train_squares.py prep --out $(TRAIN_OUT)/squares
 	$(TRAIN_VENV)/bin/python bench/train_squares.py prep --renders $(LARGE_RENDERS) \
@@ -230,6 +235,15 @@ train-squares-large: train-venv $(SQUARES_BASE)
 	  $(TRAIN_OUT)/squares-tuned.onnx --weight 0.5 --out $(TRAIN_OUT)/squares-large.onnx
 	$(TRAIN_VENV)/bin/python bench/train_squares.py report --model $(TRAIN_OUT)/squares-large.onnx \
 	  $(CACHE)/renders/large-v4 $(CACHE)/renders/heldout-piece-v4
+	OMP_NUM_THREADS=1 nice -n 5 $(TRAIN_VENV)/bin/python bench/train_squares.py train --mandarins \
+	  --data $(TRAIN_OUT)/squares-mix --init $(MANDARINS_BASE) --lr 0.0003 --batch 96 \
+	  --threads 1 --steps $(LARGE_STEPS) --seed 25 --out $(TRAIN_OUT)/squares-mix/mandarins-tuned.pt
+	$(TRAIN_VENV)/bin/python bench/train_squares.py export --mandarins \
+	  --weights $(TRAIN_OUT)/squares-mix/mandarins-tuned.pt --out $(TRAIN_OUT)/mandarins-tuned.onnx
+	$(TRAIN_VENV)/bin/python bench/train_squares.py soup --mandarins $(MANDARINS_BASE) \
+	  $(TRAIN_OUT)/mandarins-tuned.onnx --weight 0.5 --out $(TRAIN_OUT)/mandarins-large.onnx
+	$(TRAIN_VENV)/bin/python bench/train_squares.py report --mandarins \
+	  --model $(TRAIN_OUT)/mandarins-large.onnx $(CACHE)/renders/large-v4
 
 # The tally's piece detector (vision/models/spread.onnx): SPREAD_SCENES generated spreads
 # (seeds 1,000,000 on, no brick, no shells), a first stage on the small pieces alone, then

@@ -21,11 +21,13 @@ from vision.count import (
     SquareCount,
     calibrate_opening,
     count_board_density,
+    with_board_doubt,
 )
 from vision.errors import BoardNotFoundError
 from vision.gate import FrameQuality, assess_frame, assess_hand, hand_cover
 from vision.geometry import FloatArray
 from vision.locate import Outline, locate_board, manual_outline
+from vision.locate.doubt import board_doubt
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,9 @@ class BoardReading:
     outline: Outline | None = None
     #: small-pebble density over the rectified board (``count_board_density``), None unread
     pebbles: NDArray[np.float32] | None = field(default=None, repr=False)
+    #: probability that the board this frame's own search found is not the board
+    #: (``vision.locate.doubt``), folded into every square; 0 for an outline given
+    doubt: float = 0.0
 
 
 def _find_outline(image: NDArray[np.uint8], cfg: VisionConfig) -> tuple[Outline | None, str | None]:
@@ -86,6 +91,10 @@ def read_board(
 ) -> BoardReading:
     """Locate the board (unless ``outline`` is given) and count every square.
 
+    A board this call found itself may be the wrong one, and the squares'
+    distributions hold that doubt (``BoardReading.doubt``); an ``outline`` given
+    (a person's corners, a fixed camera's confirmed board) is the caller's to vouch for.
+
     ``image_bgr`` is the frame with the lens undone (``vision.lens.undistort``
     with ``config.lens``; a pinhole's frames as they come): hand-given corners
     are moved there.
@@ -106,6 +115,7 @@ def read_board(
     if pre.problem is not None and (gate or pre.problem.empty):
         timings["total"] = (time.perf_counter() - t0) * 1000
         return BoardReading(False, pre.reason, None, (), 0.0, timings, frame=pre)
+    searched = outline is None
     if outline is None:
         outline, why = _find_outline(image_bgr, cfg)
     timings["locate"] = (time.perf_counter() - t0) * 1000
@@ -137,6 +147,11 @@ def read_board(
     counts, grid, pebbles = count_board_density(image_bgr, outline, cfg.count, calibration)
     timings["count"] = (time.perf_counter() - t1) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
+    # a board found in this frame alone may be the wrong one: its counts say so
+    doubt = (
+        board_doubt(outline.quality, cfg.locate.finder) if searched and not outline.manual else 0.0
+    )
+    counts = [with_board_doubt(c, doubt) for c in counts]
     flat = (1.0 / (cfg.count.max_count + 1),) * (cfg.count.max_count + 1)
     squares = tuple(
         SquareReading(i, 0, flat, 0, 0.5, hidden=True)
@@ -144,7 +159,13 @@ def read_board(
         else SquareReading(i, c.count, c.probs, c.big, c.big_prob)
         for i, c in enumerate(counts)
     )
-    return replace(located, squares=squares, regions=_grid_regions(outline, grid), pebbles=pebbles)
+    return replace(
+        located,
+        squares=squares,
+        regions=_grid_regions(outline, grid),
+        pebbles=pebbles,
+        doubt=doubt,
+    )
 
 
 def _grid_regions(outline: Outline, grid: Grid) -> tuple[FloatArray, ...]:

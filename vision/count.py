@@ -27,7 +27,7 @@ pebble peaks under it are not counted; that location is the widest foreground bl
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -200,6 +200,23 @@ def _region_pixels(depth: float, shape: tuple[int, ...], px: int) -> NDArray[np.
         p = (np.concatenate([poly, np.ones((len(poly), 1))], axis=1) @ a.T)[:, :2] / 2.0
         cv2.fillPoly(lab, [np.rint(p * 16).astype(np.int32)], i, shift=4)
     return lab
+
+
+def with_board_doubt(square: SquareCount, doubt: float) -> SquareCount:
+    """The square's reading if the board may not be the board (``doubt``, 0..1).
+
+    On a wrong board a square's content is anyone's guess: its count
+    distribution is mixed with a uniform one over 0..max count, and its big-stone
+    probability with an even chance. Both keep their most likely value, so the
+    count and the call stay as read; only what they claim shrinks.
+    """
+    if doubt <= 0.0:
+        return square
+    d = min(float(doubt), 1.0)
+    flat = d / len(square.probs)
+    probs = tuple((1.0 - d) * p + flat for p in square.probs)
+    big_prob = (1.0 - d) * square.big_prob + 0.5 * d
+    return replace(square, probs=probs, big_prob=big_prob)
 
 
 def count_distribution(

@@ -149,6 +149,7 @@ def analyze_image(path: str, config: VisionConfig) -> dict[str, Any]:
             for sq in reading.squares
         ]
         out["quality"] = round(reading.quality, 3)
+        out["board_doubt"] = round(reading.doubt, 3)
         if reading.outline is not None and reading.outline.manual:
             out["corners_source"] = "manual"
         if reading.frame is not None and not reading.frame.ok:

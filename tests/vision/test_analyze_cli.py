@@ -71,6 +71,11 @@ def test_board_found_json_and_annotation(
     for sq in data["squares"]:
         assert isinstance(sq["count"], int) and sq["big"] in (0, 1)
     assert data["squares"][0]["big"] == 1
+    # the board was searched for in this one still: its doubt is stated, and held by every
+    # square's distribution (a uniform share on each count)
+    doubt = data["board_doubt"]
+    assert 0.0 < doubt < 0.5
+    assert all(min(sq["probs"]) >= doubt / len(sq["probs"]) - 1e-4 for sq in data["squares"])
     assert {"locate", "count", "total"} <= set(data["timings_ms"])
     drawn = cv2.imread(str(ann / "frame_0001.png"))
     original = cv2.imread(str(board_png))

@@ -216,3 +216,25 @@ def test_the_direction_free_pass_keeps_what_the_sparse_pass_would_keep() -> None
     two = prescreen(maps, hs, LocateConfig(prescreen_free_keep=1500, prescreen_keep=100))
     assert {h.tobytes() for h in two} == {h.tobytes() for h in one}
     assert any(np.array_equal(h, hs[0]) for h in two)
+
+
+@pytest.mark.parametrize(("strips_below", "searched"), [(0.3, False), (1.0, True)])
+def test_strips_are_searched_only_when_the_hough_fit_is_weak(
+    strips_below: float, searched: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A board the global Hough lines already fit well skips the strip search (its
+    cost); a fit under ``strips_below`` gets it, and finds the same board."""
+    from vision.locate.strips import strip_hypotheses as real
+
+    calls: list[int] = []
+
+    def spy(*args: object, **kwargs: object) -> np.ndarray:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("vision.locate.search.strip_hypotheses", spy)
+    image, truth = scene(100, **CASES[0])
+    cfg = LocateConfig(strips_below=strips_below)
+    outline = locate_board(image, cfg, np.random.default_rng(0))
+    assert bool(calls) is searched
+    assert _corner_error(outline.corners, truth["corners"]) < 0.02

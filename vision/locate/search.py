@@ -54,55 +54,86 @@ def _fit_polarity(
     The best few hypotheses get their sides refined at full resolution and
     the arc depth chosen; the template score then picks among them. None when
     there are no hypotheses, or every candidate is a shape no board takes.
+    Hypotheses from the global Hough lines are tried first; the strips' (short
+    dividers between long-line pairs) join them unless that fit already scores
+    ``strips_below`` or more.
     """
     sat = saturated(ridge)
     weights = direction_weights(normal)
     sat_coarse = evidence_maps(sat, normal, 5, weights)
     fams = hough_families(ridge, normal, cfg)
     hs = quad_hypotheses(fams, sat_coarse, cfg)
-    if cfg.max_strips > 0:
-        hs = np.concatenate([hs, strip_hypotheses(fams, sat_coarse, cfg)], axis=0)
-    if len(hs) == 0:
-        return None
-    hs = prescreen(sat_coarse, hs, cfg)
-    sc = scores(sat_coarse, hs, 0.25, cfg.arc_depth)
-    sc = sc + rng.uniform(0.0, 1e-9, size=len(sc))
-    picked = _distinct(hs, sc, cfg)
     blurred = np.asarray(cv2.GaussianBlur(sat, (0, 0), 1.0), dtype=np.float32)
     sat_fine = evidence_maps(blurred, normal, 3, weights)
-    best: tuple[float, FloatArray, float] | None = None
-    # a few greedy rounds for every candidate, then more for the leader: the
-    # template score after refinement ranks candidates and is the quality
-    starts = [(c, cfg.arc_depth) for c in picked]
+    fit = _Fit(sat_coarse, sat_fine, cfg, rng, image_bgr, scale)
+    best = None
+    if cfg.strips_below < 1.0 or cfg.max_strips <= 0:
+        best = fit(hs)
+        if cfg.max_strips <= 0 or (best is not None and best[0] >= cfg.strips_below):
+            return best
+    strips = strip_hypotheses(fams, sat_coarse, cfg)
+    if len(strips) == 0 and best is not None:
+        return best  # the same hypotheses: the same fit
+    both = fit(np.concatenate([hs, strips], axis=0))
+    if best is None or (both is not None and both[0] >= best[0]):
+        return both
+    return best
 
-    height, width = image_bgr.shape[:2]
 
-    def plausible(corners: FloatArray) -> bool:
+class _Fit:
+    """Prescreen, score, refine and side-fit one set of hypotheses on one frame's maps."""
+
+    def __init__(
+        self,
+        sat_coarse: NDArray[np.float32],
+        sat_fine: NDArray[np.float32],
+        cfg: LocateConfig,
+        rng: np.random.Generator,
+        image_bgr: NDArray[np.uint8],
+        scale: float,
+    ) -> None:
+        self.sat_coarse, self.sat_fine, self.cfg, self.rng = sat_coarse, sat_fine, cfg, rng
+        self.image_bgr, self.scale = image_bgr, scale
+
+    def plausible(self, corners: FloatArray) -> bool:
         # a sliver whose opposite sides differ past any perspective, or a rectangle no
         # camera sees a 5 x 2 board as, is no board however much joint or mortar it
         # covers: the next candidate may be the board
+        height, width = self.image_bgr.shape[:2]
         c = canonical_corners(corners)
         return (
-            side_ratio(c) <= cfg.max_side_ratio
-            and shape_error(c / scale, width, height) <= cfg.max_shape_error
+            side_ratio(c) <= self.cfg.max_side_ratio
+            and shape_error(c / self.scale, width, height) <= self.cfg.max_shape_error
         )
 
-    for rc, depth, s in refine_corners(sat_fine, starts, 2.0, cfg.quick_rounds):
-        if (best is None or s > best[0]) and plausible(rc):
-            best = (s, rc, depth)
-    if best is not None and cfg.quick_rounds < cfg.refine_rounds:
-        rc, depth, s = refine_corners(sat_fine, [(best[1], best[2])], 1.0, cfg.refine_rounds)[0]
-        best = (s, rc, depth) if s >= best[0] and plausible(rc) else best
-    if best is not None and cfg.side_passes:
-        quality, c, depth = best
-        sides = refine_sides(image_bgr, c / scale, cfg.side_passes) * scale
-        # a side snapped to a joint or shadow loses chalk support along the
-        # outline: keep the template fit then (the whole-template score would
-        # also penalise the true, unevenly divided board)
-        least = outline_support(sat_fine, c) - cfg.side_tolerance
-        if outline_support(sat_fine, sides) >= least and plausible(sides):
-            best = (quality, sides, depth)
-    return best
+    def __call__(self, hs: FloatArray) -> tuple[float, FloatArray, float] | None:
+        cfg, sat_fine, scale = self.cfg, self.sat_fine, self.scale
+        if len(hs) == 0:
+            return None
+        hs = prescreen(self.sat_coarse, hs, cfg)
+        sc = scores(self.sat_coarse, hs, 0.25, cfg.arc_depth)
+        sc = sc + self.rng.uniform(0.0, 1e-9, size=len(sc))
+        picked = _distinct(hs, sc, cfg)
+        best: tuple[float, FloatArray, float] | None = None
+        # a few greedy rounds for every candidate, then more for the leader: the
+        # template score after refinement ranks candidates and is the quality
+        starts = [(c, cfg.arc_depth) for c in picked]
+        for rc, depth, s in refine_corners(sat_fine, starts, 2.0, cfg.quick_rounds):
+            if (best is None or s > best[0]) and self.plausible(rc):
+                best = (s, rc, depth)
+        if best is not None and cfg.quick_rounds < cfg.refine_rounds:
+            rc, depth, s = refine_corners(sat_fine, [(best[1], best[2])], 1.0, cfg.refine_rounds)[0]
+            best = (s, rc, depth) if s >= best[0] and self.plausible(rc) else best
+        if best is not None and cfg.side_passes:
+            quality, c, depth = best
+            sides = refine_sides(self.image_bgr, c / scale, cfg.side_passes) * scale
+            # a side snapped to a joint or shadow loses chalk support along the
+            # outline: keep the template fit then (the whole-template score would
+            # also penalise the true, unevenly divided board)
+            least = outline_support(sat_fine, c) - cfg.side_tolerance
+            if outline_support(sat_fine, sides) >= least and self.plausible(sides):
+                best = (quality, sides, depth)
+        return best
 
 
 def locate_board(

@@ -46,9 +46,10 @@ class LocateConfig:
     max_quads: int = 60  # best global-Hough line quadruples per direction pair (0 = strips only)
     max_strips: int = 10  # long-line pairs searched for dividers (0 = global Hough only)
     # ... and only when the fit from the global Hough lines alone scores below this (1 or
-    # more: always, searched together with them). Every value from 0.7 to 0.85 found the same
-    # boards within 3% as "always" on 684 renders no network saw (train-v4 2,700+ and 19/20,
-    # train-large-v4 428-499: 565 against 563), and a board that clear skips ~20 ms of strips
+    # more: always, searched together with them). Every value from 0.7 to 0.85 found as many
+    # boards within 3% as "always" on the validation renders no network trained on (train-v4
+    # 19/20, train-large-v4 428-499: 206 against 204; with train-v4 2,700+, which the finder
+    # did train on, 565 against 563), and a board that clear skips ~20 ms of strips
     strips_below: float = 0.75
     strip_lines: int = 7  # strongest lines per family paired into strips
     strip_rows: int = 16  # canvas rows across a strip

@@ -21,20 +21,19 @@ from vision.config import Finder
 
 #: Per finder, the logit of "not the board" at quality ``CENTRE`` and its rise per unit of
 #: quality below it. Fitted by the likelihood of the true counts, with every square of a
-#: doubted board read as a uniform guess, on renders no network was trained on: train-v4
-#: 2,700-3,131, train-large-v4 428-499 and both generators' 19/20 folds (the learned finder
-#: found 661 boards there, 33 of them 3% of the diagonal or more off; the classical one 613
-#: and 80). None: no fit for that finder.
+#: doubted board read as a uniform guess, on renders no network was trained on: train-v4's
+#: 19/20 fold and train-large-v4 428-499 with its fold (the learned finder found 238 boards
+#: there, 15 of them 3% of the diagonal or more off; the classical one 225 and 38).
 CENTRE = 0.7
 LOGIT: Mapping[Finder, tuple[float, float] | None] = MappingProxyType(
-    {Finder.LEARNED: (-3.0, 8.0), Finder.CLASSICAL: (-5.0, 12.0)}
+    {Finder.LEARNED: (-3.0, 9.0), Finder.CLASSICAL: (-5.75, 15.0)}
 )
 
 
 def board_doubt(quality: float, finder: Finder) -> float:
     """Probability that the board the search found (at this fit quality) is not the board:
-    0.55 at quality 0.3, 0.2 at 0.5, 0.05 at 0.7, 0.01 at 0.9 for the learned finder
-    (the classical one's quality runs lower on wrong boards: 0.45, 0.07, 0.007)."""
+    0.65 at quality 0.3, 0.23 at 0.5, 0.05 at 0.7, 0.008 at 0.9 for the learned finder
+    (the classical one's quality runs lower on wrong boards: 0.56, 0.08, 0.003)."""
     fit = LOGIT[finder]
     if fit is None:
         return 0.0

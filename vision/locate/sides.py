@@ -166,26 +166,22 @@ def refine_sides(
         # matrix ("valid" correlation: the profiles are kr longer each side)
         filt = _derivative_bank(sigmas, kr, nu) @ flat.T  # (2S * n_out, 3 N)
         filt = filt.reshape(len(sigmas), 2, nu - 2 * kr, 3, n4 * nt)
-        best: tuple[float, NDArray[np.float64]] | None = None
-        noise_lum = 1.0
-        for si, sigma in enumerate(sigmas):
-            for ch in range(3):
-                s1 = np.abs(filt[si, 0, :, ch].T) * sigma
-                s2 = filt[si, 1, :, ch].T * (sigma * sigma)
-                noise = max(float(np.median(np.abs(s2))), 1e-3)
-                if ch == 0:
-                    noise_lum = noise
-                else:  # chroma is quantised flat on grey ground: not less than luma noise
-                    noise = max(noise, noise_lum)
-                for pol in (1.0, -1.0):
-                    r = (np.maximum(-pol * s2 - s1, 0.0) / noise).astype(np.float64)
-                    # the chalk runs along every profile near the prior line; a
-                    # crack or joint only crosses a few, or runs further off
-                    score = float(np.median(r[:, radius - near : radius + near + 1].max(axis=1)))
-                    if best is None or score > best[0]:
-                        best = (score, r)
-        assert best is not None
-        resp = best[1].reshape(n4, nt, -1)
+        # every sigma x channel x polarity at once: (S, 3, N, n_out) each
+        sig = np.asarray(sigmas, np.float64)[:, None, None, None]
+        s1 = np.abs(filt[:, 0].transpose(0, 2, 3, 1)) * sig.astype(np.float32)
+        s2 = filt[:, 1].transpose(0, 2, 3, 1) * (sig * sig).astype(np.float32)
+        noise = np.maximum(np.median(np.abs(s2).reshape(len(sigmas), 3, -1), axis=2), 1e-3)
+        # chroma is quantised flat on grey ground: its noise is not less than luma's
+        noise[:, 1:] = np.maximum(noise[:, 1:], noise[:, :1])
+        noise32 = noise.astype(np.float32)[:, :, None, None, None]
+        pols = np.array([1.0, -1.0], np.float32)[None, None, :, None, None]
+        r = np.maximum(-pols * s2[:, :, None] - s1[:, :, None], 0.0) / noise32
+        # the chalk runs along every profile near the prior line; a crack or joint only
+        # crosses a few, or runs further off: the strongest such response wins
+        band = r[..., radius - near : radius + near + 1].max(axis=-1)
+        score = np.median(band.astype(np.float64), axis=-1).reshape(-1)
+        pick = np.unravel_index(int(np.argmax(score)), r.shape[:3])
+        resp = r[pick].astype(np.float64).reshape(n4, nt, -1)
         nu = resp.shape[2]
         uu = np.arange(nu) - radius
         prior = np.exp(-0.5 * (uu / (0.7 * radius)) ** 2)

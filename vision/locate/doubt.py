@@ -3,7 +3,7 @@
 A board the search finds in a single still is sometimes the wrong one (a tile
 joint, a shadow's edge, the board shifted by a square), and every count read
 on it is then confidently wrong: on renders of unseen grounds the counts
-stated at 0.95 and more were right 43-73% of the time on such boards. The
+stated at 0.95 and more were right 33-73% of the time on such boards. The
 template fit's quality separates those boards from right ones well (ROC area
 0.93-0.99 on every test set), so it is turned into the probability that the
 board is not the board, which the counts fold in (``vision.count.with_board_doubt``).
@@ -25,7 +25,7 @@ from vision.config import Finder
 #: 19/20 fold and train-large-v4 428-499 with its fold (the learned finder found 238 boards
 #: there, 15 of them 3% of the diagonal or more off; the classical one 225 and 38).
 CENTRE = 0.7
-LOGIT: Mapping[Finder, tuple[float, float] | None] = MappingProxyType(
+LOGIT: Mapping[Finder, tuple[float, float]] = MappingProxyType(
     {Finder.LEARNED: (-3.0, 9.0), Finder.CLASSICAL: (-5.75, 15.0)}
 )
 
@@ -34,8 +34,6 @@ def board_doubt(quality: float, finder: Finder) -> float:
     """Probability that the board the search found (at this fit quality) is not the board:
     0.65 at quality 0.3, 0.23 at 0.5, 0.05 at 0.7, 0.008 at 0.9 for the learned finder
     (the classical one's quality runs lower on wrong boards: 0.56, 0.08, 0.003)."""
-    fit = LOGIT[finder]
-    if fit is None:
-        return 0.0
-    z = fit[0] + fit[1] * (CENTRE - float(quality))
+    at_centre, slope = LOGIT[finder]
+    z = at_centre + slope * (CENTRE - float(quality))
     return 1.0 / (1.0 + math.exp(-z))

@@ -21,7 +21,9 @@ from vision.geometry import (
 )
 from vision.locate.evidence import BINS
 
-_Prepared = tuple[NDArray[np.float32], NDArray[np.float32]]
+#: homogeneous points (3, P) and their tangents (2, P), or None to read the direction-free
+#: channel
+_Prepared = tuple[NDArray[np.float32], NDArray[np.float32] | None]
 
 
 @functools.lru_cache(maxsize=8)
@@ -34,10 +36,10 @@ def _extension(step: float, depth: float) -> tuple[FloatArray, FloatArray]:
     return extension_points(step, depth)
 
 
-def _prepared(pts: FloatArray, tangents: FloatArray) -> _Prepared:
+def _prepared(pts: FloatArray, tangents: FloatArray | None) -> _Prepared:
     """Homogeneous float32 points (3, P) and tangents (2, P) for _sample_batch."""
     ph = np.concatenate([pts, np.ones((len(pts), 1))], axis=1).T.astype(np.float32)
-    return ph, np.ascontiguousarray(tangents.T, np.float32)
+    return ph, None if tangents is None else np.ascontiguousarray(tangents.T, np.float32)
 
 
 _CHUNK = 49152  # elements per sample batch: temporaries stay in the CPU cache (2x)
@@ -72,27 +74,31 @@ def _sample_prepared(
 def _sample_batch(
     maps: NDArray[np.float32], hs: FloatArray, prep: _Prepared
 ) -> NDArray[np.float32]:
-    """One batch of ``sample``: coordinate-major (3, K, P) arrays so every
-    elementwise pass runs on contiguous memory (strided views cost ~4x), and
-    no bounds test: points off the map are clamped onto its zero frame
-    (``evidence_maps``); a point behind the camera (w <= 0) lands far off."""
+    """One batch of ``sample`` (or of ``sample_free``, without tangents):
+    coordinate-major (3, K, P) arrays so every elementwise pass runs on contiguous
+    memory (strided views cost ~4x), and no bounds test: points off the map are
+    clamped onto its zero frame (``evidence_maps``); a point behind the camera
+    (w <= 0) lands far off."""
     _, h, wd = maps.shape
     ph, tan32 = prep
     hs32 = np.ascontiguousarray(np.matmul(_HALF, hs).transpose(1, 0, 2), np.float32)
     k = hs32.shape[1]
     x, y, w = (hs32.reshape(3 * k, 3) @ ph).reshape(3, k, -1)
-    dx, dy, dw = (hs32[:, :, :2].reshape(3 * k, 2) @ tan32).reshape(3, k, -1)
     np.maximum(w, np.float32(1e-9), out=w)
     np.reciprocal(w, out=w)
     x *= w
     y *= w
-    # image direction of the template tangent (up to a positive factor 1/w)
-    tmp = x * dw
-    dx -= tmp
-    np.multiply(y, dw, out=tmp)
-    dy -= tmp
-    idx = normal_channels(dx, dy)
-    idx *= np.int32(h * wd)
+    if tan32 is None:
+        idx = np.full(x.shape, BINS * h * wd, np.int32)  # the direction-free channel
+    else:
+        dx, dy, dw = (hs32[:, :, :2].reshape(3 * k, 2) @ tan32).reshape(3, k, -1)
+        # image direction of the template tangent (up to a positive factor 1/w)
+        tmp = x * dw
+        dx -= tmp
+        np.multiply(y, dw, out=tmp)
+        dy -= tmp
+        idx = normal_channels(dx, dy)
+        idx *= np.int32(h * wd)
     np.clip(x, 0, wd - 1, out=x)
     np.clip(y, 0, h - 1, out=y)
     row = y.astype(np.int32)
@@ -163,28 +169,7 @@ def scores(maps: NDArray[np.float32], hs: FloatArray, step: float, depth: float)
 def sample_free(maps: NDArray[np.float32], hs: FloatArray, pts: FloatArray) -> NDArray[np.float32]:
     """Direction-free evidence (the last channel) at pts projected by each homography
     (K, P), nearest pixel: ``sample`` without the per-point direction, a third of its cost."""
-    _, h, wd = maps.shape
-    ph = np.concatenate([pts, np.ones((len(pts), 1))], axis=1).T.astype(np.float32)
-    flat = maps[BINS].reshape(-1)
-    per = max(1, _CHUNK // max(ph.shape[1], 1))
-    out = np.empty((len(hs), ph.shape[1]), np.float32)
-    for s in range(0, len(hs), per):
-        hs32 = np.ascontiguousarray(
-            np.matmul(_HALF, hs[s : s + per]).transpose(1, 0, 2), np.float32
-        )
-        k = hs32.shape[1]
-        x, y, w = (hs32.reshape(3 * k, 3) @ ph).reshape(3, k, -1)
-        np.maximum(w, np.float32(1e-9), out=w)
-        np.reciprocal(w, out=w)
-        x *= w
-        y *= w
-        np.clip(x, 0, wd - 1, out=x)
-        np.clip(y, 0, h - 1, out=y)
-        idx = y.astype(np.int32)
-        idx *= np.int32(wd)
-        idx += x.astype(np.int32)
-        out[s : s + k] = np.take(flat, idx)
-    return out
+    return _sample_prepared(maps, hs, _prepared(pts, None))
 
 
 def prescreen(maps: NDArray[np.float32], hs: FloatArray, cfg: LocateConfig) -> FloatArray:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -80,20 +82,16 @@ def _fit_polarity(
     return best
 
 
+@dataclass(frozen=True)
 class _Fit:
     """Prescreen, score, refine and side-fit one set of hypotheses on one frame's maps."""
 
-    def __init__(
-        self,
-        sat_coarse: NDArray[np.float32],
-        sat_fine: NDArray[np.float32],
-        cfg: LocateConfig,
-        rng: np.random.Generator,
-        image_bgr: NDArray[np.uint8],
-        scale: float,
-    ) -> None:
-        self.sat_coarse, self.sat_fine, self.cfg, self.rng = sat_coarse, sat_fine, cfg, rng
-        self.image_bgr, self.scale = image_bgr, scale
+    sat_coarse: NDArray[np.float32]
+    sat_fine: NDArray[np.float32]
+    cfg: LocateConfig
+    rng: np.random.Generator
+    image_bgr: NDArray[np.uint8]
+    scale: float
 
     def plausible(self, corners: FloatArray) -> bool:
         # a sliver whose opposite sides differ past any perspective, or a rectangle no

@@ -6,6 +6,8 @@
     python bench/train_counter.py DATASET_DIR --report      # figures from out/counter only
     python bench/train_counter.py --average A.onnx B.onnx --out M.onnx   # mean of counters
     python bench/train_counter.py --average vision/models/counter.onnx@0 B.onnx --out M.onnx
+    python bench/train_counter.py --data DIR --init-onnx M.onnx --init-member 1 --teacher M.onnx \
+        --out S.onnx                                       # one counter learns a mean's maps
 
 Trains ONLY on ``DATASET_DIR/singles`` (render-public layout); the sequences stay
 held out and are only *evaluated*, with the model trained on all singles. Fold
@@ -275,10 +277,13 @@ def train(
     init_onnx: Path | None = None,
     aug: Augment = CV_AUG,
     member: int = 0,
+    teacher: nn.Module | None = None,
 ) -> CounterNet:
     """``refresh``: called every 250 steps, returns scenes written since (a growing cache).
     ``favour`` (SUBSTR, P): a P share of samples comes from scenes whose name holds SUBSTR
-    (the few Blender renders among thousands of generated scenes)."""
+    (the few Blender renders among thousands of generated scenes). ``teacher``: learn its
+    density maps on each window instead of the true ones (a single net that reads as a
+    mean of counters does, at half its cost)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = CounterNet()
@@ -309,6 +314,9 @@ def train(
             ys.append(y)
         x = torch.from_numpy(np.stack(xs))
         y = torch.from_numpy(np.stack(ys)) * detect.OUT_SCALE
+        if teacher is not None:
+            with torch.no_grad():
+                y = teacher(x) * detect.OUT_SCALE
         net.train()
         if init_onnx is not None:
             freeze_bn(net)
@@ -380,6 +388,21 @@ def member_of(part: str) -> tuple[Path, int]:
     if at and k.isdigit():
         return Path(path), int(k)
     return Path(part), 0
+
+
+def load_mean(path: Path) -> MeanCounter:
+    """Every member of a shipped mean of counters (or the one counter of a plain file)."""
+    import onnx
+
+    convs = sum(1 for n in onnx.load(str(path)).graph.node if n.op_type == "Conv")
+    nets = []
+    for member in range(max(1, convs // 9)):
+        net = CounterNet()
+        load_onnx_weights(net, path, member)
+        nets.append(net)
+    mean = MeanCounter(nets)
+    mean.eval()
+    return mean
 
 
 def average(parts: list[tuple[Path, int]], out: Path) -> None:
@@ -545,6 +568,7 @@ def train_on_folders(
     batch: int = BATCH,
     init_onnx: Path | None = None,
     member: int = 0,
+    teacher: Path | None = None,
 ) -> int:
     """Train the shipped-interface counter on scenes that are not render-public's (and the
     ``extra`` classic ``vision.synth`` scenes the unit tests draw).
@@ -559,7 +583,18 @@ def train_on_folders(
         return 2
     print(f"{len(items)} scenes from {len(folders)} folders", flush=True)
     net = train(
-        items, steps, seed + 200, "wide", init, more, favour, batch, init_onnx, WIDE_AUG, member
+        items,
+        steps,
+        seed + 200,
+        "wide",
+        init,
+        more,
+        favour,
+        batch,
+        init_onnx,
+        WIDE_AUG,
+        member,
+        teacher=load_mean(teacher) if teacher is not None else None,
     )
     export(net, out)
     torch.save(net.state_dict(), work / "wide.pt")
@@ -602,6 +637,11 @@ def main(argv: list[str] | None = None) -> int:
         help="which counter of an --init-onnx mean (--average) to start from (0 first)",
     )
     ap.add_argument("--holdout", help="K/N: --data scenes with index %% N == K stay out (val)")
+    ap.add_argument(
+        "--teacher",
+        type=Path,
+        help="a --data run learns this counter's (or mean of counters') maps, not the truth",
+    )
     ap.add_argument("--batch", type=int, default=BATCH, help="canvases per step")
     ap.add_argument(
         "--average",
@@ -641,6 +681,7 @@ def main(argv: list[str] | None = None) -> int:
             args.batch,
             args.init_onnx,
             args.init_member,
+            args.teacher,
         )
     if args.dataset is None:
         ap.error("give DATASET_DIR or --data DIR")

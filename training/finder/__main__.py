@@ -224,27 +224,33 @@ def sample(
     return crop, t
 
 
+#: channels of e1, e2, e3, e4, e5-e8, d1-d2 and d3-d4: the shipped net's
+WIDTHS = (12, 16, 24, 32, 48, 32, 16)
+
+
 class LineNet(nn.Module):
     """Encoder to 1/8 with dilated context (a tile grid runs on, a board stops),
     decoder back to 1/2 with skips; logits of 'on a board line' at half resolution.
-    Takes BGR 0..255 (normalised inside, so cv2.dnn needs no blob scaling)."""
+    Takes BGR 0..255 (normalised inside, so cv2.dnn needs no blob scaling).
+    ``widths``: the channels (``WIDTHS``); a narrower net is a cheaper student."""
 
-    def __init__(self) -> None:
+    def __init__(self, widths: tuple[int, ...] = WIDTHS) -> None:
         super().__init__()
-        self.e1 = conv_bn_relu(3, 12, 2)  # 1/2
-        self.e2 = conv_bn_relu(12, 16)
-        self.e3 = conv_bn_relu(16, 24, 2)  # 1/4
-        self.e4 = conv_bn_relu(24, 32)
-        self.e5 = conv_bn_relu(32, 48, 2)  # 1/8
-        self.e6 = conv_bn_relu(48, 48, 1, 2)
-        self.e7 = conv_bn_relu(48, 48, 1, 4)
-        self.e8 = conv_bn_relu(48, 48, 1, 8)
+        a1, a2, b1, b2, c, d, e = widths
+        self.e1 = conv_bn_relu(3, a1, 2)  # 1/2
+        self.e2 = conv_bn_relu(a1, a2)
+        self.e3 = conv_bn_relu(a2, b1, 2)  # 1/4
+        self.e4 = conv_bn_relu(b1, b2)
+        self.e5 = conv_bn_relu(b2, c, 2)  # 1/8
+        self.e6 = conv_bn_relu(c, c, 1, 2)
+        self.e7 = conv_bn_relu(c, c, 1, 4)
+        self.e8 = conv_bn_relu(c, c, 1, 8)
         self.up = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)
-        self.d1 = conv_bn_relu(48 + 32, 32, k=1)
-        self.d2 = conv_bn_relu(32, 32)
-        self.d3 = conv_bn_relu(32 + 16, 16, k=1)
-        self.d4 = conv_bn_relu(16, 16)
-        self.head = nn.Conv2d(16, 1, 1)
+        self.d1 = conv_bn_relu(c + b2, d, k=1)
+        self.d2 = conv_bn_relu(d, d)
+        self.d3 = conv_bn_relu(d + a2, e, k=1)
+        self.d4 = conv_bn_relu(e, e)
+        self.head = nn.Conv2d(e, 1, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x * (1.0 / 255.0) - 0.5
@@ -254,6 +260,13 @@ class LineNet(nn.Module):
         y = self.d2(self.d1(torch.cat([b, self.up(c)], 1)))
         y = self.d4(self.d3(torch.cat([a, self.up(y)], 1)))
         return self.head(y)
+
+
+def teacher_probs(net: Any, x: torch.Tensor) -> torch.Tensor:
+    """A shipped line network's probabilities (cv2.dnn) on a batch: a student's targets."""
+    net.setInput(np.ascontiguousarray(x.numpy()))
+    logits = np.asarray(net.forward(), np.float32)
+    return torch.from_numpy(1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0))))
 
 
 def _batch(
@@ -320,6 +333,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--blank", type=float, default=BLANK_P, help="share of crops of a bare floor (no board)"
     )
+    ap.add_argument(
+        "--widths",
+        default=",".join(map(str, WIDTHS)),
+        help="channels of e1,e2,e3,e4,e5-e8,d1-d2,d3-d4 (the shipped net's by default)",
+    )
+    ap.add_argument(
+        "--teacher",
+        type=Path,
+        help="learn this line network's (ONNX) probabilities instead of the drawn lines",
+    )
     args = ap.parse_args(argv)
     try:
         holdout = parse_fold(args.holdout)
@@ -328,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
+    cv2.setNumThreads(args.threads)
     rng = np.random.default_rng(args.seed)
     seen: set[str] = set()
     vseen: set[str] = set()
@@ -337,11 +361,23 @@ def main(argv: list[str] | None = None) -> int:
         print("no training scenes in " + ", ".join(map(str, args.data)), file=sys.stderr)
         return 2
     print(f"{len(train)} training scenes, {len(val)} validation frames", flush=True)
-    net = LineNet()
+    try:
+        widths = tuple(int(v) for v in args.widths.split(","))
+    except ValueError:
+        widths = ()
+    if len(widths) != len(WIDTHS) or min(widths) < 1:
+        print(f"--widths: {len(WIDTHS)} positive integers, got {args.widths!r}", file=sys.stderr)
+        return 2
+    teacher = None
+    if args.teacher is not None:
+        teacher = cv2.dnn.readNetFromONNX(str(args.teacher))
+    net = LineNet(widths)
     if args.init is not None:
         net.load_state_dict(torch.load(args.init))
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    pos_w = torch.tensor(4.0)
+    # (a teacher's probabilities already lean to the lines as its pos_weight made them:
+    # the student matches them with the plain loss)
+    pos_w = torch.tensor(1.0 if teacher is not None else 4.0)
     lossf = nn.BCEWithLogitsLoss(pos_weight=pos_w)
     t0 = time.monotonic()
     budget = args.minutes * 60.0
@@ -353,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
         for g in opt.param_groups:  # cosine on wall time: the budget, not a step count
             g["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * min(frac, 1.0))) + 1e-5
         x, t = _batch(train, args.batch, rng, args.blank)
+        if teacher is not None:
+            t = teacher_probs(teacher, x)
         loss = lossf(net(x), t)
         opt.zero_grad()
         loss.backward()

@@ -332,12 +332,12 @@ def train(
     return net
 
 
-def load_onnx_weights(net: CounterNet, path: Path, member: int = 0) -> None:
+def load_onnx_weights(net: CounterNet, path: Path, member: int = 0) -> int:
     """Warm start from a shipped ONNX (its .pt is gone): the exporter folded each batch norm
     into its conv, so the convs take the folded weights and bias and every batch norm becomes
     the identity, to be kept frozen (``freeze_bn``) so the start is exactly the shipped net.
     A mean of counters (``--average``) holds its members' convs one after the other:
-    ``member`` picks one (0 first)."""
+    ``member`` picks one (0 first). Returns how many counters the file holds."""
     import onnx
     from onnx import numpy_helper
 
@@ -350,6 +350,7 @@ def load_onnx_weights(net: CounterNet, path: Path, member: int = 0) -> None:
         raise SystemExit(f"{path}: {len(convs)} convs, a counter has {per}")
     if not 0 <= member < len(convs) // per:
         raise SystemExit(f"{path}: no member {member}: it holds {len(convs) // per} counters")
+    held = len(convs) // per
     convs = convs[member * per : (member + 1) * per]
     with torch.no_grad():
         for block, (w, b) in zip(blocks, convs, strict=False):
@@ -364,6 +365,7 @@ def load_onnx_weights(net: CounterNet, path: Path, member: int = 0) -> None:
         w, b = convs[-1]
         net.head.weight.copy_(torch.from_numpy(w.copy()))
         net.head.bias.copy_(torch.from_numpy(b.copy()))
+    return held
 
 
 class MeanCounter(nn.Module):
@@ -390,13 +392,10 @@ def member_of(part: str) -> tuple[Path, int]:
     return Path(part), 0
 
 
-def load_mean(path: Path) -> MeanCounter:
-    """Every member of a shipped mean of counters (or the one counter of a plain file)."""
-    import onnx
-
-    convs = sum(1 for n in onnx.load(str(path)).graph.node if n.op_type == "Conv")
+def mean_of(parts: list[tuple[Path, int]]) -> MeanCounter:
+    """The mean of the shipped-format counters ``parts`` (path, member), in eval mode."""
     nets = []
-    for member in range(max(1, convs // 9)):
+    for path, member in parts:
         net = CounterNet()
         load_onnx_weights(net, path, member)
         nets.append(net)
@@ -405,14 +404,14 @@ def load_mean(path: Path) -> MeanCounter:
     return mean
 
 
+def load_mean(path: Path) -> MeanCounter:
+    """Every member of a shipped mean of counters (or the one counter of a plain file)."""
+    return mean_of([(path, k) for k in range(load_onnx_weights(CounterNet(), path))])
+
+
 def average(parts: list[tuple[Path, int]], out: Path) -> None:
     """Write ``out``: the mean of the shipped-format counters ``parts`` (path, member)."""
-    nets = []
-    for path, member in parts:
-        net = CounterNet()
-        load_onnx_weights(net, path, member)
-        nets.append(net)
-    export(MeanCounter(nets), out)  # the export puts the nets in eval mode
+    export(mean_of(parts), out)
 
 
 def freeze_bn(net: nn.Module) -> None:

@@ -32,6 +32,7 @@ from training.augment import ColourJitter
 from training.counter.calibrate import in_fold, parse_fold
 from training.nets import conv_bn_relu, export_onnx
 from training.render.lens import pinhole_only
+from vision import detect
 
 #: The locator's work width for a 640 px render is 480: the net sees that scale, +-.
 WORK_SCALE = 0.75
@@ -262,11 +263,22 @@ class LineNet(nn.Module):
         return self.head(y)
 
 
-def teacher_probs(net: Any, x: torch.Tensor) -> torch.Tensor:
-    """A shipped line network's probabilities (cv2.dnn) on a batch: a student's targets."""
-    net.setInput(np.ascontiguousarray(x.numpy()))
-    logits = np.asarray(net.forward(), np.float32)
+def teacher_probs(model: Path, x: torch.Tensor) -> torch.Tensor:
+    """A shipped line network's probabilities on a batch (``vision.detect.forward``, the
+    app's cached cv2.dnn loader): a student's targets."""
+    logits = detect.forward(np.ascontiguousarray(x.numpy()), str(model))
     return torch.from_numpy(1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0))))
+
+
+def widths_arg(text: str) -> tuple[int, ...]:
+    """``--widths``: as many positive channel counts as ``WIDTHS`` holds."""
+    try:
+        widths = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        widths = ()
+    if len(widths) != len(WIDTHS) or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"{len(WIDTHS)} positive integers, got {text!r}")
+    return widths
 
 
 def _batch(
@@ -335,7 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--widths",
-        default=",".join(map(str, WIDTHS)),
+        type=widths_arg,
+        default=WIDTHS,
         help="channels of e1,e2,e3,e4,e5-e8,d1-d2,d3-d4 (the shipped net's by default)",
     )
     ap.add_argument(
@@ -361,17 +374,8 @@ def main(argv: list[str] | None = None) -> int:
         print("no training scenes in " + ", ".join(map(str, args.data)), file=sys.stderr)
         return 2
     print(f"{len(train)} training scenes, {len(val)} validation frames", flush=True)
-    try:
-        widths = tuple(int(v) for v in args.widths.split(","))
-    except ValueError:
-        widths = ()
-    if len(widths) != len(WIDTHS) or min(widths) < 1:
-        print(f"--widths: {len(WIDTHS)} positive integers, got {args.widths!r}", file=sys.stderr)
-        return 2
-    teacher = None
-    if args.teacher is not None:
-        teacher = cv2.dnn.readNetFromONNX(str(args.teacher))
-    net = LineNet(widths)
+    teacher: Path | None = args.teacher
+    net = LineNet(args.widths)
     if args.init is not None:
         net.load_state_dict(torch.load(args.init))
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)

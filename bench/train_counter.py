@@ -63,10 +63,16 @@ BATCH = 4  # canvases a step (``--batch``)
 
 @dataclass(frozen=True)
 class Augment:
-    """What a training run perturbs: the canvas's random zoom range and its colours."""
+    """What a training run perturbs: the canvas's random zoom range and its colours.
+
+    ``large``: a share of windows zoomed further, up to ``large_zoom``, so pieces look as
+    large as a third of a square (renders keep them under a sixth; real players bring
+    walnuts and big pebbles). Those windows always learn the true maps (``train``)."""
 
     scale: tuple[float, float]
     colour: ColourJitter
+    large: float = 0.0
+    large_zoom: float = 1.0
 
 
 #: render-public CV runs
@@ -233,16 +239,21 @@ def _targets(pts: np.ndarray, shape: tuple[int, int], sigma: float) -> np.ndarra
     return out
 
 
-def sample(item: Item, rng: np.random.Generator, aug: Augment | None) -> tuple[np.ndarray, ...]:
-    """Rectified canvas (perturbed by ``aug`` if given), its input tensor and the two target
-    maps."""
+def sample(
+    item: Item, rng: np.random.Generator, aug: Augment | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Rectified canvas (perturbed by ``aug`` if given), its input tensor, the two target
+    maps, and whether the window was zoomed past ``aug.scale`` (``Augment.large``)."""
     corners = item.corners.copy()
     w, h, a = detect.canvas(detect.PX)
     extra = np.eye(3)
+    large = False
     if aug is not None:
         side = float(np.linalg.norm(corners[1] - corners[0])) / 5.0
         corners += rng.normal(0, 0.025 * side, corners.shape)  # localisation error
-        extra = random_similarity(rng, (w, h), aug.scale, 3.0, 0.06 * detect.PX)
+        large = aug.large > 0 and rng.random() < aug.large
+        zoom = (aug.scale[1], aug.large_zoom) if large else aug.scale
+        extra = random_similarity(rng, (w, h), zoom, 3.0, 0.06 * detect.PX)
     m = extra @ a @ np.linalg.inv(homography_from_corners(corners))
     rect = cv2.warpPerspective(
         item.image, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
@@ -259,7 +270,7 @@ def sample(item: Item, rng: np.random.Generator, aug: Augment | None) -> tuple[n
         j = int(rng.integers(0, (w - cw) // 8 + 1)) * 8
         x = x[:, :, i : i + ch, j : j + cw]
         y = y[:, i // STRIDE : (i + ch) // STRIDE, j // STRIDE : (j + cw) // STRIDE]
-    return rect, x, y
+    return rect, x, y, large
 
 
 # ---------------------------------------------------------------- training
@@ -283,7 +294,9 @@ def train(
     ``favour`` (SUBSTR, P): a P share of samples comes from scenes whose name holds SUBSTR
     (the few Blender renders among thousands of generated scenes). ``teacher``: learn its
     density maps on each window instead of the true ones (a single net that reads as a
-    mean of counters does, at half its cost)."""
+    mean of counters does, at half its cost); windows zoomed past its range
+    (``Augment.large``) learn the true maps, so a student keeps what the teacher reads
+    and learns larger pieces from few labelled scenes."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = CounterNet()
@@ -305,18 +318,21 @@ def train(
             items = items + new
             if new:
                 print(f"  {log} step {step}: {len(items)} scenes", flush=True)
-        xs, ys = [], []
+        xs, ys, larges = [], [], []
         fav = [it for it in items if favour is not None and favour[0] in it.name]
         for _ in range(batch):
             src = fav if fav and favour is not None and rng.random() < favour[1] else items
-            _, x, y = sample(src[int(rng.integers(len(src)))], rng, aug)
+            _, x, y, large = sample(src[int(rng.integers(len(src)))], rng, aug)
             xs.append(x[0])
             ys.append(y)
+            larges.append(large)
         x = torch.from_numpy(np.stack(xs))
         y = torch.from_numpy(np.stack(ys)) * detect.OUT_SCALE
         if teacher is not None:
             with torch.no_grad():
-                y = teacher(x) * detect.OUT_SCALE
+                taught = teacher(x) * detect.OUT_SCALE
+            keep = torch.tensor(larges).view(-1, 1, 1, 1)
+            y = torch.where(keep, y, taught)
         net.train()
         if init_onnx is not None:
             freeze_bn(net)
@@ -525,6 +541,19 @@ def export(net: nn.Module, path: Path, dummy: torch.Tensor | None = None) -> Non
     export_onnx(net, path, dummy)
 
 
+def large_arg(text: str) -> tuple[float, float]:
+    """``--large SHARE,ZOOM``: a share in 0..1 and a zoom past ``WIDE_AUG``'s range."""
+    try:
+        share, zoom = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected SHARE,ZOOM, got {text!r}") from None
+    if not 0.0 < share <= 1.0 or zoom <= WIDE_AUG.scale[1]:
+        raise argparse.ArgumentTypeError(
+            f"SHARE must be in (0, 1] and ZOOM above {WIDE_AUG.scale[1]}, got {text!r}"
+        )
+    return share, zoom
+
+
 def parse_holdout(text: str | None) -> tuple[int, int] | None:
     """``K/N`` -> (K, N): scenes whose index % N == K are kept out of training (validation)."""
     try:
@@ -568,12 +597,13 @@ def train_on_folders(
     init_onnx: Path | None = None,
     member: int = 0,
     teacher: Path | None = None,
+    aug: Augment = WIDE_AUG,
 ) -> int:
     """Train the shipped-interface counter on scenes that are not render-public's (and the
     ``extra`` classic ``vision.synth`` scenes the unit tests draw).
 
-    Wider zoom and JPEG re-encoding on top of the colour, blur and noise changes; scenes
-    still being written are picked up every 250 steps. The model goes to ``out``.
+    Wider zoom and JPEG re-encoding on top of the colour, blur and noise changes (``aug``);
+    scenes still being written are picked up every 250 steps. The model goes to ``out``.
     """
     items, more = folder_loader(folders, holdout)
     items = items + extra
@@ -591,7 +621,7 @@ def train_on_folders(
         favour,
         batch,
         init_onnx,
-        WIDE_AUG,
+        aug,
         member,
         teacher=load_mean(teacher) if teacher is not None else None,
     )
@@ -641,6 +671,13 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="a --data run learns this counter's (or mean of counters') maps, not the truth",
     )
+    ap.add_argument(
+        "--large",
+        type=large_arg,
+        metavar="SHARE,ZOOM",
+        help="a SHARE of --data windows zoomed past the usual range, up to ZOOM (pieces up to "
+        "a third of a square), learning the true maps even with --teacher",
+    )
     ap.add_argument("--batch", type=int, default=BATCH, help="canvases per step")
     ap.add_argument(
         "--average",
@@ -681,6 +718,9 @@ def main(argv: list[str] | None = None) -> int:
             args.init_onnx,
             args.init_member,
             args.teacher,
+            WIDE_AUG
+            if args.large is None
+            else replace(WIDE_AUG, large=args.large[0], large_zoom=args.large[1]),
         )
     if args.dataset is None:
         ap.error("give DATASET_DIR or --data DIR")

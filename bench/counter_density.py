@@ -7,8 +7,9 @@
 Whole frames (``bench/vision.py``) mix in the board search and the square classifier,
 which decides most squares; a new counter's own gain or loss shows here. Each citizen
 square is counted by the run-time rule (``vision.detect.region_counts``) on the board
-rectified from its true corners, and each model gets one line: exact share per true-count
-band, the mean error in pieces a square and its bias. One thread.
+rectified from its true corners (once for every model: ``training.counter.calibrate``'s
+``raw_estimates`` runs the whole ``count_board`` per model), and each model gets one line:
+exact share per true-count band, the mean error in pieces a square and its bias. One thread.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.vision import image_truths, load_truth
+from bench.vision import image_index, image_truths, load_truth
 from engine.board import MANDARINS, NUM_SQUARES
 from vision import detect
 from vision.config import VisionConfig
@@ -61,7 +62,8 @@ def measure(
     models = list(dict.fromkeys(models))
     out = {m: Tally() for m in models}
     depth = VisionConfig().locate.arc_depth  # as bench/vision.py --oracle-corners draws it
-    pairs = [(i, j) for i, j in image_truths(root) if _index(i) >= first]
+    labels = detect.region_cells(depth)  # every outline here has that depth
+    pairs = [(i, j) for i, j in image_truths(root) if image_index(i.name) >= first]
     for n, (img_path, js) in enumerate(pairs):
         if limit is not None and n >= limit:
             break
@@ -72,7 +74,6 @@ def measure(
         counts, _, corners = load_truth(js)
         outline = outline_from_corners(corners, depth)
         rect = rectify(image, outline, detect.PX)
-        labels = detect.region_cells(outline.arc_depth)
         for model in models:
             small, _ = detect.region_counts(detect.density(rect, model), labels)
             for sq in range(NUM_SQUARES):
@@ -80,12 +81,6 @@ def measure(
                     out[model].true.append(counts[sq])
                     out[model].read.append(float(small[sq]))
     return out
-
-
-def _index(path: Path) -> int:
-    """The scene number a render's name ends with (img_00428 -> 428), 0 without one."""
-    digits = path.stem.rpartition("_")[2]
-    return int(digits) if digits.isdigit() else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -333,14 +333,14 @@ def _selected(
     """
     if only is not None and only not in name:
         return False
-    if first is not None and _index(name) < first:
+    if first is not None and image_index(name) < first:
         return False
     if fold is None:
         return True
-    return _index(name) % fold[1] == fold[0]
+    return image_index(name) % fold[1] == fold[0]
 
 
-def _index(name: str) -> int:
+def image_index(name: str) -> int:
     """Image number within its folder (img_00042.jpg -> 42)."""
     return int("".join(ch for ch in Path(name).stem if ch.isdigit()) or 0)
 
@@ -369,7 +369,7 @@ def run_dataset(
         if limit is not None and done >= limit:
             break
         done += 1
-        fold_model = f"fold{_index(name) % cv_folds}.onnx"
+        fold_model = f"fold{image_index(name) % cv_folds}.onnx"
         count = config.count
         if cv_dir is not None:
             count = replace(count, model=str(cv_dir / fold_model))

@@ -208,11 +208,14 @@ class FramePipeline:
         While the side is open, each readable frame is judged both ways on a copy
         of the referee (the start frame by how well each way fits the board the
         players vouch for); the side is taken once one way has made the frames so
-        far ``SIDE_EVIDENCE`` likelier, over ``SIDE_FRAMES`` frames at least. A frame
-        with a hand, or one that may show more moves than the referee weighs, is no
-        witness: either side's explanation of it may be wrong, and the comparison then
-        says little however large. Till then the frame is judged the way the odds so
-        far favour (as found while they favour neither), and the doubt is the other
+        far ``SIDE_EVIDENCE`` likelier, over ``SIDE_FRAMES`` frames at least. A live
+        frame with a hand, or one that may show more moves than the referee weighs, is
+        no witness: either side's explanation of it may be wrong, and the comparison
+        then says little however large. A photo with a hand in it is one: its hidden
+        squares read flat, so they favour neither side, and the rest of the board does
+        (else after a run of such photos at a game's start the side stayed open and
+        every move was asked till the first clear photo). Till then the frame is
+        judged the way the odds so far favour (as found while they favour neither), and the doubt is the other
         way's share of the odds: a move read the wrong way round is a wrong move,
         unless both ways show the same move (a symmetric board), so the referee takes
         none by itself less sure than its side. (Judged as found whatever the odds, a
@@ -225,8 +228,11 @@ class FramePipeline:
             self.turned = self._view_turned
             return self._viewed(obs), 0.0
         turned = half_turned(obs)
-        if obs.reading is None or not obs.fit or turned.reading is None or obs.partial:
-            # (a hand hides squares: what they hold is guessed at under either side)
+        if obs.reading is None or not obs.fit or turned.reading is None:
+            return self._viewed(obs), self._doubt()
+        if obs.partial and not obs.still:
+            # (in a live stream a hand is a move under way; a photo with a hand in it
+            # shows a settled board whose hidden squares weigh alike under either side)
             return self._viewed(obs), self._doubt()
         same = False
         if vouched:

@@ -25,11 +25,17 @@ class FakeObserver:
         self.learnt: list[str] = []
         self.references = 0
         self.unseen: set[str] = set()  # frames whose board it does not find
+        self.hand: frozenset[int] = frozenset()  # squares a hand hides in the next frames
 
     def __call__(self, frame: Frame) -> Observation:
         if frame.source in self.unseen:
             return Observation(None, fit=False, reason="board not found", board_found=False)
-        return Observation(self.board, still=True)
+        if not self.hand:
+            return Observation(self.board, still=True)
+        flat = Evidence(tuple([1.0 / 16] * 16), 0.5)
+        seen = [flat if sq in self.hand else e for sq, e in enumerate(self.board)]
+        hidden = tuple(sq in self.hand for sq in range(12))
+        return Observation(seen, still=True, partial=True, hidden=hidden)
 
     def confirmed(self) -> None:
         self.references += 1
@@ -162,6 +168,23 @@ def test_a_camera_on_p0s_side_stays_as_found() -> None:
         assert [str(a.move) for a in pipeline(frame(f"f{n + 1}")).report.accepted] == [move]
         # the first move is taken (the frame is sure of its side), the side after two
         assert pipeline.turned is (None if n == 0 else False)
+
+
+def test_photos_with_a_hand_in_them_say_where_p0_sits() -> None:
+    """A hand hides two squares in each of the first photos: the rest of each board
+    still shows which row the moves were sown from, so the side is taken from those
+    photos and their moves without asking (none waits for a clear photo)."""
+    observer, referee, pipeline = tracked()
+    game = Game()
+    observer.board = turned(game.position.board, game.position.big)
+    pipeline(frame("f0"))
+    observer.hand = frozenset({0, 11})
+    for n, move in enumerate(("2+", "9-")):
+        game.play(Move.parse(move))
+        observer.board = turned(game.position.board, game.position.big)
+        report = pipeline(frame(f"f{n + 1}")).report
+        assert [str(a.move) for a in report.accepted] == [move], report.detail
+    assert pipeline.turned is True and referee.position == game.position
 
 
 def test_a_start_that_is_not_the_opening_shows_the_side_at_once() -> None:

@@ -300,9 +300,9 @@ class FramePipeline:
 
     def _witness(self, viewed: Observation) -> None:
         """The players named the move the last photo shows: that photo is of a board they
-        vouch for, which says where P0 sits as the start they vouch for does. (Hands in
-        the first photos of a game, or photos lost, would otherwise leave the side open
-        while every later photo that holds more than one move is no witness of it.)"""
+        vouch for, which says where P0 sits as the start they vouch for does. (Photos lost
+        at a game's start would otherwise leave the side open while every later photo
+        that holds more than one move is no witness of it.)"""
         if self.turned is not None or viewed.reading is None or not viewed.fit or viewed.partial:
             return
         if self.referee.blind:

@@ -429,6 +429,7 @@ class Referee:
         # vision keeps the old reference under the hand (as for a move taken on such a frame)
         self._stale_after_trust = frozenset((self._ref_touched | touched_squares(first)) & under)
         self._trust()
+        self._photos = 1  # (this frame, judged again against it, is a photo after it)
         return True
 
     def _may_catch_up(self) -> bool:
@@ -810,8 +811,10 @@ class Referee:
             and verdict.confidence * (1.0 - side_doubt) < self.config.reconcile.accept
         ):
             verdict = as_question(verdict)  # the board may be seen from the other side
-        if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial:
-            verdict = replace(verdict, kind=VerdictKind.MOVING)  # wait for a clear frame
+        if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial and not still:
+            # (a live frame with a hand may show a move under way: wait for a clear one;
+            # a photo's first move, once certain, is taken, and the rest judged after it)
+            verdict = replace(verdict, kind=VerdictKind.MOVING)
         if partial and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked):
             # Hidden squares may hold anything: "unchanged", a dispute or a
             # question would rest on what the camera could not see. Wait, and

@@ -200,6 +200,52 @@ def test_two_moves_are_taken_when_a_frame_with_a_hand_showed_the_board_between()
     assert ref.position == game.position
 
 
+def _photo_with_a_hand(position: Position, under: set[int]) -> Observation:
+    """A photo of ``position`` with a hand over the squares ``under``."""
+    hidden = tuple(sq in under for sq in range(12))
+    seen = hide(reading(position.board, position.big), under)
+    return Observation(tuple(seen), still=True, partial=True, hidden=hidden)
+
+
+def test_a_first_move_two_photos_with_hands_prove_is_taken_before_a_clear_photo() -> None:
+    """1+ under a hand over squares 2-4 (where it differs from other moves), then 8-
+    under a hand over 7-11: together the two photos prove 1+, not yet 8-. 1+ is taken
+    then, and the clear photo after 4+ shows the last two moves, the second hand photo
+    showing the board between them."""
+    ref = Referee()
+    game = Game()
+    ref.see(Observation(reading(game.position.board, game.position.big), still=True))
+    game.play("1+")
+    assert not ref.see(_photo_with_a_hand(game.position, {2, 3, 4})).accepted
+    game.play("8-")
+    report = ref.see(_photo_with_a_hand(game.position, {7, 8, 9, 10, 11}))
+    assert [str(a.move) for a in report.accepted] == ["1+"] and report.state == "moving"
+    game.play("4+")
+    report = ref.see(Observation(reading(game.position.board, game.position.big), still=True))
+    assert [str(a.move) for a in report.accepted] == ["8-", "4+"], report.detail
+    assert ref.position == game.position
+
+
+def test_a_live_frame_with_a_hand_takes_no_first_of_several_moves() -> None:
+    """The same frames from a live stream: a hand there may be a move under way, so
+    the referee waits for a clear frame before taking any of the moves."""
+    ref = Referee()
+    game = Game()
+    ref.observe(reading(game.position.board, game.position.big), still=True)
+    game.play("1+")
+    game.play("8-")
+    first = Game()
+    first.play("1+")
+    for _ in range(3):  # the stream settles on 1+ under a hand: nothing decided
+        assert not ref.see(
+            replace(_photo_with_a_hand(first.position, {2, 3, 4}), still=False)
+        ).accepted
+    live = replace(_photo_with_a_hand(game.position, {7, 8, 9, 10, 11}), still=False)
+    for _ in range(4):
+        report = ref.see(live)
+        assert not report.accepted and report.state == "moving"
+
+
 def test_after_a_dispute_several_moves_are_never_accepted_at_once() -> None:
     ref = Referee()
     start = Position.initial()
@@ -535,3 +581,26 @@ def test_a_photo_after_more_moves_than_are_weighed_is_asked_about_not_disputed()
     report = ref.see(shown, again=True)
     assert [str(a.move) for a in report.accepted] == ["4-"], report.detail
     assert ref.position == game.position
+
+
+def test_a_photo_judged_again_after_the_held_frame_still_counts_as_a_move_shown() -> None:
+    """The referee trusts the hand frame's board (the first move) and judges the photo
+    again against it, but cannot tell the second move there: the next photo then
+    shows two moves since the trusted board, and is weighed for two (the first of
+    them asked), not called a foul for fitting no single move."""
+    ref, between, end, shown, again = _two_moves_behind_a_hand()
+    assert ref.see(shown, earlier=True).earlier_trusted and ref.position == between
+    blurred = replace(
+        again,
+        reading=tuple(_fuzzy(n, 0, 6.0) for n in end.board),
+        areas=tuple(None for _ in end.board),
+    )
+    assert not ref.see(blurred, again=True).accepted  # the second move is not told
+    game = Game(start=between)
+    game.play("10-")
+    game.play(next(iter(game.legal_moves())))
+    after = game.position
+    report = ref.see(Observation(reading(after.board, after.big), still=True))
+    assert report.state != "dispute", report.detail
+    assert report.verdict is not None and report.verdict.behind
+    assert ref.pending is not None and str(ref.pending.choices[0]) == "10-"

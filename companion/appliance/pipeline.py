@@ -215,10 +215,10 @@ class FramePipeline:
         squares read flat, so they favour neither side, and the rest of the board does
         (else after a run of such photos at a game's start the side stayed open and
         every move was asked till the first clear photo). Till then the frame is
-        judged the way the odds so far favour (as found while they favour neither), and the doubt is the other
-        way's share of the odds: a move read the wrong way round is a wrong move,
-        unless both ways show the same move (a symmetric board), so the referee takes
-        none by itself less sure than its side. (Judged as found whatever the odds, a
+        judged the way the odds so far favour (as found while they favour neither),
+        and the doubt is the other way's share of the odds: a move read the wrong way
+        round is a wrong move, unless both ways show the same move (a symmetric
+        board), so the referee takes none by itself less sure than its side. (Judged as found whatever the odds, a
         camera on P1's side began every game with a dispute.)
         """
         if self.turned is not None:  # (a ring of seats is never turned: ``_open_side``)
@@ -228,11 +228,10 @@ class FramePipeline:
             self.turned = self._view_turned
             return self._viewed(obs), 0.0
         turned = half_turned(obs)
-        if obs.reading is None or not obs.fit or turned.reading is None:
-            return self._viewed(obs), self._doubt()
-        if obs.partial and not obs.still:
-            # (in a live stream a hand is a move under way; a photo with a hand in it
-            # shows a settled board whose hidden squares weigh alike under either side)
+        # (in a live stream a hand is a move under way; a photo with a hand in it shows
+        # a settled board whose hidden squares weigh alike under either side)
+        live_hand = obs.partial and not obs.still
+        if obs.reading is None or not obs.fit or turned.reading is None or live_hand:
             return self._viewed(obs), self._doubt()
         same = False
         if vouched:

@@ -9,7 +9,7 @@ from companion.referee import Observation, Referee
 from companion.referee.reconcile import Evidence
 from device.ports import Frame
 from engine import Game, Move, Position
-from tests.companion.test_referee import _two_moves_scene
+from tests.companion.test_referee import _two_moves_scene, hide
 
 
 def reading(board: tuple[int, ...], big: tuple[int, int]) -> list[Evidence]:
@@ -32,10 +32,10 @@ class FakeObserver:
             return Observation(None, fit=False, reason="board not found", board_found=False)
         if not self.hand:
             return Observation(self.board, still=True)
-        flat = Evidence(tuple([1.0 / 16] * 16), 0.5)
-        seen = [flat if sq in self.hand else e for sq, e in enumerate(self.board)]
         hidden = tuple(sq in self.hand for sq in range(12))
-        return Observation(seen, still=True, partial=True, hidden=hidden)
+        return Observation(
+            hide(self.board, set(self.hand)), still=True, partial=True, hidden=hidden
+        )
 
     def confirmed(self) -> None:
         self.references += 1

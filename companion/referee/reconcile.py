@@ -134,9 +134,9 @@ class Candidate:
     refilled: bool = False
     mistake: str | None = None
     follows: tuple[Move, ...] = ()  # later moves, when frames between them were missed
-    via: Board | None = None  # the board between the first move and the later ones
-    #: squares the first move picked up or captured (for ``via``)
-    via_cleared: frozenset[int] = frozenset()
+    #: the board after each move but the last (of a run of several), with the squares
+    #: picked up or captured since the trusted board by then
+    path: tuple[tuple[Board, frozenset[int]], ...] = ()
     #: squares whose pile the move(s) took up or captured: a new pile, read afresh
     cleared: frozenset[int] = frozenset()
     loglik: float = 0.0
@@ -463,33 +463,24 @@ def _later_results(
     depth: int,
     rules: Rules,
     cleared: frozenset[int],
+    path: tuple[tuple[Board, frozenset[int]], ...] = (),
 ) -> list[tuple[Candidate, Transition | None]]:
     """Results of ``depth`` more moves after ``t`` (only results: no pauses, no mistakes)."""
     out: list[tuple[Candidate, Transition | None]] = []
     if depth <= 0 or t.position.over:
         return out
+    path = (*path, (board_of(t.position), cleared))
     for later in legal_moves(t.position, rules):
         t2 = play(t.position, later, rules)
         chain = (*follows, later)
         sown = after_sowing(t2)
-        via = board_of(t.position) if not follows else None
         gone = cleared | cleared_squares(t2)
-        first = cleared if not follows else frozenset()
-        out.append(
-            (
-                Candidate(
-                    "move", sown, move, follows=chain, via=via, via_cleared=first, cleared=gone
-                ),
-                t2,
-            )
-        )
+        out.append((Candidate("move", sown, move, follows=chain, path=path, cleared=gone), t2))
         if board_of(t2.position) != sown:
             board = board_of(t2.position)
-            again = Candidate(
-                "move", board, move, True, follows=chain, via=via, via_cleared=first, cleared=gone
-            )
+            again = Candidate("move", board, move, True, follows=chain, path=path, cleared=gone)
             out.append((again, t2))
-        out.extend(_later_results(t2, move, chain, depth - 1, rules, gone))
+        out.extend(_later_results(t2, move, chain, depth - 1, rules, gone, path))
     return out
 
 
@@ -498,8 +489,9 @@ def candidates(
 ) -> list[tuple[Candidate, Transition | None]]:
     """Every board that may be on the ground next, with the move that makes it.
 
-    With ``plies=2`` the results of two moves in a row are added too, for when
-    the frame between them was unusable (a hand over the board).
+    With ``plies`` of 2 or more the results of that many moves in a row are added
+    too, for when the frames between them were unusable (a hand over the board);
+    each carries the boards it passed through (``path``).
     """
     current = current or board_of(position)
     out: list[tuple[Candidate, Transition | None]] = [(Candidate("unchanged", current), None)]
@@ -534,6 +526,62 @@ def candidates(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Glimpse:
+    """A frame since the trusted board that a hand partly hid: its reading and its
+    changed areas (against vision's reference, None without them)."""
+
+    reading: tuple[SquareEvidence, ...]
+    change: ChangeEvidence | None = None
+
+
+class _Witness:
+    """How well one :class:`Glimpse` shows a board (counts and changed areas), cached."""
+
+    def __init__(self, glimpse: Glimpse, start: Board, cfg: ReconcileConfig) -> None:
+        self.counts = _Scorer(glimpse.reading, cfg.floor, cfg.min_square)
+        ch = glimpse.change
+        self.changes = ChangeScorer(ch, ch.reference or start, ch.gone) if ch else None
+        self._cache: dict[tuple[Board, frozenset[int]], float] = {}
+
+    def __call__(self, board: Board, gone: frozenset[int]) -> float:
+        key = (board, gone)
+        value = self._cache.get(key)
+        if value is None:
+            value = self.counts(board, gone)[0]
+            if self.changes is not None:
+                value += self.changes(board, gone)
+            self._cache[key] = value
+        return value
+
+
+def _glimpsed(witnesses: Sequence[_Witness], start: Board, cand: Candidate) -> float:
+    """How well the frames a hand partly hid show the boards ``cand`` passes through.
+
+    Each frame showed one board of the way (the trusted one, one between the
+    moves, or the result), in order, and no frame more than one move after the
+    one before it (nor the result more than one after the last): each frame is
+    a settled board a player stepped back from, so a run of moves is seen move
+    by move. The best such alignment counts (where the moves outnumber the
+    frames, any order-keeping one).
+    """
+    if cand.move is None:  # unchanged, or the refill: the frames showed the trusted board
+        return sum(w(start, frozenset()) for w in witnesses)
+    ways = [(start, frozenset[int]()), *cand.path, (cand.board, cand.cleared)]
+    k = len(ways) - 1
+    step = 1 if k <= len(witnesses) + 1 else k
+    best = {0: 0.0}
+    for w in witnesses:
+        nxt: dict[int, float] = {}
+        for at, total in best.items():
+            for a in range(at, min(at + step, k) + 1):
+                v = total + w(*ways[a])
+                if v > nxt.get(a, -math.inf):
+                    nxt[a] = v
+        best = nxt
+    return max(v for a, v in best.items() if k - a <= step)
+
+
 def reconcile(
     position: Position,
     reading: Sequence[SquareEvidence],
@@ -542,27 +590,26 @@ def reconcile(
     current: Board | None = None,
     config: ReconcileConfig | None = None,
     plies: int = 1,
-    earlier: Sequence[SquareEvidence] | None = None,
+    earlier: Sequence[Glimpse] = (),
     kept: Sequence[SquareEvidence] | None = None,
     still: bool = False,
     change: ChangeEvidence | None = None,
-    earlier_change: ChangeEvidence | None = None,
 ) -> Verdict:
     """Decide what a settled reading means for the trusted ``position``.
 
     ``current`` is what should be on the ground now when it differs from the
-    position's board (a refill the players still owe). ``earlier``: the
-    reading of a frame since then that a hand partly hid; it showed either
-    the board before the move or the one after it (for a run of several
-    moves, the board between them), and weighs in on that. ``kept``: the
+    position's board (a refill the players still owe). ``earlier``: frames
+    since then that a hand partly hid, oldest first; each showed a board on the
+    way (before, between or after the moves weighed), and weighs in on which
+    (:func:`_glimpsed`). ``kept``: the
     reading corrected by what the counter made of each square's pile on the
     last trusted board; it is used for the squares a candidate leaves (or only
     adds to) rather than picks up, since the same pile is read the same way.
     ``still``: the reading is of a photo of a settled scene, not a live stream.
     ``change``: how much each square changed since the trusted board
     (:mod:`companion.referee.change`); it weighs every candidate by what it
-    did to each square (``earlier_change``: the same for the ``earlier``
-    frame, against the same reference). The counts are then given unpinned: squares whose
+    did to each square (each earlier frame's, against the same reference, weighs
+    its boards). The counts are then given unpinned: squares whose
     area says "untouched" are pinned here, for the fit check and the
     squares named in a dispute only, so no evidence is counted twice.
     """
@@ -583,18 +630,7 @@ def reconcile(
             reading = _pinned(reading, start_board, quiet)
             kept = _pinned(kept, start_board, quiet) if kept is not None else None
             fit_score = _Scorer(reading, cfg.floor, cfg.min_square, kept)
-    early_counts = _Scorer(earlier, cfg.floor, cfg.min_square) if earlier is not None else None
-    early_changes = (
-        ChangeScorer(earlier_change, earlier_change.reference or start_board, earlier_change.gone)
-        if earlier_change is not None and earlier is not None
-        else None
-    )
-
-    def early(board: Board, gone: frozenset[int] = frozenset()) -> float:
-        """How well the earlier frame (a hand over part of the board) shows ``board``."""
-        assert early_counts is not None
-        total = early_counts(board, gone)[0]
-        return total + (early_changes(board, gone) if early_changes is not None else 0.0)
+    witnesses = [_Witness(g, start_board, cfg) for g in earlier]
 
     seen = map_board(reading)
     priors = {
@@ -619,7 +655,6 @@ def reconcile(
     for cand, _t in pool:
         if cand.kind in ("moving", "mistake"):
             variants[cand.kind, cand.move] = variants.get((cand.kind, cand.move), 0) + 1
-    early_start = early(start_board) if early_counts is not None else 0.0
     temp = cfg.temperature
     for cand, t in pool:
         raw, _ = score(cand.board, cand.cleared)
@@ -630,13 +665,8 @@ def reconcile(
             prior -= math.log(variants[cand.kind, cand.move])
         # (the change-only score leaves out the earlier frame too: its counts weigh in it)
         by_change.append(cll / temp + prior)
-        if early_counts is not None:
-            if cand.via is not None:
-                prior += early(cand.via, cand.via_cleared) / temp
-            elif cand.kind == "unchanged" or cand.move is None:
-                prior += early_start / temp
-            else:
-                prior += max(early_start, early(cand.board, cand.cleared)) / temp
+        if witnesses:
+            prior += _glimpsed(witnesses, start_board, cand) / temp
         cand = replace(cand, loglik=ll, outliers=outliers, change_ll=cll)
         scored.append(((raw + cll) / temp + prior, cand, t))
     # Merge a move's variants that end in the same position (same board, same score).

@@ -55,6 +55,7 @@ from companion.referee.evidence import (
 )
 from companion.referee.reconcile import (
     Board,
+    Glimpse,
     ReconcileConfig,
     SquareDiff,
     SquareEvidence,
@@ -208,6 +209,10 @@ class RefereeConfig:
     #: most moves recognised at once after frames that decided nothing (3 costs ~10x the time
     #: of 2, and a third move in one frame is asked about anyway)
     max_catch_up: int = 2
+    #: a photo after photos with a hand over the board is weighed for up to this many
+    #: moves: each of those photos shows the board between two of them, which keeps
+    #: the runs that fit few
+    max_chain: int = 3
     reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
     change: ChangeModel = field(default_factory=ChangeModel)
 
@@ -412,8 +417,8 @@ class Referee:
         that frame's changed areas say so (20 to 1 against the board before ``first``),
         so the rest of the moves are judged on what changed since it. Not with a
         refill owed: the board on the ground is then not the position's."""
-        if not self._partials or self.owed is not None or refills_after(first):
-            return False
+        if len(self._partials) != 1 or self.owed is not None or refills_after(first):
+            return False  # (after several such frames the last shows a later board)
         held = self._partials[-1]
         change = held.change
         if change is None or not held.learn:
@@ -759,11 +764,31 @@ class Referee:
             # players answered since are accounted for
             unexplained = self._photos - (self.position.ply - self._trust_ply)
             needed = max(1, min(needed, unexplained))
-        plies = min(needed, self.config.max_catch_up)
+        cap = self.config.max_catch_up
+        # photos with a hand, each a move apart, witness the boards between the moves
+        # (live frames with a hand come many to a move: only the last is kept as one)
+        glimpsed = self._partials if still else self._partials[-1:]
+        if len(glimpsed) >= cap:
+            cap = max(cap, min(len(glimpsed) + 1, self.config.max_chain))
+        plies = min(needed, cap)
         self._weighed_all = needed <= plies
         # (folded here, not where the readings are kept: a kept reading may be turned
         # half round later, and the stoneless mandarin with it)
-        between = self._partials[-1].reading if self._partials and plies > 1 else None
+        # (their areas were measured against vision's reference, as this frame's are:
+        # moves taken since then start later than it)
+        glimpses = tuple(
+            Glimpse(
+                tuple(stones_gone(p.reading, before)),
+                None
+                if p.change is None
+                else replace(
+                    p.change,
+                    reference=self._vref if self._vref != before else None,
+                    gone=self._vref_gone,
+                ),
+            )
+            for p in (glimpsed if plies > 1 else ())
+        )
         verdict = reconcile(
             self.position,
             stones_gone(reading, before),
@@ -771,11 +796,10 @@ class Referee:
             current=self.owed,
             config=self.config.reconcile,
             plies=plies,
-            earlier=None if between is None else stones_gone(between, before),
+            earlier=glimpses,
             kept=None if kept is None else stones_gone(kept, before),
             still=still,
             change=change,
-            earlier_change=self._partials[-1].change if self._partials and plies > 1 else None,
         )
         several = verdict.follows or verdict.behind
         if verdict.kind == VerdictKind.ACCEPT and several and not self._may_catch_up():
@@ -848,7 +872,7 @@ class Referee:
             if verdict.behind and not self.position.over:
                 # The first of several moves is certain: judge the board again from
                 # after it (it shows the later ones, so it is not trusted yet).
-                self._undecided = 0
+                self._undecided = max(0, plies - 2)
                 self._stable -= 1
                 self.state = RefereeState.SETTLED
                 if (

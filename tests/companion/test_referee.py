@@ -226,6 +226,47 @@ def test_a_first_move_two_photos_with_hands_prove_is_taken_before_a_clear_photo(
     assert ref.position == game.position
 
 
+def test_three_moves_two_photos_with_hands_showed_are_taken_from_the_clear_photo() -> None:
+    """5-, 8+ and 3-, the first two each photographed under a hand that hides where
+    they differ from other moves: neither hand photo decides anything, so the clear
+    photo shows three moves. Each hand photo witnesses the board between two of
+    them, which leaves one run that fits: all three are taken without a question."""
+    ref = Referee()
+    game = Game()
+    ref.see(Observation(reading(game.position.board, game.position.big), still=True))
+    game.play("5-")
+    assert not ref.see(_photo_with_a_hand(game.position, {1, 2, 4, 9, 10})).accepted
+    game.play("8+")
+    assert not ref.see(_photo_with_a_hand(game.position, {4, 5, 7, 9, 10})).accepted
+    game.play("3-")
+    report = ref.see(Observation(reading(game.position.board, game.position.big), still=True))
+    assert [str(a.move) for a in report.accepted] == ["5-", "8+", "3-"], report.detail
+    assert ref.position == game.position
+
+
+def test_runs_of_photos_with_hands_never_lead_to_a_wrong_move() -> None:
+    """Random runs of three moves, the first two photographed under hands over random
+    squares: whatever the referee takes by itself is what was played."""
+    rng = random.Random(5)
+    taken = 0
+    for _ in range(30):
+        truth = Game()
+        ref = Referee()
+        ref.see(Observation(reading(truth.position.board, truth.position.big), still=True))
+        played = []
+        for step in range(3):
+            played.append(str(truth.play(rng.choice(truth.legal_moves())).move))
+            if step < 2:
+                under = set(rng.sample(range(12), rng.randint(3, 6)))
+                ref.see(_photo_with_a_hand(truth.position, under))
+            else:
+                ref.see(Observation(reading(truth.position.board, truth.position.big), still=True))
+        accepted = [str(t.move) for t in ref.game.transitions]
+        assert accepted == played[: len(accepted)], (played, accepted)
+        taken += len(accepted)
+    assert taken > 60  # (most runs are taken whole)
+
+
 def test_a_live_frame_with_a_hand_takes_no_first_of_several_moves() -> None:
     """The same frames from a live stream: a hand there may be a move under way, so
     the referee waits for a clear frame before taking any of the moves."""

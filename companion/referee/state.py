@@ -547,7 +547,7 @@ class Referee:
             self._photos += 1
         if not again:
             self._recheck = False
-        report = self._observe(observation, frame, side_doubt, earlier)
+        report = self._observe(observation, frame, side_doubt, earlier, again)
         if report.earlier_trusted:
             return report  # (trusted already: the board the earlier frame showed)
         decided = report.accepted or (
@@ -682,7 +682,12 @@ class Referee:
             stats[1 if same else 3] += 1
 
     def _observe(
-        self, observation: Observation, frame: str | None, side_doubt: float, earlier: bool = False
+        self,
+        observation: Observation,
+        frame: str | None,
+        side_doubt: float,
+        earlier: bool = False,
+        again: bool = False,
     ) -> Report:
         reading, fit, reason = observation.reading, observation.fit, observation.reason
         still, changed, partial = observation.still, observation.changed, observation.partial
@@ -834,7 +839,19 @@ class Referee:
             verdict.kind == VerdictKind.ACCEPT
             and verdict.confidence * (1.0 - side_doubt) < self.config.reconcile.accept
         ):
-            verdict = as_question(verdict)  # the board may be seen from the other side
+            # the board may be seen from the other side
+            room = len(self._partials) + 2 <= self.config.max_chain
+            if still and not partial and not again and room:
+                # A photo that cannot show where P0 sits (a board that looks the same
+                # turned half round): the next one may. It is kept as a witness of the
+                # board between, as a photo with an arm is, and the next photo is judged
+                # for one move more (asking now, the players would answer a question
+                # the camera could settle).
+                self._undecided += 1
+                last = self._last_reading
+                self._partials.append(_Partial(reading, change, last[0] if last else (), hidden))
+                return Report(RefereeState.MOVING, "side not yet known", verdict=verdict)
+            verdict = as_question(verdict)
         if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial and not still:
             # (a live frame with a hand may show a move under way: wait for a clear one;
             # a photo's first move, once certain, is taken, and the rest judged after it)
@@ -887,7 +904,7 @@ class Referee:
                         verdict,
                         earlier_trusted=True,
                     )
-                then = self._observe(observation, frame, side_doubt)
+                then = self._observe(observation, frame, side_doubt, again=True)
                 detail = f"{accepted.move} accepted; {then.detail}"
                 return replace(then, detail=detail, accepted=(accepted, *then.accepted))
             if verdict.follows:

@@ -215,17 +215,42 @@ def test_while_the_side_is_open_a_move_both_ways_show_is_taken() -> None:
 
 
 def test_a_move_is_not_taken_by_itself_while_its_side_is_in_doubt() -> None:
+    """A photo whose side is in doubt is held for the next one, which may show the
+    side; after two such photos (three moves to weigh) the players are asked."""
     start = Position.initial()
     after = Game()
-    after.play(Move.parse("2+"))
-    seen = Observation(reading(after.position.board, after.position.big), still=True)
+    photos = []
+    for move in ("2+", "9-", "4+"):
+        after.play(Move.parse(move))
+        photos.append(Observation(reading(after.position.board, after.position.big), still=True))
     for doubt, taken in ((0.0, ["2+"]), (0.5, [])):
         referee = Referee()
         referee.vouch(Observation(reading(start.board, start.big), still=True))
-        report = referee.see(seen, side_doubt=doubt)
+        report = referee.see(photos[0], side_doubt=doubt)
         assert [str(a.move) for a in report.accepted] == taken
+    assert report.state == "moving"
+    assert not referee.see(photos[1], side_doubt=0.5).accepted
+    report = referee.see(photos[2], side_doubt=0.5)
     assert report.state == "ambiguous" and report.verdict is not None
     assert "2+" in {str(m) for m in report.verdict.choices}
+
+
+def test_a_photo_that_cannot_show_the_side_is_judged_with_the_next_one() -> None:
+    """5+ leaves a board that looks the same turned half round: the photo is held
+    (not asked about), and the next photo, sure of its side, shows 5+ and 8-."""
+    start = Position.initial()
+    game = Game()
+    referee = Referee()
+    referee.vouch(Observation(reading(start.board, start.big), still=True))
+    shown = []
+    for move in ("5+", "8-"):
+        game.play(Move.parse(move))
+        shown.append(Observation(reading(game.position.board, game.position.big), still=True))
+    report = referee.see(shown[0], side_doubt=0.5)
+    assert report.state == "moving" and not report.accepted
+    report = referee.see(shown[1], side_doubt=0.0)
+    assert [str(a.move) for a in report.accepted] == ["5+", "8-"], report.detail
+    assert referee.position == game.position
 
 
 class ScriptedObserver(FakeObserver):

@@ -117,6 +117,9 @@ class ReconcileConfig:
     #: a pebble one square off are no evidence of a mistake
     correct_share: float = 0.2
     prior_two_moves: float = 0.05
+    #: a run of three moves is followed to the end only from first moves the first photo
+    #: with a hand shows within this many nats of the best one (a few misread squares)
+    run_margin: float = 25.0
     max_choices: int = 3
     #: log-likelihoods are divided by this before they become a posterior: the
     #: counter's squares are not independent (one shadow, one pile model), so
@@ -485,13 +488,18 @@ def _later_results(
 
 
 def candidates(
-    position: Position, rules: Rules, current: Board | None = None, plies: int = 1
+    position: Position,
+    rules: Rules,
+    current: Board | None = None,
+    plies: int = 1,
+    deep: Collection[Move] | None = None,
 ) -> list[tuple[Candidate, Transition | None]]:
     """Every board that may be on the ground next, with the move that makes it.
 
     With ``plies`` of 2 or more the results of that many moves in a row are added
     too, for when the frames between them were unusable (a hand over the board);
-    each carries the boards it passed through (``path``).
+    each carries the boards it passed through (``path``). ``deep``: the first moves
+    whose runs go the whole ``plies`` (the others stop at two moves).
     """
     current = current or board_of(position)
     out: list[tuple[Candidate, Transition | None]] = [(Candidate("unchanged", current), None)]
@@ -519,7 +527,8 @@ def candidates(
             else:
                 pauses.append((Candidate("moving", board, move, cleared=taken), t))
         if plies >= 2:
-            out.extend(_later_results(t, move, (), plies - 1, rules, gone))
+            depth = plies - 1 if deep is None or move in deep else 1
+            out.extend(_later_results(t, move, (), depth, rules, gone))
     # A board that is a named mistake of any move is not called a pause of another.
     named = {c.board for c, _ in out if c.kind == "mistake"}
     out.extend(item for item in pauses if item[0].board not in named)
@@ -643,7 +652,18 @@ def reconcile(
     }
     scored: list[tuple[float, Candidate, Transition | None]] = []
     by_change: list[float] = []  # each candidate's score from the changed areas alone
-    pool = candidates(position, rules, current, plies)
+    deep = None
+    if plies >= 3 and len(witnesses) == plies - 1:
+        # A run of as many moves as photos since the trusted board shows each board on
+        # its way, the first hand photo the board after the first move: runs whose first
+        # move that photo rules out are not followed to the end (most of the cost)
+        opening: dict[Move, float] = {}
+        for first_move in legal_moves(position, rules):
+            after = play(position, first_move, rules)
+            opening[first_move] = witnesses[0](board_of(after.position), cleared_squares(after))
+        top = max(opening.values(), default=0.0)
+        deep = {m for m, v in opening.items() if v >= top - cfg.run_margin}
+    pool = candidates(position, rules, current, plies, deep)
     lawful = {c.board for c, _ in pool if c.kind in ("unchanged", "refill", "move")}
     pool = [
         (cand, t)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.referee.reconcile import Evidence, after_sowing, reconcile
+from companion.referee.reconcile import Evidence, after_sowing, board_of, candidates, reconcile
 from engine import Move, Position, Rules, legal_moves, play
 
 
@@ -168,3 +168,18 @@ def test_the_board_before_the_sweep_tells_which_move_ended_the_game() -> None:
     assert any(board)
     verdict = reconcile(start, exact(board, (big[0], big[1])))
     assert verdict.kind == "accept" and verdict.move == move, verdict.detail
+
+
+def test_runs_of_three_are_followed_only_from_the_first_moves_given_and_carry_their_path() -> None:
+    start = Position.initial()
+    rules = Rules()
+    first = Move.parse("2+")
+    pool = candidates(start, rules, plies=3, deep={first})
+    runs = [c for c, _ in pool if len(c.follows) == 2]
+    assert runs and {c.move for c in runs} == {first}
+    # every run of two still starts from any first move (a photo may show two)
+    assert {c.move for c, _ in pool if len(c.follows) == 1} == set(legal_moves(start))
+    for cand in runs[:5]:
+        t1 = play(start, first)
+        t2 = play(t1.position, cand.follows[0])
+        assert [board for board, _ in cand.path] == [board_of(t1.position), board_of(t2.position)]

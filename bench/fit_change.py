@@ -2,10 +2,13 @@
 
     python bench/fit_change.py --seeds 7 8 --sequences 10          # measure and fit
     python bench/fit_change.py --seeds 3 --sequences 4 --check     # how the shipped model fits
+    python bench/fit_change.py --folder ~/.cache/oanquan/sequences/seq-train-v4  # rendered games
 
-Generated games only (``bench/track.py``'s generator: untouched squares keep
-their pieces, dropped pieces land on the pile and nudge it), never
-render-public. Every frame goes through the observer exactly as in
+Generated games (``bench/track.py``'s generator: untouched squares keep
+their pieces, dropped pieces land on the pile and nudge it) or, with
+``--folder``, our own path-traced games of the training kinds
+(``training/render/sequence``'s ``seq-train-v4``, where a piece dropped on a pile
+may roll or hide), never render-public or the held-out sets. Every frame goes through the observer exactly as in
 ``oanquan track``; the reference is the last frame without a hand (a frame
 with a hand keeps the old reference under it, as the referee does), and each
 square's true fate since its reference (picked up or not, pieces before and
@@ -32,12 +35,12 @@ sys.path.insert(0, str(_HERE.parent))  # for bench.track, this folder's generato
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench.track import synth_sequences  # noqa: E402
+from bench.track import dataset_sequences, synth_sequences  # noqa: E402
 from companion.appliance.observe import VisionObserver  # noqa: E402
 from companion.referee.change import ChangeModel  # noqa: E402
 from companion.referee.reconcile import board_of, cleared_squares  # noqa: E402
 from device.ports import Frame  # noqa: E402
-from engine import Game, Move  # noqa: E402
+from engine import Game, Move, Position  # noqa: E402
 
 #: sequence, area, cleared, old, now, big gone, share of the old pebbles kept in place
 Row = tuple[int, float, bool, int, int, bool, float | None]
@@ -49,41 +52,54 @@ def measure(seeds: list[int], count: int, plies: int, hands: float) -> list[Row]
         for seed in seeds:
             work = Path(tmp) / str(seed)
             work.mkdir()
-            for k, (_, frames, start, _) in enumerate(
-                synth_sequences(count, seed, work, plies=plies, hands=hands)
-            ):
-                seq = seed * 1000 + k
-                observer = VisionObserver(stills=True)
-                game = Game(start=start)
-                ref_board = board_of(game.position)
-                ref = [list(ref_board[0]), list(ref_board[1])]
-                gone = [False] * 12
-                for i, (path, move) in enumerate(frames):
-                    if move is not None:
-                        t = game.play(Move.parse(move))
-                        for sq in cleared_squares(t):
-                            gone[sq] = True
-                    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-                    if image is None:  # Frame(None) raised a ValueError too, less clearly
-                        raise ValueError(f"cannot read {path}")
-                    obs = observer(Frame(np.asarray(image, np.uint8), float(i), i, path.name))
-                    now, big = board_of(game.position)
-                    shares = obs.kept or (None,) * 12
-                    for sq, area in enumerate(obs.areas or ()):
-                        if area is None:
-                            continue
-                        stone = sq % 6 == 0 and ref[1][sq // 6] > big[sq // 6]
-                        row = (seq, area, gone[sq], ref[0][sq], now[sq], stone, shares[sq])
-                        rows.append(row)
-                    if obs.reading is not None and not obs.partial:
-                        observer.confirmed()
-                        hidden = obs.hidden or (False,) * 12
-                        for sq in range(12):
-                            if not hidden[sq]:
-                                ref[0][sq] = now[sq]
-                                gone[sq] = False
-                                if sq % 6 == 0:
-                                    ref[1][sq // 6] = big[sq // 6]
+            games = synth_sequences(count, seed, work, plies=plies, hands=hands)
+            for k, (_, frames, start, _) in enumerate(games):
+                rows += _measure_game(seed * 1000 + k, frames, start)
+    return rows
+
+
+def measure_folder(root: Path) -> list[Row]:
+    """The same rows from rendered games in render-public's layout (``sequence_*``)."""
+    rows: list[Row] = []
+    for k, (_, frames, start, _) in enumerate(dataset_sequences(root)):
+        rows += _measure_game(k, frames, start)
+    return rows
+
+
+def _measure_game(seq: int, frames: list[tuple[Path, str | None]], start: Position) -> list[Row]:
+    """Every square of every frame of one game against its true fate since the reference."""
+    rows: list[Row] = []
+    observer = VisionObserver(stills=True)
+    game = Game(start=start)
+    ref_board = board_of(game.position)
+    ref = [list(ref_board[0]), list(ref_board[1])]
+    gone = [False] * 12
+    for i, (path, move) in enumerate(frames):
+        if move is not None:
+            t = game.play(Move.parse(move))
+            for sq in cleared_squares(t):
+                gone[sq] = True
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:  # Frame(None) raised a ValueError too, less clearly
+            raise ValueError(f"cannot read {path}")
+        obs = observer(Frame(np.asarray(image, np.uint8), float(i), i, path.name))
+        now, big = board_of(game.position)
+        shares = obs.kept or (None,) * 12
+        for sq, area in enumerate(obs.areas or ()):
+            if area is None:
+                continue
+            stone = sq % 6 == 0 and ref[1][sq // 6] > big[sq // 6]
+            row = (seq, area, gone[sq], ref[0][sq], now[sq], stone, shares[sq])
+            rows.append(row)
+        if obs.reading is not None and not obs.partial:
+            observer.confirmed()
+            hidden = obs.hidden or (False,) * 12
+            for sq in range(12):
+                if not hidden[sq]:
+                    ref[0][sq] = now[sq]
+                    gone[sq] = False
+                    if sq % 6 == 0:
+                        ref[1][sq // 6] = big[sq // 6]
     return rows
 
 
@@ -187,6 +203,9 @@ def main() -> int:
     parser.add_argument("--sequences", type=int, default=10)
     parser.add_argument("--plies", type=int, default=24)
     parser.add_argument("--hands", type=float, default=0.25)
+    parser.add_argument(
+        "--folder", type=Path, help="measure rendered games (sequence_* folders) instead"
+    )
     parser.add_argument("--check", action="store_true", help="only score the shipped model")
     parser.add_argument("--save", type=Path, help="write the measured areas here (JSON lines)")
     parser.add_argument(
@@ -198,6 +217,8 @@ def main() -> int:
         rows = [
             tuple(json.loads(line)) for path in args.load for line in path.read_text().splitlines()
         ]
+    elif args.folder:
+        rows = measure_folder(args.folder)
     else:
         rows = measure(args.seeds, args.sequences, args.plies, args.hands)
     if args.save:

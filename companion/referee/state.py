@@ -333,6 +333,11 @@ class Referee:
         self._last_areas: tuple[float | None, ...] | None = None
         #: the last frame judged was weighed on every move it may show (``Weighing``)
         self._weighed_all = True
+        #: the log evidence (counts, changes alone) of the last frame ``see`` judged, from
+        #: the position before it, and whether every move it may show was weighed: when
+        #: its first move is taken and the rest judged after it, the report's verdict is
+        #: that second judgment's, which leaves the first move's weight out
+        self._judged: tuple[float, float | None, bool] | None = None
 
     # -- bookkeeping ------------------------------------------------------
 
@@ -547,6 +552,7 @@ class Referee:
             self._photos += 1
         if not again:
             self._recheck = False
+            self._judged = None
         report = self._observe(observation, frame, side_doubt, earlier, again)
         if report.earlier_trusted:
             return report  # (trusted already: the board the earlier frame showed)
@@ -594,15 +600,16 @@ class Referee:
             probe.turn_half()
             observation = half_turned(observation)
         report = probe.see(observation)
-        verdict = report.verdict
-        if verdict is None:
+        if report.verdict is None or probe._judged is None:
             return None
         moves = tuple(a.move for a in report.accepted)
-        complete = probe._weighed_all
-        if blind and verdict.change_evidence is not None:
+        # (the frame judged whole, from the trusted position: a first move taken from it
+        # and the rest judged after would weigh one move less than the other side's)
+        evidence, change_evidence, complete = probe._judged
+        if blind and change_evidence is not None:
             # (counts that miss the pieces say nothing)
-            return Weighing(verdict.change_evidence, moves, complete)
-        return Weighing(verdict.evidence, moves, complete)
+            return Weighing(change_evidence, moves, complete)
+        return Weighing(evidence, moves, complete)
 
     def turn_half(self) -> None:
         """Judge frames as seen from the other side of the board (:func:`half_turned`):
@@ -806,6 +813,8 @@ class Referee:
             still=still,
             change=change,
         )
+        if self._judged is None:
+            self._judged = (verdict.evidence, verdict.change_evidence, self._weighed_all)
         several = verdict.follows or verdict.behind
         if verdict.kind == VerdictKind.ACCEPT and several and not self._may_catch_up():
             # Several moves at once are only taken when a frame with a hand showed

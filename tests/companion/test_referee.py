@@ -267,6 +267,26 @@ def test_runs_of_photos_with_hands_never_lead_to_a_wrong_move() -> None:
     assert taken > 60  # (most runs are taken whole)
 
 
+def test_a_frame_is_weighed_on_all_its_moves_when_the_first_is_taken_from_it() -> None:
+    """The second of two hand photos proves 1+ and is judged again for 8- alone; its
+    weight (which side of the board it favours) is still that of both moves from the
+    trusted board. Weighed on 8- alone, it looked 3 nats likelier than any frame
+    judged whole, and one such photo turned the board the wrong way round."""
+    ref = Referee()
+    game = Game()
+    ref.see(Observation(reading(game.position.board, game.position.big), still=True))
+    game.play("1+")
+    ref.see(_photo_with_a_hand(game.position, {2, 3, 4}))
+    game.play("8-")
+    second = _photo_with_a_hand(game.position, {7, 8, 9, 10, 11})
+    weighed = ref.weigh(second)
+    assert weighed is not None and [str(m) for m in weighed.moves] == ["1+"]
+    taken = ref.see(second)
+    assert [str(a.move) for a in taken.accepted] == ["1+"] and taken.verdict is not None
+    # (the report's verdict is the second judgment's: 8- from the board after 1+)
+    assert weighed.evidence < taken.verdict.evidence - 2.0
+
+
 def test_a_live_frame_with_a_hand_takes_no_first_of_several_moves() -> None:
     """The same frames from a live stream: a hand there may be a move under way, so
     the referee waits for a clear frame before taking any of the moves."""

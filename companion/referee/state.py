@@ -143,7 +143,8 @@ class Observation:
 
 @dataclass(frozen=True, slots=True)
 class _Partial:
-    """A frame with a hand the referee could not decide on: what it showed of the board."""
+    """A frame the referee could not decide on (a hand over it, or a photo whose side is
+    open): what it showed of the board."""
 
     reading: Sequence[SquareEvidence]  # as weighed (gain, sharpness)
     change: ChangeEvidence | None
@@ -331,8 +332,6 @@ class Referee:
         self._vref_gone: frozenset[int] = frozenset()
         #: the changed areas of the frame just judged (learnt from when it is trusted)
         self._last_areas: tuple[float | None, ...] | None = None
-        #: the last frame judged was weighed on every move it may show (``Weighing``)
-        self._weighed_all = True
         #: the log evidence (counts, changes alone) of the last frame ``see`` judged, from
         #: the position before it, and whether every move it may show was weighed: when
         #: its first move is taken and the rest judged after it, the report's verdict is
@@ -441,6 +440,18 @@ class Referee:
         self._trust()
         self._photos = 1  # (this frame, judged again against it, is a photo after it)
         return True
+
+    def _hold(
+        self,
+        reading: Sequence[SquareEvidence],
+        change: ChangeEvidence | None,
+        hidden: tuple[bool, ...] | None,
+    ) -> None:
+        """Keep an undecided photo as a witness of the board between moves: the next
+        frame is weighed for one move more, this one matched with the board it showed."""
+        self._undecided += 1
+        last = self._last_reading
+        self._partials.append(_Partial(reading, change, last[0] if last else (), hidden))
 
     def _may_catch_up(self) -> bool:
         """Whether several moves may be accepted from one frame without the players.
@@ -783,7 +794,6 @@ class Referee:
         if len(glimpsed) >= cap:
             cap = max(cap, min(len(glimpsed) + 1, self.config.max_chain))
         plies = min(needed, cap)
-        self._weighed_all = needed <= plies
         # (folded here, not where the readings are kept: a kept reading may be turned
         # half round later, and the stoneless mandarin with it)
         # (their areas were measured against vision's reference, as this frame's are:
@@ -814,7 +824,7 @@ class Referee:
             change=change,
         )
         if self._judged is None:
-            self._judged = (verdict.evidence, verdict.change_evidence, self._weighed_all)
+            self._judged = (verdict.evidence, verdict.change_evidence, needed <= plies)
         several = verdict.follows or verdict.behind
         if verdict.kind == VerdictKind.ACCEPT and several and not self._may_catch_up():
             # Several moves at once are only taken when a frame with a hand showed
@@ -856,9 +866,7 @@ class Referee:
                 # board between, as a photo with an arm is, and the next photo is judged
                 # for one move more (asking now, the players would answer a question
                 # the camera could settle).
-                self._undecided += 1
-                last = self._last_reading
-                self._partials.append(_Partial(reading, change, last[0] if last else (), hidden))
+                self._hold(reading, change, hidden)
                 return Report(RefereeState.MOVING, "side not yet known", verdict=verdict)
             verdict = as_question(verdict)
         if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial and not still:
@@ -869,9 +877,7 @@ class Referee:
             # Hidden squares may hold anything: "unchanged", a dispute or a
             # question would rest on what the camera could not see. Wait, and
             # let the next clear frame decide (perhaps on one more move).
-            self._undecided += 1
-            last = self._last_reading
-            self._partials.append(_Partial(reading, change, last[0] if last else (), hidden))
+            self._hold(reading, change, hidden)
             why = reason or "hand over the board"
             if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
                 return Report(self.state, f"{self._pending_detail()} ({why})")

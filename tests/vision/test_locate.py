@@ -2,13 +2,19 @@ from __future__ import annotations
 
 import warnings
 
+import cv2
 import numpy as np
 import pytest
 
 from tests.vision.conftest import scene
 from vision.config import Finder, LocateConfig, VisionConfig, config_from_dict
 from vision.errors import BoardNotFoundError
-from vision.geometry import homography_from_corners, shape_error, template_with_tangents
+from vision.geometry import (
+    homography_from_corners,
+    project,
+    shape_error,
+    template_with_tangents,
+)
 from vision.locate import Fix, Locator, locate_board, ridge_map, support
 from vision.locate.evidence import BINS
 from vision.locate.scoring import normal_channels, prescreen, sample, sample_free
@@ -33,6 +39,31 @@ def test_corners_within_two_percent(case: int, finder: Finder) -> None:
     assert _corner_error(outline.corners, truth["corners"]) < 0.02
     assert 0.0 < outline.quality <= 1.0
     assert len(outline.regions) == 12
+
+
+def _drawn_board(corners: np.ndarray, shape: tuple[int, int] = (480, 640)) -> np.ndarray:
+    """A clean chalk drawing of the board at ``corners`` (image px), wherever they lie."""
+    rng = np.random.default_rng(0)
+    img = np.full((*shape, 3), 110, np.uint8) + rng.integers(0, 20, (*shape, 3), dtype=np.uint8)
+    h = homography_from_corners(corners)
+    for x, y in project(h, template_with_tangents(0.02, 0.95)[0]):
+        if -50 < x < shape[1] + 50 and -50 < y < shape[0] + 50:
+            cv2.circle(img, (round(x), round(y)), 3, (235, 235, 235), -1)
+    return np.asarray(cv2.GaussianBlur(img, (0, 0), 1.0), np.uint8)
+
+
+@pytest.mark.parametrize("finder", list(Finder))
+@pytest.mark.parametrize("cut", [1.5, 2.0])
+def test_a_board_running_out_of_view_is_not_squeezed_into_it(finder: Finder, cut: float) -> None:
+    # the arc, then dividers up to the frame edge, ``cut`` squares of the board beyond it:
+    # the classical search found nothing here when chalk out of view counted as chalk
+    # missing (with one square beyond, it fitted the board squeezed into the view)
+    x0 = 640 - (5 - cut) * 100.0
+    corners = np.array([[x0, 340.0], [x0 + 500, 340.0], [x0 + 500, 140.0], [x0, 140.0]])
+    outline = locate_board(
+        _drawn_board(corners), LocateConfig(finder=finder), np.random.default_rng(0)
+    )
+    assert _corner_error(outline.corners, corners.tolist()) < 0.02
 
 
 def test_ridge_map_prefers_lines_to_blobs() -> None:

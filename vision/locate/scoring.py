@@ -63,16 +63,34 @@ def sample(
 def _sample_prepared(
     maps: NDArray[np.float32], hs: FloatArray, prep: _Prepared
 ) -> NDArray[np.float32]:
+    return _sample_counted(maps, hs, prep, None)
+
+
+def _sample_counted(
+    maps: NDArray[np.float32],
+    hs: FloatArray,
+    prep: _Prepared,
+    inside: NDArray[np.bool_] | None,
+) -> NDArray[np.float32]:
+    """``_sample_prepared``, also marking in ``inside`` (K, P) which points fell in the map."""
     per = max(1, _CHUNK // max(prep[0].shape[1], 1))
     if len(hs) <= per:
-        return _sample_batch(maps, hs, prep)
+        return _sample_batch(maps, hs, prep, inside)
     return np.concatenate(
-        [_sample_batch(maps, hs[s : s + per], prep) for s in range(0, len(hs), per)]
+        [
+            _sample_batch(
+                maps, hs[s : s + per], prep, None if inside is None else inside[s : s + per]
+            )
+            for s in range(0, len(hs), per)
+        ]
     )
 
 
 def _sample_batch(
-    maps: NDArray[np.float32], hs: FloatArray, prep: _Prepared
+    maps: NDArray[np.float32],
+    hs: FloatArray,
+    prep: _Prepared,
+    inside: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.float32]:
     """One batch of ``sample`` (or of ``sample_free``, without tangents):
     coordinate-major (3, K, P) arrays so every elementwise pass runs on contiguous
@@ -99,6 +117,11 @@ def _sample_batch(
         dy -= tmp
         idx = normal_channels(dx, dy)
         idx *= np.int32(h * wd)
+    if inside is not None:  # (the frame itself is zero: a point on it reads nothing either)
+        np.greater(x, 1.0, out=inside)
+        inside &= x < wd - 1
+        inside &= y > 1.0
+        inside &= y < h - 1
     np.clip(x, 0, wd - 1, out=x)
     np.clip(y, 0, h - 1, out=y)
     row = y.astype(np.int32)
@@ -152,17 +175,39 @@ def _score_template(step: float, depth: float) -> tuple[_Prepared, int, int]:
     return _prepared(pts, tans), len(parts[0][0]), len(parts[1][0])
 
 
+#: what a template point out of the frame counts for, as a share of the mean chalk of the
+#: points in view: a board partly out of view should not lose to one squeezed into the
+#: view, nor a fit hanging off the frame win on the few lines it covers
+UNSEEN_CREDIT = 0.5
+
+
 def scores(maps: NDArray[np.float32], hs: FloatArray, step: float, depth: float) -> FloatArray:
-    """Template support minus support half a square away and past the ends."""
+    """Template support minus support half a square away and past the ends.
+
+    Each is a mean over the points in the frame, and the whole shrinks with the
+    share of the template out of the frame (``UNSEEN_CREDIT``): counted as missing
+    chalk, the part the camera does not see made a board cut by the frame lose to
+    a board squeezed into the view.
+    """
     prep, n_on, n_off = _score_template(round(step, 4), round(depth, 3))
     chunk = 2048
     res = np.empty(len(hs))
     for s in range(0, len(hs), chunk):
-        v = _sample_prepared(maps, hs[s : s + chunk], prep)
-        val = v[:, :n_on].mean(axis=1)
-        val -= 0.5 * v[:, n_on : n_on + n_off].mean(axis=1)
-        val -= 0.5 * v[:, n_on + n_off :].mean(axis=1)
-        res[s : s + chunk] = val
+        part = hs[s : s + chunk]
+        inside = np.empty((len(part), prep[0].shape[1]), bool)
+        v = _sample_counted(maps, part, prep, inside)
+        val = np.zeros(len(part))
+        for lo, hi, weight in (
+            (0, n_on, 1.0),
+            (n_on, n_on + n_off, -0.5),
+            (n_on + n_off, None, -0.5),
+        ):
+            seen = inside[:, lo:hi].sum(axis=1)
+            val += weight * v[:, lo:hi].sum(axis=1, dtype=np.float64) / np.maximum(seen, 1)
+            if lo == 0:
+                view = seen / n_on
+                view += UNSEEN_CREDIT * (1.0 - view)
+        res[s : s + chunk] = val * view
     return res
 
 

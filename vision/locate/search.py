@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import cv2
 import numpy as np
@@ -17,12 +18,13 @@ from vision.geometry import (
     project,
     shape_error,
     side_ratio,
+    template_with_tangents,
 )
 from vision.locate.evidence import direction_weights, evidence_maps, saturated
 from vision.locate.learned import learned_ridges, line_probability
 from vision.locate.lines import hough_families
 from vision.locate.outline import Outline, outline_from_corners
-from vision.locate.quads import quad_hypotheses
+from vision.locate.quads import board_homographies, quad_hypotheses
 from vision.locate.refine import refine_corners
 from vision.locate.ridges import downscale, ridge_maps
 from vision.locate.scoring import prescreen, scores
@@ -41,6 +43,71 @@ def _distinct(hs: FloatArray, sc: FloatArray, cfg: LocateConfig) -> list[FloatAr
         if len(picked) >= cfg.refine_candidates:
             break
     return picked
+
+
+def _relabellings(lines: int) -> list[tuple[float, float]]:
+    """(a, b) of every map u -> a u + b, a >= 1, that takes two of the template's
+    lines 0..lines onto two others, the identity left out: a board that runs on
+    out of view is larger than the fit squeezed into the view, or shifted."""
+    out = set()
+    for p in range(lines + 1):
+        for r in range(p + 1, lines + 1):
+            for q in range(lines + 1):
+                for t in range(q + 1, lines + 1):
+                    a = (r - p) / (t - q)
+                    if a >= 1.0:
+                        out.add((round(a, 6), round(p - a * q, 6)))
+    out.discard((1.0, 0.0))
+    return sorted(out)
+
+
+def _relabel_matrices() -> FloatArray:
+    """(K, 3, 3) board-to-board maps: the columns relabelled, or the rows."""
+    mats = [[[a, 0.0, b], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]] for a, b in _relabellings(5)]
+    mats += [[[1.0, 0.0, 0.0], [0.0, a, b], [0.0, 0.0, 1.0]] for a, b in _relabellings(2)]
+    return np.array(mats)
+
+
+_RELABEL: Final = _relabel_matrices()
+
+
+def _out_of_view(
+    maps: NDArray[np.float32], picked: list[FloatArray], top: float, cfg: LocateConfig
+) -> list[FloatArray]:
+    """Boards reaching out of the view that the best fits may be the visible part of.
+
+    The hypotheses come from lines in view, so a board cut by the frame edge is
+    fitted squeezed into the view, its last visible divider taken for its end.
+    Each pick is relabelled, its dividers (or rows) read as other lines of a
+    board that runs on out of view; the ``OUT_OF_VIEW`` best of those with
+    ``OUT_MIN_VIEW`` or more of their template in view, scoring at least ``top``
+    (the best pick's score) less ``OUT_MARGIN``, join the refinement.
+    """
+    if not picked:
+        return []
+    _, h, w = maps.shape
+    tpl = template_with_tangents(0.5, cfg.arc_depth)[0]
+    tpl_h = np.concatenate([tpl, np.ones((len(tpl), 1))], axis=1).T
+    hv = (board_homographies(np.stack(picked))[:, None] @ _RELABEL[None]).reshape(-1, 3, 3)
+    x, y, z = (hv @ tpl_h).transpose(1, 0, 2)
+    z = np.where(np.abs(z) < 1e-9, 1e-9, z)
+    x, y = x / z, y / z
+    seen = np.mean((z > 0) & (x > 1) & (x < w - 1) & (y > 1) & (y < h - 1), axis=1)
+    keep = (seen >= OUT_MIN_VIEW) & (seen < 0.97) & np.all(np.isfinite(hv), axis=(1, 2))
+    if not keep.any():
+        return []
+    hv = hv[keep]
+    sc = scores(maps, hv, 0.25, cfg.arc_depth)
+    order = [i for i in np.argsort(-sc)[:OUT_OF_VIEW] if sc[i] >= top - OUT_MARGIN]
+    return [canonical_corners(project(hv[i], BOARD_CORNERS)) for i in order]
+
+
+#: relabelled boards (partly out of view) refined beside the picks, at most
+OUT_OF_VIEW = 2
+#: ... scoring at least the best pick's score less this
+OUT_MARGIN = 0.1
+#: ... with at least this share of their template in view
+OUT_MIN_VIEW = 0.45
 
 
 def _fit_polarity(
@@ -112,6 +179,7 @@ class _Fit:
         sc = scores(self.sat_coarse, hs, 0.25, cfg.arc_depth)
         sc = sc + self.rng.uniform(0.0, 1e-9, size=len(sc))
         picked = _distinct(hs, sc, cfg)
+        picked += _out_of_view(self.sat_coarse, picked, float(sc.max()) if len(sc) else 0.0, cfg)
         best: tuple[float, FloatArray, float] | None = None
         # a few greedy rounds for every candidate, then more for the leader: the
         # template score after refinement ranks candidates and is the quality

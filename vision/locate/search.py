@@ -71,17 +71,18 @@ def _relabel_matrices() -> FloatArray:
 _RELABEL: Final = _relabel_matrices()
 
 
-def _out_of_view(
+def _relabelled(
     maps: NDArray[np.float32], picked: list[FloatArray], top: float, cfg: LocateConfig
 ) -> list[FloatArray]:
-    """Boards reaching out of the view that the best fits may be the visible part of.
+    """Larger or shifted boards that the best fits may be a part of.
 
     The hypotheses come from lines in view, so a board cut by the frame edge is
-    fitted squeezed into the view, its last visible divider taken for its end.
-    Each pick is relabelled, its dividers (or rows) read as other lines of a
-    board that runs on out of view; the ``OUT_OF_VIEW`` best of those with
-    ``OUT_MIN_VIEW`` or more of their template in view, scoring at least ``top``
-    (the best pick's score) less ``OUT_MARGIN``, join the refinement.
+    fitted squeezed into the view, its last visible divider taken for its end
+    (and a mat's stripe or a pile can pass for an end in view too). Each pick
+    is relabelled, its dividers (or rows) read as other lines of a larger or
+    shifted board; the ``RELABELLED`` best of those with ``RELABEL_MIN_VIEW`` or
+    more of their template in view, scoring at least ``top`` (the best pick's
+    score) less ``RELABEL_MARGIN``, join the refinement.
     """
     if not picked:
         return []
@@ -93,21 +94,21 @@ def _out_of_view(
     z = np.where(np.abs(z) < 1e-9, 1e-9, z)
     x, y = x / z, y / z
     seen = np.mean((z > 0) & (x > 1) & (x < w - 1) & (y > 1) & (y < h - 1), axis=1)
-    keep = (seen >= OUT_MIN_VIEW) & (seen < 0.97) & np.all(np.isfinite(hv), axis=(1, 2))
+    keep = (seen >= RELABEL_MIN_VIEW) & np.all(np.isfinite(hv), axis=(1, 2))
     if not keep.any():
         return []
     hv = hv[keep]
     sc = scores(maps, hv, 0.25, cfg.arc_depth)
-    order = [i for i in np.argsort(-sc)[:OUT_OF_VIEW] if sc[i] >= top - OUT_MARGIN]
+    order = [i for i in np.argsort(-sc)[:RELABELLED] if sc[i] >= top - RELABEL_MARGIN]
     return [canonical_corners(project(hv[i], BOARD_CORNERS)) for i in order]
 
 
-#: relabelled boards (partly out of view) refined beside the picks, at most
-OUT_OF_VIEW = 2
+#: relabelled boards refined beside the picks, at most (3 found no more on the renders)
+RELABELLED = 2
 #: ... scoring at least the best pick's score less this
-OUT_MARGIN = 0.1
+RELABEL_MARGIN = 0.1
 #: ... with at least this share of their template in view
-OUT_MIN_VIEW = 0.45
+RELABEL_MIN_VIEW = 0.45
 
 
 def _fit_polarity(
@@ -179,7 +180,7 @@ class _Fit:
         sc = scores(self.sat_coarse, hs, 0.25, cfg.arc_depth)
         sc = sc + self.rng.uniform(0.0, 1e-9, size=len(sc))
         picked = _distinct(hs, sc, cfg)
-        picked += _out_of_view(self.sat_coarse, picked, float(sc.max()) if len(sc) else 0.0, cfg)
+        picked += _relabelled(self.sat_coarse, picked, float(sc.max()) if len(sc) else 0.0, cfg)
         best: tuple[float, FloatArray, float] | None = None
         # a few greedy rounds for every candidate, then more for the leader: the
         # template score after refinement ranks candidates and is the quality

@@ -57,13 +57,15 @@ def _drawn_board(corners: np.ndarray, shape: tuple[int, int] = (480, 640)) -> np
 def test_a_board_running_out_of_view_is_not_squeezed_into_it(finder: Finder, cut: float) -> None:
     # the arc, then dividers up to the frame edge, ``cut`` squares of the board beyond it:
     # the classical search found nothing here when chalk out of view counted as chalk
-    # missing (with one square beyond, it fitted the board squeezed into the view)
+    # missing, and fits it squeezed into the view (22-25% of the diagonal off) without
+    # the relabelled picks (``relabelled = 0``); the corners out of view are extrapolated,
+    # so the bench's 3% is the bar
     x0 = 640 - (5 - cut) * 100.0
     corners = np.array([[x0, 340.0], [x0 + 500, 340.0], [x0 + 500, 140.0], [x0, 140.0]])
     outline = locate_board(
         _drawn_board(corners), LocateConfig(finder=finder), np.random.default_rng(0)
     )
-    assert _corner_error(outline.corners, corners.tolist()) < 0.02
+    assert _corner_error(outline.corners, corners.tolist()) < 0.03
 
 
 def test_ridge_map_prefers_lines_to_blobs() -> None:

@@ -80,11 +80,11 @@ def _relabelled(
     fitted squeezed into the view, its last visible divider taken for its end
     (and a mat's stripe or a pile can pass for an end in view too). Each pick
     is relabelled, its dividers (or rows) read as other lines of a larger or
-    shifted board; the ``RELABELLED`` best of those with ``RELABEL_MIN_VIEW`` or
-    more of their template in view, scoring at least ``top`` (the best pick's
-    score) less ``RELABEL_MARGIN``, join the refinement.
+    shifted board; the ``cfg.relabelled`` best of those with ``relabel_min_view``
+    or more of their template in view, scoring at least ``top`` (the best pick's
+    score) less ``relabel_margin``, join the refinement.
     """
-    if not picked:
+    if not picked or cfg.relabelled <= 0:
         return []
     _, h, w = maps.shape
     tpl = template_with_tangents(0.5, cfg.arc_depth)[0]
@@ -94,21 +94,13 @@ def _relabelled(
     z = np.where(np.abs(z) < 1e-9, 1e-9, z)
     x, y = x / z, y / z
     seen = np.mean((z > 0) & (x > 1) & (x < w - 1) & (y > 1) & (y < h - 1), axis=1)
-    keep = (seen >= RELABEL_MIN_VIEW) & np.all(np.isfinite(hv), axis=(1, 2))
+    keep = (seen >= cfg.relabel_min_view) & np.all(np.isfinite(hv), axis=(1, 2))
     if not keep.any():
         return []
     hv = hv[keep]
     sc = scores(maps, hv, 0.25, cfg.arc_depth)
-    order = [i for i in np.argsort(-sc)[:RELABELLED] if sc[i] >= top - RELABEL_MARGIN]
+    order = [i for i in np.argsort(-sc)[: cfg.relabelled] if sc[i] >= top - cfg.relabel_margin]
     return [canonical_corners(project(hv[i], BOARD_CORNERS)) for i in order]
-
-
-#: relabelled boards refined beside the picks, at most (3 found no more on the renders)
-RELABELLED = 2
-#: ... scoring at least the best pick's score less this
-RELABEL_MARGIN = 0.1
-#: ... with at least this share of their template in view
-RELABEL_MIN_VIEW = 0.45
 
 
 def _fit_polarity(

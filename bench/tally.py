@@ -86,6 +86,9 @@ EVAL_SEEDS = 10_000
 UNSEEN_SEEDS = 20_000
 #: Bumped when ``read_spread`` changes what it reports (the cached readings go stale).
 READING_VERSION = "r3-bignet"
+#: Bumped when the board search (``vision.locate``) changes what it finds: the cached
+#: located boards go stale (its settings and network are hashed with it).
+SEARCH_VERSION = "s31-out-of-view"
 #: Corner error (px) beyond which a scene counts as located wrong (for the split figures).
 LOCATED_PX = 20.0
 
@@ -227,9 +230,9 @@ def contrast(image: NDArray[np.uint8], truth: dict[str, Any]) -> float:
 
 @functools.cache
 def _finder_tag(cfg: LocateConfig) -> str:
-    """A located board depends on the finder, its network and its bars: a short hash
-    (once per configuration: ``located`` asks for every scene)."""
-    h = hashlib.sha1(repr((cfg.finder, cfg.min_quality, cfg.learned_min_quality)).encode())
+    """A located board depends on the search, its settings and its network: a short
+    hash (once per configuration: ``located`` asks for every scene)."""
+    h = hashlib.sha1(f"{SEARCH_VERSION} {cfg!r}".encode())
     h.update(Path(cfg.line_model).read_bytes())
     return h.hexdigest()[:8]
 

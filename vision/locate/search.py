@@ -74,15 +74,15 @@ _RELABEL: Final = _relabel_matrices()
 def _relabelled(
     maps: NDArray[np.float32], picked: list[FloatArray], top: float, cfg: LocateConfig
 ) -> list[FloatArray]:
-    """Larger or shifted boards that the best fits may be a part of.
+    """Larger or shifted boards running out of the view that the best fits may be
+    the visible part of.
 
     The hypotheses come from lines in view, so a board cut by the frame edge is
-    fitted squeezed into the view, its last visible divider taken for its end
-    (and a mat's stripe or a pile can pass for an end in view too). Each pick
-    is relabelled, its dividers (or rows) read as other lines of a larger or
-    shifted board; the ``cfg.relabelled`` best of those with ``relabel_min_view``
-    or more of their template in view, scoring at least ``top`` (the best pick's
-    score) less ``relabel_margin``, join the refinement.
+    fitted squeezed into the view, its last visible divider taken for its end.
+    Each pick is relabelled, its dividers (or rows) read as other lines of a
+    larger or shifted board; the ``cfg.relabelled`` best of those with a share of
+    their template in view within ``relabel_view``, scoring at least ``top`` (the
+    best pick's score) less ``relabel_margin``, join the refinement.
     """
     if not picked or cfg.relabelled <= 0:
         return []
@@ -94,7 +94,8 @@ def _relabelled(
     z = np.where(np.abs(z) < 1e-9, 1e-9, z)
     x, y = x / z, y / z
     seen = np.mean((z > 0) & (x > 1) & (x < w - 1) & (y > 1) & (y < h - 1), axis=1)
-    keep = (seen >= cfg.relabel_min_view) & np.all(np.isfinite(hv), axis=(1, 2))
+    least, most = cfg.relabel_view
+    keep = (seen >= least) & (seen < most) & np.all(np.isfinite(hv), axis=(1, 2))
     if not keep.any():
         return []
     hv = hv[keep]

@@ -99,6 +99,7 @@ def main() -> int:
             image = np.asarray(read, np.uint8)
             record = json.loads(js.read_text("utf-8"))
             truth = np.array(record["corners"], np.float64)
+            cut = bool(record.get("board_partially_outside"))
             t0 = time.process_time()
             try:
                 outline = locate_board(image, cfg, np.random.default_rng(cfg.seed))
@@ -107,12 +108,12 @@ def main() -> int:
             size = f"{image.shape[1]}x{image.shape[0]}"
             cpu.setdefault(size, []).append(1000.0 * (time.process_time() - t0))
             if outline is None:
-                if record.get("board_partially_outside"):
+                if cut:
                     partial.append(np.inf)
                 continue
             found += 1
             direct, either = _error(outline.corners, truth)
-            if record.get("board_partially_outside"):
+            if cut:
                 partial.append(either)
             errors.append(direct)
             good += direct < 0.03

@@ -61,18 +61,13 @@ def sample(
 
 
 def _sample_prepared(
-    maps: NDArray[np.float32], hs: FloatArray, prep: _Prepared
-) -> NDArray[np.float32]:
-    return _sample_counted(maps, hs, prep, None)
-
-
-def _sample_counted(
     maps: NDArray[np.float32],
     hs: FloatArray,
     prep: _Prepared,
-    inside: NDArray[np.bool_] | None,
+    inside: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.float32]:
-    """``_sample_prepared``, also marking in ``inside`` (K, P) which points fell in the map."""
+    """``_sample_batch`` over cache-sized batches of hypotheses (``inside``: (K, P), set
+    to which points fell in the map)."""
     per = max(1, _CHUNK // max(prep[0].shape[1], 1))
     if len(hs) <= per:
         return _sample_batch(maps, hs, prep, inside)
@@ -195,7 +190,7 @@ def scores(maps: NDArray[np.float32], hs: FloatArray, step: float, depth: float)
     for s in range(0, len(hs), chunk):
         part = hs[s : s + chunk]
         inside = np.empty((len(part), prep[0].shape[1]), bool)
-        v = _sample_counted(maps, part, prep, inside)
+        v = _sample_prepared(maps, part, prep, inside)
         val = np.zeros(len(part))
         for lo, hi, weight in (
             (0, n_on, 1.0),
@@ -204,11 +199,17 @@ def scores(maps: NDArray[np.float32], hs: FloatArray, step: float, depth: float)
         ):
             seen = inside[:, lo:hi].sum(axis=1)
             val += weight * v[:, lo:hi].sum(axis=1, dtype=np.float64) / np.maximum(seen, 1)
-            if lo == 0:
-                view = seen / n_on
-                view += UNSEEN_CREDIT * (1.0 - view)
-        res[s : s + chunk] = val * view
+        view = inside[:, :n_on].mean(axis=1)
+        res[s : s + chunk] = val * (view + UNSEEN_CREDIT * (1.0 - view))
     return res
+
+
+def view_share(maps: NDArray[np.float32], hs: FloatArray, pts: FloatArray) -> FloatArray:
+    """Share of ``pts`` that each homography projects into the map (K,): in view as
+    ``scores`` counts it."""
+    inside = np.empty((len(hs), len(pts)), bool)
+    _sample_prepared(maps, hs, _prepared(pts, None), inside)
+    return np.asarray(inside.mean(axis=1), np.float64)
 
 
 def sample_free(maps: NDArray[np.float32], hs: FloatArray, pts: FloatArray) -> NDArray[np.float32]:

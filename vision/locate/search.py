@@ -27,7 +27,7 @@ from vision.locate.outline import Outline, outline_from_corners
 from vision.locate.quads import board_homographies, quad_hypotheses
 from vision.locate.refine import refine_corners
 from vision.locate.ridges import downscale, ridge_maps
-from vision.locate.scoring import prescreen, scores
+from vision.locate.scoring import prescreen, scores, view_share
 from vision.locate.sides import outline_support, refine_sides
 from vision.locate.strips import strip_hypotheses
 
@@ -86,19 +86,13 @@ def _relabelled(
     """
     if not picked or cfg.relabelled <= 0:
         return []
-    _, h, w = maps.shape
-    tpl = template_with_tangents(0.5, cfg.arc_depth)[0]
-    tpl_h = np.concatenate([tpl, np.ones((len(tpl), 1))], axis=1).T
     hv = (board_homographies(np.stack(picked))[:, None] @ _RELABEL[None]).reshape(-1, 3, 3)
-    x, y, z = (hv @ tpl_h).transpose(1, 0, 2)
-    z = np.where(np.abs(z) < 1e-9, 1e-9, z)
-    x, y = x / z, y / z
-    seen = np.mean((z > 0) & (x > 1) & (x < w - 1) & (y > 1) & (y < h - 1), axis=1)
+    hv = hv[np.all(np.isfinite(hv), axis=(1, 2))]
+    seen = view_share(maps, hv, template_with_tangents(0.5, cfg.arc_depth)[0])
     least, most = cfg.relabel_view
-    keep = (seen >= least) & (seen < most) & np.all(np.isfinite(hv), axis=(1, 2))
-    if not keep.any():
+    hv = hv[(seen >= least) & (seen < most)]
+    if len(hv) == 0:
         return []
-    hv = hv[keep]
     sc = scores(maps, hv, 0.25, cfg.arc_depth)
     order = [i for i in np.argsort(-sc)[: cfg.relabelled] if sc[i] >= top - cfg.relabel_margin]
     return [canonical_corners(project(hv[i], BOARD_CORNERS)) for i in order]
@@ -173,7 +167,7 @@ class _Fit:
         sc = scores(self.sat_coarse, hs, 0.25, cfg.arc_depth)
         sc = sc + self.rng.uniform(0.0, 1e-9, size=len(sc))
         picked = _distinct(hs, sc, cfg)
-        picked += _relabelled(self.sat_coarse, picked, float(sc.max()) if len(sc) else 0.0, cfg)
+        picked += _relabelled(self.sat_coarse, picked, float(sc.max()), cfg)
         best: tuple[float, FloatArray, float] | None = None
         # a few greedy rounds for every candidate, then more for the leader: the
         # template score after refinement ranks candidates and is the quality

@@ -144,22 +144,33 @@ def unseen_kinds(seed: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
     )[seed % 3]
 
 
-def scene(seed: int, kind: str) -> tuple[NDArray[np.uint8], dict[str, Any]]:
-    """Scene ``seed`` of set ``kind`` (image, truth), rendered once and cached as PNG and JSON."""
+def _respread_tag(respread: tuple[int, ...]) -> str:
+    """The file-name part that tells a scene whose ``respread`` squares were laid out again."""
+    return "_r" + "-".join(str(sq) for sq in sorted(respread)) if respread else ""
+
+
+def scene(
+    seed: int, kind: str, respread: tuple[int, ...] = ()
+) -> tuple[NDArray[np.uint8], dict[str, Any]]:
+    """Scene ``seed`` of set ``kind`` (image, truth), rendered once and cached as PNG and JSON;
+    ``respread``: with those squares' pieces laid out again apart (``spread_scene``)."""
     folder = CACHE / kind
-    png, js = folder / f"scene_{seed}.png", folder / f"scene_{seed}.json"
+    name = f"scene_{seed}{_respread_tag(respread)}"
+    png, js = folder / f"{name}.png", folder / f"{name}.json"
     if png.is_file() and js.is_file():
         image = cv2.imread(str(png))
         if image is not None:
             cached: dict[str, Any] = json.loads(js.read_text())
             return np.asarray(image, dtype=np.uint8), cached
     if kind == "classic":
+        if respread:
+            raise ValueError("the classic scenes are never respread")
         image, truth = classic_scene(seed)
     else:
         from vision.synth_spread import spread_scene
 
         grounds, pieces = unseen_kinds(seed) if kind == "unseen" else (WIDE_GROUNDS, PIECE_FAMILIES)
-        image, truth = spread_scene(seed, grounds=grounds, pieces=pieces)
+        image, truth = spread_scene(seed, grounds=grounds, pieces=pieces, respread=respread)
     cond = truth["conditions"]
     keep = {
         "seed": seed,
@@ -237,16 +248,16 @@ def _finder_tag(cfg: LocateConfig) -> str:
     return h.hexdigest()[:8]
 
 
-def located(seed: int, kind: str) -> Any:
+def located(seed: int, kind: str, respread: tuple[int, ...] = ()) -> Any:
     """The board as ``read_spread`` would locate it in scene ``seed`` (cached: corners,
     arc depth, quality), or the reason it is not found."""
     from vision.errors import BoardNotFoundError
     from vision.locate import locate_board, outline_from_corners
 
     cfg = VisionConfig().locate
-    path = CACHE / kind / f"located_{seed}_{_finder_tag(cfg)}.json"
+    path = CACHE / kind / f"located_{seed}{_respread_tag(respread)}_{_finder_tag(cfg)}.json"
     if not path.is_file():
-        image, _ = scene(seed, kind)
+        image, _ = scene(seed, kind, respread)
         try:
             o = locate_board(image, cfg, np.random.default_rng(cfg.seed))
             rec: dict[str, Any] = {
@@ -276,20 +287,27 @@ def given_outline(truth: dict[str, Any]) -> Any:
 
 
 def reading_of(
-    seed: int, kind: str, config: VisionConfig, tag: str, given: bool = False
+    seed: int,
+    kind: str,
+    config: VisionConfig,
+    tag: str,
+    given: bool = False,
+    respread: tuple[int, ...] = (),
 ) -> dict[str, Any]:
     """Scene ``seed``'s reading (every square's evidence) with its truth: on the board
     located in the still, or (``given``) on the board the game already knew; ``tag``
-    names ``config``'s networks in the cache."""
+    names ``config``'s networks in the cache; ``respread``: after those squares were
+    laid out again."""
     folder = CACHE / kind
-    path = folder / f"reading_{seed}_{'given' if given else 'located'}_{tag}.json"
+    where = "given" if given else "located"
+    path = folder / f"reading_{seed}{_respread_tag(respread)}_{where}_{tag}.json"
     if path.is_file():
         cached: dict[str, Any] = json.loads(path.read_text())
         return cached
     from companion.commands.tally import SpreadReading, read_spread
 
-    image, truth = scene(seed, kind)
-    outline = given_outline(truth) if given else located(seed, kind)
+    image, truth = scene(seed, kind, respread)
+    outline = given_outline(truth) if given else located(seed, kind, respread)
     if isinstance(outline, str):
         reading = SpreadReading(False, reason=outline)
     else:
@@ -316,6 +334,7 @@ def reading_of(
             [round(c.x, 3), round(c.y, 3), round(c.score, 3), c.square] for c in reading.candidates
         ],
         "contrast": round(contrast(image, truth), 1),
+        "respread": list(respread),
     }
     path.write_text(json.dumps(record))
     return record
@@ -330,6 +349,50 @@ def squares_of(record: dict[str, Any]) -> list[SpreadSquare]:
 
 def located_right(record: dict[str, Any]) -> bool:
     return bool(record["found"]) and (record["corner_err_px"] or 1e9) < LOCATED_PX
+
+
+def guided(
+    seed: int,
+    kind: str,
+    config: VisionConfig,
+    tag: str,
+    model: SpreadModel,
+    rounds: int,
+    given: bool = False,
+    answered: Callable[[dict[str, Any]], bool] = lambda r: bool(r["found"]),
+) -> tuple[dict[str, Any], list[int]]:
+    """Scene ``seed`` read as tally mode guides the players: while the screen lights
+    unsure squares that were not yet spread out again, the players lay those out
+    apart and count again, up to ``rounds`` times (the truth never decides: only the
+    lit squares do). The last reading, and how many squares each round lit."""
+    record = reading_of(seed, kind, config, tag, given)
+    spread: set[int] = set()
+    lit: list[int] = []
+    for _ in range(rounds):
+        if not answered(record):
+            break  # (a still with no board answered: the players are told so, not guided)
+        unsure = set(count_spread(squares_of(record), model, outside=record["outside"]).unsure)
+        if unsure <= spread:  # nothing lit the players can spread more
+            break
+        spread |= unsure
+        lit.append(len(unsure))
+        record = reading_of(seed, kind, config, tag, given, tuple(sorted(spread)))
+    return record, lit
+
+
+def guided_figures(
+    results: list[tuple[dict[str, Any], list[int]]], figures: dict[str, Any]
+) -> dict[str, Any]:
+    """``figures`` of the last readings, with how often and how much the players respread."""
+    asked = [lit for _, lit in results if lit]
+    return {
+        "scenes respread at least once": len(asked),
+        "rounds, mean over those": round(statistics.mean(len(x) for x in asked), 2) if asked else 0,
+        "squares lit in the first round, mean": (
+            round(statistics.mean(x[0] for x in asked), 2) if asked else 0
+        ),
+        **figures,
+    }
 
 
 # ---------------------------------------------------------------- figures
@@ -526,6 +589,14 @@ def main() -> int:
         help=f"measure on seeds from this one (default {EVAL_SEEDS}, or {UNSEEN_SEEDS} with"
         " --unseen): a range no decision was taken on, to confirm one",
     )
+    ap.add_argument(
+        "--respread",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="also measure the guided loop: the players lay the lit (unsure) squares out"
+        " again apart and count again, up to ROUNDS times",
+    )
     ap.add_argument("--timing", type=int, default=15, help="stills to time")
     ap.add_argument("--write-frames", metavar="DIR", type=Path)
     ap.add_argument(
@@ -594,6 +665,29 @@ def main() -> int:
             stills, model, weights, TRUST_MIN
         ),
     }
+    if args.respread:
+        if args.classic:
+            ap.error("--respread: the classic scenes are laid out apart already")
+        rounds = args.respread
+        live_g = [guided(s, kind, config, tag, model, rounds, given=True) for s in seeds]
+        out[f"live, after up to {rounds} respreads of the lit squares"] = guided_figures(
+            live_g, evaluate([r for r, _ in live_g], model)
+        )
+        still_g = [
+            guided(
+                s,
+                kind,
+                config,
+                tag,
+                model,
+                rounds,
+                answered=lambda r: trusted(r, weights, TRUST_MIN),
+            )
+            for s in seeds
+        ]
+        out[f"stills, after up to {rounds} respreads of the lit squares"] = guided_figures(
+            still_g, evaluate_stills([r for r, _ in still_g], model, weights, TRUST_MIN)
+        )
     print(json.dumps(out, indent=1, ensure_ascii=False))
     if args.timing:
         wall, cpu, live_ms = time_still(range(first, first + args.timing), kind, config, model)

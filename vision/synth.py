@@ -14,7 +14,7 @@ Truth follows the render-public JSON shape where practical: ``corners``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -402,6 +402,7 @@ def render_scene(
     scene_seed: int | None = None,
     size: tuple[int, int] = (1280, 960),
     placer: Placer | None = None,
+    placers: Mapping[int, Placer] | None = None,
     placed: Sequence[Piece] | None = None,
     hand_seed: int | None = None,
     **conditions: Any,
@@ -412,7 +413,9 @@ def render_scene(
     square 0 / square 6; ``seed``: pebble arrangement; ``scene_seed`` (default
     ``seed``): camera, ground, chalk and light; ``placer``: where a square's
     pieces lie (default: clustered handfuls; ``vision.synth_spread`` lays
-    them out in one layer); ``conditions``: overrides of SceneConditions
+    them out in one layer); ``placers``: another placer for some squares (a
+    tally's unsure squares spread out again, the rest as they lay: each square
+    draws from its own generator); ``conditions``: overrides of SceneConditions
     fields (e.g. ``ground="tiles"``, ``hand=True``).
     ``placed``: draw exactly these pieces, in this order (a persistent
     arrangement, see :func:`rearranged`) instead of a fresh one per count;
@@ -470,7 +473,8 @@ def render_scene(
             _draw_pebble(plane, brng, cp, cond.big_size * _PPU, (120, 125, 128), light)
             pieces.append({"kind": "big", "region": REGION_NAMES[sq_i], "position": c.tolist()})
         if placed is None:
-            for c in place(prng, polys[sq_i], board_counts[sq_i], cond.pebble_size, wide):
+            here = (placers or {}).get(sq_i, place)
+            for c in here(prng, polys[sq_i], board_counts[sq_i], cond.pebble_size, wide):
                 draw(prng, sq_i, c)
     for piece in placed or ():
         draw(

@@ -13,6 +13,7 @@ disjoint seed ranges of the same distribution.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -78,6 +79,22 @@ def layer_placer(touch: float) -> Any:
     return place
 
 
+def _apart(fallback: Any) -> Any:
+    """A placer laying a square's pieces apart (none touching), or as ``fallback`` lays
+    them where they do not fit apart (big pieces, a full square)."""
+    apart = layer_placer(0.0)
+
+    def place(
+        rng: np.random.Generator, poly: FloatArray, n: int, size: float, *rest: Any
+    ) -> FloatArray:
+        try:
+            return np.asarray(apart(rng, poly, n, size, *rest), np.float64)
+        except ValueError:
+            return np.asarray(fallback(rng, poly, n, size, *rest), np.float64)
+
+    return place
+
+
 def spread_counts(rng: np.random.Generator, total: int) -> list[int]:
     """``total`` pieces over the ten citizen squares, unevenly, at most 10 a square."""
     while True:
@@ -108,10 +125,13 @@ def spread_scene(
     pieces: tuple[str, ...] = PIECE_FAMILIES,
     size: tuple[int, int] = (1280, 960),
     quan_pieces: bool = False,
+    respread: Collection[int] = (),
 ) -> tuple[NDArray[np.uint8], dict[str, Any]]:
     """One spread and its truth (``vision.synth``'s, plus ``board``, ``big``, ``touch``
     and ``light``). ``quan_pieces``: a few small pieces on the quan squares too
-    (training scenes; the guide asks for citizen squares only)."""
+    (training scenes; the guide asks for citizen squares only). ``respread``: squares
+    whose pieces the players laid out again apart, as the tally screen asks for its
+    unsure squares (the same scene otherwise, every other piece where it lay)."""
     rng = np.random.default_rng([seed, 16])
     total = int(rng.integers(TOTAL[0], TOTAL[1] + 1))
     board = spread_counts(rng, total)
@@ -133,7 +153,9 @@ def spread_scene(
     cond = _framed(cond, size)
     fields = asdict(cond)
     fields.update(colours=cond.colours, offset=cond.offset, tint=cond.tint)
-    image, truth = render_scene(board, big, seed, size=size, placer=layer_placer(touch), **fields)
+    placer = layer_placer(touch)
+    apart = {sq: _apart(placer) for sq in respread}
+    image, truth = render_scene(board, big, seed, size=size, placer=placer, placers=apart, **fields)
     truth.update(board=board, big=list(big), touch=touch, light=light_kind(cond))
     truth["conditions"]["ground_family"] = cond.ground
     truth["conditions"]["piece_family"] = cond.pieces

@@ -1,11 +1,16 @@
-"""bench/tally.py caches the boards it locates in stills: the cache must follow the search."""
+"""bench/tally.py: the cache of located boards follows the search; the guided loop."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from types import SimpleNamespace
 
+import pytest
+
+import bench.tally
 from bench.tally import _finder_tag
-from vision.config import LocateConfig
+from companion.referee.tally import SpreadModel
+from vision.config import LocateConfig, VisionConfig
 
 
 def test_located_boards_are_cached_per_search_setting() -> None:
@@ -20,3 +25,33 @@ def test_located_boards_are_cached_per_search_setting() -> None:
         replace(shipped, learned_min_quality=0.25),
     ):
         assert _finder_tag(changed) != _finder_tag(shipped)
+
+
+def test_the_guided_loop_respreads_only_the_lit_squares_until_none_is_left_to_spread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the players lay the lit squares out again; a square already laid apart that stays
+    # unsure cannot be spread more, so the loop stops there (the truth never decides)
+    lit_after = {(): (3, 9), (3, 9): (9,), (3, 7, 9): ()}
+    reads: list[tuple[int, ...]] = []
+
+    def reading(*args: object, **kwargs: object) -> dict[str, object]:
+        respread = tuple(args[5]) if len(args) > 5 else ()
+        reads.append(respread)
+        return {"found": True, "respread": respread, "squares": [], "outside": 0}
+
+    def count(_squares: object, _model: object, outside: object) -> object:
+        return SimpleNamespace(unsure=lit_after[reads[-1]])
+
+    monkeypatch.setattr(bench.tally, "reading_of", reading)
+    monkeypatch.setattr(bench.tally, "squares_of", lambda r: [])
+    monkeypatch.setattr(bench.tally, "count_spread", count)
+    record, lit = bench.tally.guided(5, "wide", VisionConfig(), "t", SpreadModel(), rounds=3)
+    assert reads == [(), (3, 9)] and lit == [2] and record["respread"] == (3, 9)
+    lit_after[(3, 9)] = (7, 9)  # a new square lit after the first round: a second round
+    reads.clear()
+    record, lit = bench.tally.guided(5, "wide", VisionConfig(), "t", SpreadModel(), rounds=3)
+    assert reads == [(), (3, 9), (3, 7, 9)] and lit == [2, 2]
+    reads.clear()
+    _, lit = bench.tally.guided(5, "wide", VisionConfig(), "t", SpreadModel(), rounds=1)
+    assert reads == [(), (3, 9)] and lit == [2]

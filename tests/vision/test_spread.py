@@ -14,6 +14,7 @@ from vision import spread
 from vision.config import VisionConfig
 from vision.geometry import homography_from_corners
 from vision.locate import locate_board
+from vision.synth import REGION_NAMES
 from vision.synth_spread import layer_placer, spread_counts, spread_scene
 
 STILLS = Path(__file__).resolve().parents[2] / "companion" / "commands" / "tally_frames"
@@ -105,6 +106,35 @@ def test_a_spread_scene_is_a_pure_function_of_its_seed_with_truth() -> None:
     assert len(small) == sum(truth["board"]) and 10 <= len(small) <= 70
     assert not truth["hand"]["present"]
     assert sum(1 for p in truth["pieces"] if p["kind"] == "big") == sum(truth["big"])
+
+
+def _small_by_square(truth: dict) -> dict[str, np.ndarray]:
+    out: dict[str, list[list[float]]] = {}
+    for p in truth["pieces"]:
+        if p["kind"] == "small":
+            out.setdefault(p["region"], []).append(p["position"])
+    return {r: np.array(ps) for r, ps in out.items()}
+
+
+def _closest(points: np.ndarray) -> float:
+    gaps = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1))
+    gaps[np.diag_indices(len(points))] = 9.0
+    return float(gaps.min())
+
+
+def test_a_respread_square_is_laid_apart_and_every_other_piece_stays() -> None:
+    # what the tally screen asks of the players for its unsure squares (bench/tally.py
+    # --respread): seed 1 has touching pieces in north_0 (9 of them)
+    sq = REGION_NAMES.index("north_0")
+    _, before = spread_scene(1, size=(320, 240))
+    _, after = spread_scene(1, size=(320, 240), respread=(sq,))
+    size = before["conditions"]["pebble_size"]
+    was, now = _small_by_square(before), _small_by_square(after)
+    assert before["board"] == after["board"] and was.keys() == now.keys()
+    assert _closest(was["north_0"]) < size  # touching before
+    assert _closest(now["north_0"]) >= 1.1 * size - 1e-9  # apart now
+    for region in was.keys() - {"north_0"}:
+        assert np.array_equal(was[region], now[region])
 
 
 @pytest.mark.parametrize("name", ["spread_a", "spread_b"])

@@ -161,6 +161,10 @@ class TallyProgress:
     #: OK was pressed: the next frame the camera reads is the count
     counting: bool = False
     last: Tally | None = None
+    #: squares lit in this heap's counts so far: the players have laid them out
+    lit: frozenset[int] = frozenset()
+    #: the last count lit only squares laid out already (``TallyView.spread``)
+    spread: bool = False
     #: hand entry: pieces, big stones and the field being changed
     pieces: int = 0
     bigs: int = 0
@@ -511,6 +515,7 @@ class Controller:
         t = self.tally
         assert t is not None
         t.player, t.counting, t.last = player, False, None
+        t.lit, t.spread = frozenset(), False
         if self.camera_tally:
             self.view = View.TALLY_GUIDE
         else:
@@ -546,6 +551,8 @@ class Controller:
             self.message = reason or "board not found"
             return
         t.last = count_spread(squares, self.spread_model, outside=outside)
+        t.spread = bool(t.last.unsure) and set(t.last.unsure) <= t.lit
+        t.lit |= frozenset(t.last.unsure)
         t.counting = False
         self.view = View.TALLY_COUNT
 
@@ -955,6 +962,7 @@ class Controller:
                 last.low,
                 last.high,
                 last.unsure,
+                t.spread,
             )
             return TallyCountScreen(t.player, view)
         if self.view == View.TALLY_ENTRY:

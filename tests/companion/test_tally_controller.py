@@ -256,6 +256,34 @@ def test_camera_tally_counts_each_side_and_recounts_on_request() -> None:
     assert journal.tallies[0]["bigs"] == (1, 1)
 
 
+def test_squares_lit_again_after_being_laid_out_offer_the_interval_or_the_buttons() -> None:
+    # the loop bench/tally.py --respread measures: a square lit twice was laid out
+    # already, so the screen stops asking for another respread
+    c = Controller(Referee(mode="camera"), spread_model=CLEAR)
+    menu(c, "menu.tally")
+    press(c, "ok")
+    c.on_tally_reading(squares(*A, torn=2))
+    first = c.screen()
+    assert isinstance(first, TallyCountScreen) and first.tally.unsure == (2,)
+    assert not first.tally.spread
+    press(c, "left")
+    c.on_tally_reading(squares(*A, torn=2))  # laid out, still unsure
+    again = c.screen()
+    assert isinstance(again, TallyCountScreen) and again.tally.spread
+    press(c, "left")
+    c.on_tally_reading(squares(*A, torn=9))  # a square not lit before: spread it
+    other = c.screen()
+    assert isinstance(other, TallyCountScreen) and other.tally.unsure == (9,)
+    assert not other.tally.spread
+    renders(c)
+    press(c, "ok")  # the next heap starts with nothing laid out
+    press(c, "ok")
+    c.on_tally_reading(squares(*B, torn=2))
+    second = c.screen()
+    assert isinstance(second, TallyCountScreen) and second.player == 1
+    assert second.tally.unsure == (2,) and not second.tally.spread
+
+
 def test_a_count_can_be_corrected_by_hand() -> None:
     c = Controller(Referee(mode="camera"))
     menu(c, "menu.tally")

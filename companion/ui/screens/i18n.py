@@ -191,6 +191,8 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "tally.exact": _E("{p}: {t}, chắc chắn", "{p}: {t} for sure"),
     "tally.unsure": _E("Rải ô sáng ra, ◀ lại", "Spread lit, ◀ again"),
     "tally.sure_keys": _E("OK đúng   ◀ đếm lại", "OK right  ◀ recount"),
+    # the lit squares were laid out already: spreading more will not help
+    "tally.spread_keys": _E("OK giữ   ▶ đếm tay", "OK keep  ▶ by hand"),
     "entry.title": _E("Nhập quân bên {p}", "Pieces of {p}"),
     "entry.pieces": _E("Dân", "Pieces", width=50),
     "entry.points": _E("= {n} điểm", "= {n} pts", width=64),

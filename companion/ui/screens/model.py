@@ -373,7 +373,12 @@ class TallyGuideScreen:
 
 @dataclass(frozen=True, slots=True)
 class TallyView:
-    """A counted spread: per-square counts, big stones on 0 / 6, total and its interval."""
+    """A counted spread: per-square counts, big stones on 0 / 6, total and its interval.
+
+    ``spread``: every unsure square was lit in an earlier count of this heap, so the
+    players laid it out already and spreading more will not help: the screen offers
+    the interval or counting by hand instead of another respread.
+    """
 
     counts: tuple[int, ...]
     big: tuple[int, int]
@@ -381,6 +386,7 @@ class TallyView:
     low: int
     high: int
     unsure: tuple[int, ...] = ()
+    spread: bool = False
 
     def __post_init__(self) -> None:
         if len(self.counts) != NUM_SQUARES:

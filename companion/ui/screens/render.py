@@ -539,7 +539,10 @@ def render_tally_count(screen: TallyCountScreen, lang: Lang) -> Image.Image:
     else:
         line = text("tally.result", lang, p=p, t=t.total, lo=t.low, hi=t.high)
     d.text(draw, (0, LINE1), line)
-    d.text(draw, (0, LINE2), text("tally.unsure" if t.unsure else "tally.sure_keys", lang))
+    keys = "tally.sure_keys"
+    if t.unsure:
+        keys = "tally.spread_keys" if t.spread else "tally.unsure"
+    d.text(draw, (0, LINE2), text(keys, lang))
     return image
 
 

@@ -206,6 +206,13 @@ SAMPLES: Final[dict[str, Screen]] = {
     "tally_count": TallyCountScreen(
         0, TallyView((0, 4, 6, 5, 4, 3, 0, 4, 3, 5, 4, 3), (1, 0), 41, 40, 43, unsure=(2, 9))
     ),
+    # ... and after the players laid 2 and 9 out: 9 is still unsure, spreading is done
+    "tally_spread": TallyCountScreen(
+        0,
+        TallyView(
+            (0, 4, 5, 5, 4, 3, 0, 4, 3, 5, 4, 3), (1, 0), 40, 40, 41, unsure=(9,), spread=True
+        ),
+    ),
     "tally_exact": TallyCountScreen(
         1, TallyView((0, 2, 3, 1, 2, 3, 0, 2, 1, 2, 3, 1), (0, 1), 20, 20, 20)
     ),

@@ -825,6 +825,19 @@ def reconcile(
         idle = sum(weights[k] for k in ranked_keys if groups[k][0][1].kind == "unchanged")
         if choices and shared + idle / total >= cfg.ask:
             return judged(VerdictKind.AMBIGUOUS, confidence, choices=tuple(choices), behind=several)
+    if best.kind == "mistake":
+        # A foul is called only when it is likelier than every lawful way (one move or
+        # several) the board could have come about: otherwise ask how the move went.
+        lawfully: dict[Move, float] = {}
+        run = False
+        for key in ranked_keys:
+            _, cand, _t = max(groups[key], key=lambda item: item[0])
+            if cand.kind == "move" and cand.move is not None and fits(cand):
+                lawfully[cand.move] = lawfully.get(cand.move, 0.0) + weights[key] / total
+                run = run or bool(cand.follows)
+        if sum(lawfully.values()) >= confidence:
+            asked = sorted(lawfully, key=lambda m: -lawfully[m])[: cfg.max_choices]
+            return judged(VerdictKind.AMBIGUOUS, confidence, choices=tuple(asked), behind=run)
     # A dispute: name the mistake if one fits, and compare with the closest legal result.
     legal = [
         (v, c, t)

@@ -183,3 +183,37 @@ def test_runs_of_three_are_followed_only_from_the_first_moves_given_and_carry_th
         t1 = play(start, first)
         t2 = play(t1.position, cand.follows[0])
         assert [board for board, _ in cand.path] == [board_of(t1.position), board_of(t2.position)]
+
+
+def _between_a_mistake_and_two_runs(mistake_share: float) -> list[Evidence]:
+    """A reading that puts ``mistake_share`` of each square on 2+ played with a pebble one
+    square off, and the rest on 2+ followed by 7- or by 9- (two moves since the last
+    trusted board), half each."""
+    first = play(Position.initial(), "2+").position
+    slipped = list(first.board)
+    slipped[4] -= 1
+    slipped[5] += 1
+    runs = [play(first, m).position.board for m in ("7-", "9-")]
+    out = []
+    for sq in range(12):
+        probs = [0.0005] * 41
+        probs[slipped[sq]] += mistake_share
+        for board in runs:
+            probs[board[sq]] += (1.0 - mistake_share) / 2
+        total = sum(probs)
+        stone = 0.97 if sq % 6 == 0 else 0.03
+        out.append(Evidence(tuple(p / total for p in probs), stone))
+    return out
+
+
+def test_a_mistake_no_likelier_than_the_lawful_runs_together_is_asked_about() -> None:
+    # the slipped pebble is the likeliest single story (0.48), the two lawful runs
+    # together likelier still: ask how the moves began rather than call a foul
+    start = Position.initial()
+    verdict = reconcile(start, _between_a_mistake_and_two_runs(0.57), plies=2)
+    assert verdict.ranked[0].kind == "mistake" and verdict.confidence < 0.5
+    assert verdict.kind == "ambiguous" and verdict.behind
+    assert Move.parse("2+") in verdict.choices
+    # ... while a mistake likelier than all of them together is still objected to
+    surer = reconcile(start, _between_a_mistake_and_two_runs(0.62), plies=2)
+    assert surer.kind == "dispute" and surer.mistake == "pebble in the wrong square"

@@ -7,6 +7,7 @@
     python bench/tally.py --model other.onnx --fit         # another piece detector, refitted
     python bench/tally.py --write-frames DIR               # the bundled demo frames
     python bench/tally.py --first-seed 30000               # confirm on seeds no decision saw
+    python bench/tally.py --respread 2                     # and after the guided respread
 
 A scene is one player's pieces, 10-70 small ones, spread by hand in one layer
 over the ten citizen squares (apart or touching, never stacked), with 0-2 big
@@ -15,6 +16,10 @@ stones on the quan squares: what tally mode asks the players to lay out.
 kinds, light and camera range, pieces 0.065-0.2 of a square. ``--classic``
 draws the first bench's scenes instead: ``vision.synth``'s 5 grounds, grey
 pebbles of 0.12-0.18 a square, never touching.
+
+``--respread ROUNDS`` follows the screen's loop too: the players lay the lit (unsure)
+squares out again apart (``spread_scene(respread=...)``, every other piece where it lay)
+and count again, until no lit square is left that was not laid out already.
 
 Two paths are measured, as the product has them. Live: the board as the fixed camera
 knew it from the game (the true corners with a good fit's error, ``given_outline``).

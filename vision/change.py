@@ -354,10 +354,15 @@ def _beyond(
 
 
 def _changed_mask(
-    reference: NDArray[np.uint8], canvas: NDArray[np.uint8], cfg: ChangeConfig, depth: float
+    reference: NDArray[np.uint8],
+    canvas: NDArray[np.uint8],
+    cfg: ChangeConfig,
+    depth: float,
+    masked: NDArray[np.uint8] | None = None,
 ) -> NDArray[np.uint8]:
     """Pixels of ``canvas`` outside their reference neighbourhood's range (``square_changes``);
-    ``depth``: the semicircles' depth, rounded as ``canvas_squares`` caches it."""
+    ``depth``: the semicircles' depth, rounded as ``canvas_squares`` caches it; ``masked``:
+    pixels an arm covers, left out of each square's light."""
     ref = reference.astype(np.float32)
     now = canvas.astype(np.float32)
     factor = cfg.area_px / _COARSE_PX
@@ -382,8 +387,12 @@ def _changed_mask(
     # per square and channel, the light of the frame against the reference's
     # (the median of the pixels' ratios: a square half in a shadow has no stable median)
     flat_now, flat_ref = now.reshape(-1, 3), ref.reshape(-1, 3)
+    flat_mask = masked.reshape(-1) if masked is not None and masked.shape == now.shape[:2] else None
     gain = np.ones((256, 3), np.float32)  # row 0: off the board (label -1), a gain of 1
     for sq, where in enumerate(_square_samples(depth, cfg.area_px)):
+        if flat_mask is not None and where.size:
+            clear = where[flat_mask[where] == 0]
+            where = clear if clear.size >= where.size // 5 else where
         if where.size:
             ratio = (flat_now[where] + 4.0) / (flat_ref[where] + 4.0)
             gain[sq + 1] = np.clip(np.median(ratio, axis=0), 0.5, 2.0)
@@ -414,6 +423,17 @@ def _density_px(pebbles: NDArray[np.float32]) -> int:
     return round(int(pebbles.shape[1]) * detect.STRIDE / (detect.X1 - detect.X0))
 
 
+def canvas_mask(
+    mask: NDArray[np.uint8], scale: float, outline: Outline, px: int = _DEFAULT.area_px
+) -> NDArray[np.uint8]:
+    """A mask of the frame (1 = hidden) drawn ``scale`` times the frame's size, on the
+    change canvas of ``outline`` at ``px`` per square (``change_canvas``'s pixels)."""
+    w, h, a = detect.canvas(px)
+    m = a @ np.linalg.inv(outline.homography) @ np.diag([1.0 / scale, 1.0 / scale, 1.0])
+    warped = cv2.warpPerspective(mask, m, (w, h), flags=cv2.INTER_NEAREST, borderValue=0)
+    return np.asarray(warped, dtype=np.uint8)
+
+
 def square_changes(
     reference: NDArray[np.uint8] | None,
     canvas: NDArray[np.uint8],
@@ -421,6 +441,7 @@ def square_changes(
     hidden: Sequence[bool] = (),
     cfg: ChangeConfig | None = None,
     pebbles: NDArray[np.float32] | None = None,
+    masked: NDArray[np.uint8] | None = None,
 ) -> tuple[SquareChange | None, ...] | None:
     """How each square changed since the reference canvas (see :class:`SquareChange`).
 
@@ -440,7 +461,9 @@ def square_changes(
     counter's pebble density on the reference frame
     (``vision.count.count_board_density``): where its pebbles lay, for
     ``kept`` (None without it). None for a square ``hidden`` (under a hand),
-    and None in all when there is no comparable reference.
+    and None in all when there is no comparable reference. ``masked`` (``canvas_mask``: 1
+    where an arm hides the canvas): a hidden square of which at least ``seen_least`` is
+    clear of it is measured on that part, its area scaled up to the whole square.
     """
     cfg = cfg or _DEFAULT
     if reference is None or reference.shape != canvas.shape:
@@ -448,10 +471,20 @@ def square_changes(
     labels = canvas_squares(round(depth, 3), cfg.area_px)
     if labels.shape != canvas.shape[:2]:
         return None
-    changed = _changed_mask(reference, canvas, cfg, round(depth, 3))
+    changed = _changed_mask(reference, canvas, cfg, round(depth, 3), masked)
     inside = labels >= 0
     lab = labels[inside]
     pebble = np.pi / 4 * (cfg.pebble_share * cfg.area_px) ** 2
+    clear = np.ones(NUM_SQUARES)
+    if masked is not None and masked.shape == labels.shape and masked.any():
+        # (a few pixels more: the arm's edge is soft, and the range test reads neighbours)
+        masked = np.asarray(cv2.dilate(masked, np.ones((5, 5), np.uint8)), np.uint8)
+        free = masked[inside] == 0
+        size = np.bincount(lab, minlength=NUM_SQUARES).astype(np.float64)
+        clear = np.bincount(lab, free.astype(np.float64), minlength=NUM_SQUARES) / np.maximum(
+            size, 1.0
+        )
+        changed = np.where(masked > 0, 0, changed).astype(changed.dtype)
     area = np.bincount(lab, changed[inside].astype(np.float64), minlength=NUM_SQUARES)
     laid = np.zeros(NUM_SQUARES)
     still = np.zeros(NUM_SQUARES)
@@ -461,22 +494,28 @@ def square_changes(
         h, w = pebbles.shape
         cells = detect.region_cells(depth, px=_density_px(pebbles))
         same = cv2.resize((changed == 0).astype(np.float32), (w, h), interpolation=cv2.INTER_AREA)
+        seen = np.ones((h, w), np.float32)
+        if masked is not None and masked.shape == labels.shape:
+            # a density cell an arm touches says nothing of its pebbles
+            hid = cv2.resize(masked.astype(np.float32), (w, h), interpolation=cv2.INTER_AREA)
+            seen = (hid <= 0.0).astype(np.float32)
         hh = min(h, cells.shape[0])
         ww = min(w, cells.shape[1])
         c, d = cells[:hh, :ww], pebbles[:hh, :ww].astype(np.float64)
         on = c >= 0
         # weighted, bincount counts in float64 (the stubs say intp)
+        d = d * seen[:hh, :ww]
         laid = np.asarray(np.bincount(c[on], d[on], minlength=NUM_SQUARES), np.float64)
         still = np.asarray(
             np.bincount(c[on], (d * same[:hh, :ww])[on], minlength=NUM_SQUARES), np.float64
         )
     out: list[SquareChange | None] = []
     for sq in range(NUM_SQUARES):
-        if hidden and hidden[sq]:
+        if hidden and hidden[sq] and (masked is None or clear[sq] < cfg.seen_least):
             out.append(None)
             continue
         kept = float(still[sq] / laid[sq]) if laid[sq] >= 0.5 else None
-        out.append(SquareChange(float(area[sq] / pebble), float(laid[sq]), kept))
+        out.append(SquareChange(float(area[sq] / pebble / clear[sq]), float(laid[sq]), kept))
     return tuple(out)
 
 

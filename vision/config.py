@@ -185,6 +185,8 @@ class ChangeConfig:
     # and the neighbourhood swallowed all but its core: a pile of five taken away showed
     # as much as one piece dropped. 160 sees it (and costs ~30 ms of one core a frame)
     area_px: int = 160
+    #: a square an arm partly hides is still measured when this share of it is clear
+    seen_least: float = 0.6
     area_step: float = 14.0  # colour levels (each square's light matched) a pixel must differ by
     # ... or this share of the reference's brightness there, where that is less (a pebble in
     # a shadow differs from the ground by fewer levels), but never fewer than area_least

@@ -127,6 +127,19 @@ def hand_score(image_bgr: NDArray[np.uint8], outline: Outline, width: int = 320)
     return float((arm & board).sum()) / area if area else 0.0
 
 
+def hand_mask(
+    image_bgr: NDArray[np.uint8], outline: Outline, width: int = 320, margin: float = 0.25
+) -> tuple[NDArray[np.uint8], float]:
+    """The arm (1) grown by ``margin`` squares, on a copy ``width`` px wide, and that
+    copy's scale: what :func:`hand_cover` measures the regions against."""
+    arm, _, s = _arm_mask(image_bgr, outline, width)
+    if arm.any():
+        k = max(3, int(2 * margin * outline.px_per_unit() * s) | 1)
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        arm = np.asarray(cv2.dilate(arm, disc), dtype=np.uint8)
+    return arm, s
+
+
 def hand_cover(
     image_bgr: NDArray[np.uint8], outline: Outline, width: int = 320, margin: float = 0.25
 ) -> tuple[float, ...]:
@@ -136,11 +149,7 @@ def hand_cover(
     are not skin-coloured; a square that is only brushed by it is still
     called covered, since a referee must not read a half-hidden pile.
     """
-    arm, _, s = _arm_mask(image_bgr, outline, width)
-    if arm.any():
-        k = max(3, int(2 * margin * outline.px_per_unit() * s) | 1)
-        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-        arm = np.asarray(cv2.dilate(arm, disc), dtype=np.uint8)
+    arm, s = hand_mask(image_bgr, outline, width, margin)
     out = []
     for poly in outline.regions:
         mask = np.zeros(arm.shape, np.uint8)

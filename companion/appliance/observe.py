@@ -42,7 +42,8 @@ from vision import (
     square_changes,
     thumbnail,
 )
-from vision.change import intrusion_cover
+from vision.change import canvas_mask, intrusion_cover
+from vision.gate import hand_mask
 from vision.lens import undistort
 
 
@@ -93,6 +94,8 @@ class VisionObserver:
         self._no_reference: frozenset[int] = frozenset()
         self._depth = 0.95
         self._hidden: tuple[bool, ...] = ()
+        #: the arm over the last frame on its change canvas (``vision.change.canvas_mask``)
+        self._masked: NDArray[np.uint8] | None = None
         #: the last confirmed frame that showed no hand: what the surroundings look like
         self._clear: NDArray[np.uint8] | None = None
         self._hand_seen = False
@@ -154,6 +157,7 @@ class VisionObserver:
             return self._unread(reading.reason or "frame not usable")
         self._image = image
         squares = reading.squares
+        skin_hidden = tuple(sq.hidden for sq in squares)
         # An arm the skin test missed (a terracotta or wooden floor is skin-coloured):
         # something changed that reaches onto the board from beyond it.
         cover = intrusion_cover(
@@ -174,6 +178,14 @@ class VisionObserver:
             reading = replace(reading, reason=reading.reason or "hand over the board")
         self._hidden = tuple(sq.hidden for sq in squares)
         self._canvas = change_canvas(image, outline, self.config.change)
+        # The squares the skin test hid are measured on their part clear of the arm; not
+        # where the change test saw more (an arm the skin test missed is not masked).
+        self._masked = None
+        if reading.frame is not None and reading.frame.hand and self._hidden == skin_hidden:
+            arm, scale = hand_mask(
+                image, outline, self.config.gate.work_width, self.config.gate.hand_margin
+            )
+            self._masked = canvas_mask(arm, scale, outline, self.config.change.area_px)
         self._depth = outline.arc_depth
         self._pebbles = reading.pebbles
         self._last = Observation(
@@ -198,6 +210,7 @@ class VisionObserver:
             unknown,
             self.config.change,
             pebbles=self._ref_pebbles,
+            masked=self._masked,
         )
         areas = None if changes is None else tuple(None if c is None else c.area for c in changes)
         kept = None if changes is None else tuple(None if c is None else c.kept for c in changes)

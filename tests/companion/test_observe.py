@@ -59,3 +59,21 @@ def test_a_still_whose_board_is_not_found_is_still_a_photo_of_a_settled_scene() 
     lost = VisionObserver(stills=True)(frame(blank, 0))
     assert not lost.fit and not lost.board_found and lost.still
     assert not VisionObserver(stills=False)(frame(blank, 0)).still
+
+
+def test_a_square_an_arm_only_partly_hides_still_shows_its_change() -> None:
+    # the same pieces, then an arm over squares 4 and 5: 4 lies mostly under it, 5 only
+    # at its edge, so 5's clear part is measured (nothing moved: no change), 4 says nothing
+    counts = [0, 4, 6, 5, 3, 5, 0, 2, 5, 7, 5, 4]
+    clear = render_scene(counts, (1, 1), seed=31, ground="concrete")[0]
+    arm = render_scene(counts, (1, 1), seed=31, ground="concrete", hand=True)[0]
+    observer = VisionObserver(stills=True)
+    first = observer(frame(clear, 0))
+    assert first.reading is not None and not first.partial
+    observer.confirmed()
+    seen = observer(frame(arm, 1))
+    assert seen.partial and seen.hidden is not None and seen.areas is not None
+    hidden = [sq for sq, h in enumerate(seen.hidden) if h]
+    measured = [sq for sq in hidden if seen.areas[sq] is not None]
+    assert hidden == [4, 5] and measured == [5]
+    assert all(a < 0.25 for a in seen.areas if a is not None)

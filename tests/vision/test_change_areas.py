@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from engine.board import NUM_SQUARES
-from vision.change import change_canvas, confirmed_canvas, square_changes
+from vision.change import (
+    canvas_mask,
+    canvas_squares,
+    change_canvas,
+    confirmed_canvas,
+    square_changes,
+)
 from vision.config import ChangeConfig
 from vision.locate import Outline, outline_from_corners
 from vision.synth import Piece, rearranged, render_scene, scene_depth
@@ -228,3 +234,45 @@ def test_an_unmoved_camera_reads_no_shake_and_a_moved_one_its_shift(width: int) 
     warp = _shake(ref, moved, 4.0)
     assert warp is not None
     assert abs(warp[0, 2] + 2.0) < 0.3 and abs(warp[1, 2] + 1.0) < 0.3
+
+
+def _part_of(square: int, share: float, outline: Outline) -> np.ndarray:
+    """A change-canvas mask over the left ``share`` of ``square`` (an arm reaching in)."""
+    labels = canvas_squares(round(outline.arc_depth, 3), ChangeConfig().area_px)
+    cols = np.nonzero((labels == square).any(axis=0))[0]
+    cut = cols[0] + share * (cols[-1] - cols[0] + 1)
+    xs = np.arange(labels.shape[1])[None, :]
+    return ((labels == square) & (xs < cut)).astype(np.uint8)
+
+
+def test_a_square_an_arm_partly_hides_is_measured_on_its_clear_part() -> None:
+    before, outline = _frame(False)
+    after, _ = _frame(True)
+    ref, now = change_canvas(before, outline), change_canvas(after, outline)
+    depth = outline.arc_depth
+    arm = _part_of(3, 0.3, outline) | _part_of(4, 0.3, outline)
+    # the arm itself changes what it covers: skin over square 3, which the move left alone
+    now = np.where(arm[..., None] > 0, np.uint8([110, 150, 205]), now).astype(np.uint8)
+    hidden = [sq in (3, 4) for sq in range(NUM_SQUARES)]
+    seen = changed_areas(ref, now, depth, hidden, masked=arm)
+    assert seen is not None and seen[3] is not None and seen[4] is not None
+    assert seen[3] < 0.25  # untouched: the skin under the mask is not counted
+    assert seen[4] > 3.0  # the pile of five taken away, scaled to the whole square
+    blind = changed_areas(ref, now, depth, [False] * NUM_SQUARES)
+    assert blind is not None and blind[3] is not None and blind[3] > 1.0  # (without the mask)
+    # a square mostly under the arm, or hidden with no mask of the arm, says nothing
+    most = _part_of(3, 0.6, outline)
+    assert changed_areas(ref, now, depth, hidden, masked=most)[3] is None  # type: ignore[index]
+    assert changed_areas(ref, now, depth, hidden)[3] is None  # type: ignore[index]
+
+
+def test_a_mask_of_the_frame_lands_on_the_squares_it_covers() -> None:
+    _, outline = _frame(False)
+    scale = 0.5
+    frame_mask = np.zeros((240, 320), np.uint8)
+    cv2.fillPoly(frame_mask, [np.rint(outline.regions[4] * scale).astype(np.int32)], 1)
+    on_canvas = canvas_mask(frame_mask, scale, outline)
+    labels = canvas_squares(round(outline.arc_depth, 3), ChangeConfig().area_px)
+    assert on_canvas.shape == labels.shape
+    assert on_canvas[labels == 4].mean() > 0.9
+    assert on_canvas[(labels >= 0) & (labels != 4)].mean() < 0.02

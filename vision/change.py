@@ -25,6 +25,7 @@ from engine.board import NUM_SQUARES
 from vision import detect
 from vision.config import ChangeConfig
 from vision.count import rectify
+from vision.gate import mask_cover
 from vision.geometry import FloatArray, region_polygons_board
 from vision.locate import Outline
 
@@ -145,7 +146,28 @@ def intrusion_cover(
     width: int = 320,
     margin: float = 0.25,
 ) -> tuple[float, ...] | None:
-    """Share of each region under something that reached onto the board from beyond it.
+    """Share of each region under something that reached onto the board from beyond it
+    (:func:`intrusion_mask`); None without a comparable reference."""
+    found = intrusion_mask(
+        reference_bgr, image_bgr, regions, px_per_square, cfg, width=width, margin=margin
+    )
+    if found is None:
+        return None
+    return mask_cover(*found, regions)
+
+
+def intrusion_mask(
+    reference_bgr: NDArray[np.uint8] | None,
+    image_bgr: NDArray[np.uint8],
+    regions: Sequence[FloatArray],
+    px_per_square: float,
+    cfg: ChangeConfig | None = None,
+    *,
+    width: int = 320,
+    margin: float = 0.25,
+) -> tuple[NDArray[np.uint8], float] | None:
+    """Something that reached onto the board from beyond it (1), on a copy ``width`` px
+    wide, and that copy's scale.
 
     A move changes squares only; an arm (or a player's shadow) is one changed
     blob that crosses the board's edge and extends ``intrusion_reach``
@@ -182,17 +204,10 @@ def intrusion_cover(
         blob = comp == i
         if (blob & (board > 0)).any() and (blob & (near == 0)).any():
             arm[blob] = 1
-    if not arm.any():
-        return tuple(0.0 for _ in regions)
-    g = max(3, int(2 * margin * unit) | 1)
-    arm = np.asarray(cv2.dilate(arm, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (g, g))))
-    out = []
-    for poly in polys:
-        mask = np.zeros(arm.shape, np.uint8)
-        cv2.fillPoly(mask, [poly], 1)
-        area = float(mask.sum())
-        out.append(float((arm & mask).sum()) / area if area else 0.0)
-    return tuple(out)
+    if arm.any():
+        g = max(3, int(2 * margin * unit) | 1)
+        arm = np.asarray(cv2.dilate(arm, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (g, g))))
+    return np.asarray(arm, np.uint8), s
 
 
 def change_canvas(

@@ -15,6 +15,7 @@ from the one before, and that is a new position, not motion.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import cv2
@@ -150,12 +151,20 @@ def hand_cover(
     called covered, since a referee must not read a half-hidden pile.
     """
     arm, s = hand_mask(image_bgr, outline, width, margin)
+    return mask_cover(arm, s, outline.regions)
+
+
+def mask_cover(
+    mask: NDArray[np.uint8], scale: float, regions: Sequence[NDArray[np.float64]]
+) -> tuple[float, ...]:
+    """Share of each region (frame pixels) under ``mask`` (1), drawn ``scale`` times the
+    frame's size."""
     out = []
-    for poly in outline.regions:
-        mask = np.zeros(arm.shape, np.uint8)
-        cv2.fillPoly(mask, [np.rint(poly * s).astype(np.int32)], 1)
-        area = float(mask.sum())
-        out.append(float((arm & mask).sum()) / area if area else 0.0)
+    for poly in regions:
+        inside = np.zeros(mask.shape, np.uint8)
+        cv2.fillPoly(inside, [np.rint(np.asarray(poly) * scale).astype(np.int32)], 1)
+        area = float(inside.sum())
+        out.append(float((mask & inside).sum()) / area if area else 0.0)
     return tuple(out)
 
 

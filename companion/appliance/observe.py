@@ -42,8 +42,8 @@ from vision import (
     square_changes,
     thumbnail,
 )
-from vision.change import canvas_mask, intrusion_cover
-from vision.gate import hand_mask
+from vision.change import canvas_mask, intrusion_mask
+from vision.gate import hand_mask, mask_cover
 from vision.lens import undistort
 
 
@@ -160,9 +160,10 @@ class VisionObserver:
         skin_hidden = tuple(sq.hidden for sq in squares)
         # An arm the skin test missed (a terracotta or wooden floor is skin-coloured):
         # something changed that reaches onto the board from beyond it.
-        cover = intrusion_cover(
+        intruder = intrusion_mask(
             self._clear, image, outline.regions, outline.px_per_unit(), self.config.change
         )
+        cover = None if intruder is None else mask_cover(*intruder, outline.regions)
         self._hand_seen = partial or (
             cover is not None and max(cover) > self.config.change.intrusion_min
         )
@@ -178,14 +179,19 @@ class VisionObserver:
             reading = replace(reading, reason=reading.reason or "hand over the board")
         self._hidden = tuple(sq.hidden for sq in squares)
         self._canvas = change_canvas(image, outline, self.config.change)
-        # The squares the skin test hid are measured on their part clear of the arm; not
-        # where the change test saw more (an arm the skin test missed is not masked).
+        # Hidden squares are measured on their part clear of the arm: the skin test's
+        # arm, and the change test's where it hid more (an arm the skin test missed)
         self._masked = None
-        if reading.frame is not None and reading.frame.hand and self._hidden == skin_hidden:
-            arm, scale = hand_mask(
-                image, outline, self.config.gate.work_width, self.config.gate.hand_margin
+        arms = []
+        if reading.frame is not None and reading.frame.hand:
+            arms.append(
+                hand_mask(image, outline, self.config.gate.work_width, self.config.gate.hand_margin)
             )
-            self._masked = canvas_mask(arm, scale, outline, self.config.change.area_px)
+        if intruder is not None and self._hidden != skin_hidden:
+            arms.append(intruder)
+        for arm, scale in arms:
+            on = canvas_mask(arm, scale, outline, self.config.change.area_px)
+            self._masked = on if self._masked is None else np.maximum(self._masked, on)
         self._depth = outline.arc_depth
         self._pebbles = reading.pebbles
         self._last = Observation(

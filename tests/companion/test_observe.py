@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -9,6 +11,9 @@ from numpy.typing import NDArray
 
 from companion.appliance.observe import VisionObserver
 from device.ports import Frame
+from vision.config import GateConfig, VisionConfig
+from vision.gate import assess_frame, assess_hand
+from vision.locate import outline_from_corners
 from vision.synth import render_scene
 
 OPENING = [0, 5, 5, 5, 5, 5, 0, 5, 5, 5, 5, 5]
@@ -68,6 +73,27 @@ def test_a_square_an_arm_only_partly_hides_still_shows_its_change() -> None:
     clear = render_scene(counts, (1, 1), seed=31, ground="concrete")[0]
     arm = render_scene(counts, (1, 1), seed=31, ground="concrete", hand=True)[0]
     observer = VisionObserver(stills=True)
+    first = observer(frame(clear, 0))
+    assert first.reading is not None and not first.partial
+    observer.confirmed()
+    seen = observer(frame(arm, 1))
+    assert seen.partial and seen.hidden is not None and seen.areas is not None
+    hidden = [sq for sq, h in enumerate(seen.hidden) if h]
+    measured = [sq for sq in hidden if seen.areas[sq] is not None]
+    assert hidden == [4, 5] and measured == [5]
+    assert all(a < 0.25 for a in seen.areas if a is not None)
+
+
+def test_an_arm_only_the_change_test_finds_is_masked_too() -> None:
+    # a floor the skin test cannot use (here: the skin test off): the arm is the changed
+    # blob reaching in from beyond the board, and it masks the squares it partly hides
+    counts = [0, 4, 6, 5, 3, 5, 0, 2, 5, 7, 5, 4]
+    blind = replace(VisionConfig(), gate=replace(GateConfig(), skin_frac=1.0))
+    clear = render_scene(counts, (1, 1), seed=31, ground="concrete")[0]
+    arm, truth = render_scene(counts, (1, 1), seed=31, ground="concrete", hand=True)
+    board = outline_from_corners(np.array(truth["corners"]), truth["conditions"]["arc_depth"])
+    assert not assess_hand(assess_frame(arm), arm, board, blind.gate).hand  # skin test: none
+    observer = VisionObserver(blind, stills=True)
     first = observer(frame(clear, 0))
     assert first.reading is not None and not first.partial
     observer.confirmed()

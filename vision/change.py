@@ -25,7 +25,7 @@ from engine.board import NUM_SQUARES
 from vision import detect
 from vision.config import ChangeConfig
 from vision.count import rectify
-from vision.gate import mask_cover
+from vision.gate import grown
 from vision.geometry import FloatArray, region_polygons_board
 from vision.locate import Outline
 
@@ -136,26 +136,6 @@ def confirmed_reference(
     return np.where(keep > 0, reference, grey).astype(np.uint8)
 
 
-def intrusion_cover(
-    reference_bgr: NDArray[np.uint8] | None,
-    image_bgr: NDArray[np.uint8],
-    regions: Sequence[FloatArray],
-    px_per_square: float,
-    cfg: ChangeConfig | None = None,
-    *,
-    width: int = 320,
-    margin: float = 0.25,
-) -> tuple[float, ...] | None:
-    """Share of each region under something that reached onto the board from beyond it
-    (:func:`intrusion_mask`); None without a comparable reference."""
-    found = intrusion_mask(
-        reference_bgr, image_bgr, regions, px_per_square, cfg, width=width, margin=margin
-    )
-    if found is None:
-        return None
-    return mask_cover(*found, regions)
-
-
 def intrusion_mask(
     reference_bgr: NDArray[np.uint8] | None,
     image_bgr: NDArray[np.uint8],
@@ -204,10 +184,7 @@ def intrusion_mask(
         blob = comp == i
         if (blob & (board > 0)).any() and (blob & (near == 0)).any():
             arm[blob] = 1
-    if arm.any():
-        g = max(3, int(2 * margin * unit) | 1)
-        arm = np.asarray(cv2.dilate(arm, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (g, g))))
-    return np.asarray(arm, np.uint8), s
+    return grown(arm, margin * unit), s
 
 
 def change_canvas(
@@ -402,7 +379,7 @@ def _changed_mask(
     # per square and channel, the light of the frame against the reference's
     # (the median of the pixels' ratios: a square half in a shadow has no stable median)
     flat_now, flat_ref = now.reshape(-1, 3), ref.reshape(-1, 3)
-    flat_mask = masked.reshape(-1) if masked is not None and masked.shape == now.shape[:2] else None
+    flat_mask = masked.reshape(-1) if masked is not None else None
     gain = np.ones((256, 3), np.float32)  # row 0: off the board (label -1), a gain of 1
     for sq, where in enumerate(_square_samples(depth, cfg.area_px)):
         if flat_mask is not None and where.size:
@@ -486,12 +463,14 @@ def square_changes(
     labels = canvas_squares(round(depth, 3), cfg.area_px)
     if labels.shape != canvas.shape[:2]:
         return None
+    if masked is not None and masked.shape != labels.shape:
+        masked = None  # (a mask of another canvas says nothing here)
     changed = _changed_mask(reference, canvas, cfg, round(depth, 3), masked)
     inside = labels >= 0
     lab = labels[inside]
     pebble = np.pi / 4 * (cfg.pebble_share * cfg.area_px) ** 2
     clear = np.ones(NUM_SQUARES)
-    if masked is not None and masked.shape == labels.shape and masked.any():
+    if masked is not None:
         # (a few pixels more: the arm's edge is soft, and the range test reads neighbours)
         masked = np.asarray(cv2.dilate(masked, np.ones((5, 5), np.uint8)), np.uint8)
         free = masked[inside] == 0
@@ -510,7 +489,7 @@ def square_changes(
         cells = detect.region_cells(depth, px=_density_px(pebbles))
         same = cv2.resize((changed == 0).astype(np.float32), (w, h), interpolation=cv2.INTER_AREA)
         seen = np.ones((h, w), np.float32)
-        if masked is not None and masked.shape == labels.shape:
+        if masked is not None:
             # a density cell an arm touches says nothing of its pebbles
             hid = cv2.resize(masked.astype(np.float32), (w, h), interpolation=cv2.INTER_AREA)
             seen = (hid <= 0.0).astype(np.float32)

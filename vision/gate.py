@@ -134,11 +134,16 @@ def hand_mask(
     """The arm (1) grown by ``margin`` squares, on a copy ``width`` px wide, and that
     copy's scale: what :func:`hand_cover` measures the regions against."""
     arm, _, s = _arm_mask(image_bgr, outline, width)
-    if arm.any():
-        k = max(3, int(2 * margin * outline.px_per_unit() * s) | 1)
-        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-        arm = np.asarray(cv2.dilate(arm, disc), dtype=np.uint8)
-    return arm, s
+    return grown(arm, margin * outline.px_per_unit() * s), s
+
+
+def grown(mask: NDArray[np.uint8], by: float) -> NDArray[np.uint8]:
+    """``mask`` grown by ``by`` pixels all round (fingers, an arm's shadow)."""
+    if not mask.any():
+        return mask
+    k = max(3, int(2 * by) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    return np.asarray(cv2.dilate(mask, disc), dtype=np.uint8)
 
 
 def hand_cover(

@@ -157,38 +157,32 @@ class VisionObserver:
             return self._unread(reading.reason or "frame not usable")
         self._image = image
         squares = reading.squares
-        skin_hidden = tuple(sq.hidden for sq in squares)
         # An arm the skin test missed (a terracotta or wooden floor is skin-coloured):
         # something changed that reaches onto the board from beyond it.
         intruder = intrusion_mask(
             self._clear, image, outline.regions, outline.px_per_unit(), self.config.change
         )
+        limit = self.config.change.intrusion_min
         cover = None if intruder is None else mask_cover(*intruder, outline.regions)
-        self._hand_seen = partial or (
-            cover is not None and max(cover) > self.config.change.intrusion_min
-        )
-        if cover is not None and max(cover) > self.config.change.intrusion_min:
+        self._hand_seen = partial or (cover is not None and max(cover) > limit)
+        # the arms that hid squares: the skin test's, and the change test's where it hid more
+        arms = []
+        if intruder is not None and cover is not None and max(cover) > limit:
             if not self.stills:
                 return self._unread("hand over the board")
-            limit = self.config.change.intrusion_min
-            squares = tuple(
-                _hidden(sq) if c > limit and not sq.hidden else sq
-                for sq, c in zip(squares, cover, strict=True)
-            )
+            more = tuple(c > limit and not sq.hidden for sq, c in zip(squares, cover, strict=True))
+            squares = tuple(_hidden(sq) if m else sq for sq, m in zip(squares, more, strict=True))
+            if any(more):
+                arms.append(intruder)
             partial = True
             reading = replace(reading, reason=reading.reason or "hand over the board")
+        if reading.frame is not None and reading.frame.hand:
+            gate = self.config.gate
+            arms.append(hand_mask(image, outline, gate.work_width, gate.hand_margin))
         self._hidden = tuple(sq.hidden for sq in squares)
         self._canvas = change_canvas(image, outline, self.config.change)
-        # Hidden squares are measured on their part clear of the arm: the skin test's
-        # arm, and the change test's where it hid more (an arm the skin test missed)
+        # hidden squares are measured on their part clear of every arm
         self._masked = None
-        arms = []
-        if reading.frame is not None and reading.frame.hand:
-            arms.append(
-                hand_mask(image, outline, self.config.gate.work_width, self.config.gate.hand_margin)
-            )
-        if intruder is not None and self._hidden != skin_hidden:
-            arms.append(intruder)
         for arm, scale in arms:
             on = canvas_mask(arm, scale, outline, self.config.change.area_px)
             self._masked = on if self._masked is None else np.maximum(self._masked, on)

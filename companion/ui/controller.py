@@ -161,10 +161,8 @@ class TallyProgress:
     #: OK was pressed: the next frame the camera reads is the count
     counting: bool = False
     last: Tally | None = None
-    #: squares lit in this heap's counts so far: the players have laid them out
-    lit: frozenset[int] = frozenset()
-    #: the last count lit only squares laid out already (``TallyView.spread``)
-    spread: bool = False
+    #: squares lit in this heap's counts before the last: the players have laid them out
+    laid: frozenset[int] = frozenset()
     #: hand entry: pieces, big stones and the field being changed
     pieces: int = 0
     bigs: int = 0
@@ -515,7 +513,7 @@ class Controller:
         t = self.tally
         assert t is not None
         t.player, t.counting, t.last = player, False, None
-        t.lit, t.spread = frozenset(), False
+        t.laid = frozenset()
         if self.camera_tally:
             self.view = View.TALLY_GUIDE
         else:
@@ -550,9 +548,9 @@ class Controller:
         if squares is None:
             self.message = reason or "board not found"
             return
+        if t.last is not None:
+            t.laid |= frozenset(t.last.unsure)
         t.last = count_spread(squares, self.spread_model, outside=outside)
-        t.spread = bool(t.last.unsure) and set(t.last.unsure) <= t.lit
-        t.lit |= frozenset(t.last.unsure)
         t.counting = False
         self.view = View.TALLY_COUNT
 
@@ -962,7 +960,7 @@ class Controller:
                 last.low,
                 last.high,
                 last.unsure,
-                t.spread,
+                bool(last.unsure) and t.laid.issuperset(last.unsure),
             )
             return TallyCountScreen(t.player, view)
         if self.view == View.TALLY_ENTRY:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -66,13 +67,23 @@ def test_a_still_whose_board_is_not_found_is_still_a_photo_of_a_settled_scene() 
     assert not VisionObserver(stills=False)(frame(blank, 0)).still
 
 
-def test_a_square_an_arm_only_partly_hides_still_shows_its_change() -> None:
-    # the same pieces, then an arm over squares 4 and 5: 4 lies mostly under it, 5 only
-    # at its edge, so 5's clear part is measured (nothing moved: no change), 4 says nothing
-    counts = [0, 4, 6, 5, 3, 5, 0, 2, 5, 7, 5, 4]
-    clear = render_scene(counts, (1, 1), seed=31, ground="concrete")[0]
-    arm = render_scene(counts, (1, 1), seed=31, ground="concrete", hand=True)[0]
-    observer = VisionObserver(stills=True)
+#: the pieces of the arm scenes: the same before the arm and under it
+ARM_COUNTS = [0, 4, 6, 5, 3, 5, 0, 2, 5, 7, 5, 4]
+
+
+def _arm_scene() -> tuple[NDArray[np.uint8], NDArray[np.uint8], Any]:
+    """The board without an arm, the same board with an arm over squares 4 and 5 (4 lies
+    mostly under it, 5 only at its edge), and the board's outline."""
+    clear = render_scene(ARM_COUNTS, (1, 1), seed=31, ground="concrete")[0]
+    arm, truth = render_scene(ARM_COUNTS, (1, 1), seed=31, ground="concrete", hand=True)
+    board = outline_from_corners(np.array(truth["corners"]), truth["conditions"]["arc_depth"])
+    return clear, arm, board
+
+
+def _hidden_and_measured(observer: VisionObserver) -> tuple[list[int], list[int], list[float]]:
+    """The arm scene through ``observer`` (the clear frame confirmed first): the squares
+    the arm photo hid, those of them measured anyway, and every area measured."""
+    clear, arm, _ = _arm_scene()
     first = observer(frame(clear, 0))
     assert first.reading is not None and not first.partial
     observer.confirmed()
@@ -80,26 +91,22 @@ def test_a_square_an_arm_only_partly_hides_still_shows_its_change() -> None:
     assert seen.partial and seen.hidden is not None and seen.areas is not None
     hidden = [sq for sq, h in enumerate(seen.hidden) if h]
     measured = [sq for sq in hidden if seen.areas[sq] is not None]
+    return hidden, measured, [a for a in seen.areas if a is not None]
+
+
+def test_a_square_an_arm_only_partly_hides_still_shows_its_change() -> None:
+    # 5's clear part is measured (nothing moved: no change), 4 says nothing
+    hidden, measured, areas = _hidden_and_measured(VisionObserver(stills=True))
     assert hidden == [4, 5] and measured == [5]
-    assert all(a < 0.25 for a in seen.areas if a is not None)
+    assert all(a < 0.25 for a in areas)
 
 
 def test_an_arm_only_the_change_test_finds_is_masked_too() -> None:
     # a floor the skin test cannot use (here: the skin test off): the arm is the changed
     # blob reaching in from beyond the board, and it masks the squares it partly hides
-    counts = [0, 4, 6, 5, 3, 5, 0, 2, 5, 7, 5, 4]
     blind = replace(VisionConfig(), gate=replace(GateConfig(), skin_frac=1.0))
-    clear = render_scene(counts, (1, 1), seed=31, ground="concrete")[0]
-    arm, truth = render_scene(counts, (1, 1), seed=31, ground="concrete", hand=True)
-    board = outline_from_corners(np.array(truth["corners"]), truth["conditions"]["arc_depth"])
+    _, arm, board = _arm_scene()
     assert not assess_hand(assess_frame(arm), arm, board, blind.gate).hand  # skin test: none
-    observer = VisionObserver(blind, stills=True)
-    first = observer(frame(clear, 0))
-    assert first.reading is not None and not first.partial
-    observer.confirmed()
-    seen = observer(frame(arm, 1))
-    assert seen.partial and seen.hidden is not None and seen.areas is not None
-    hidden = [sq for sq, h in enumerate(seen.hidden) if h]
-    measured = [sq for sq in hidden if seen.areas[sq] is not None]
+    hidden, measured, areas = _hidden_and_measured(VisionObserver(blind, stills=True))
     assert hidden == [4, 5] and measured == [5]
-    assert all(a < 0.25 for a in seen.areas if a is not None)
+    assert all(a < 0.25 for a in areas)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,13 +13,14 @@ from vision.change import (
     changed_since,
     changed_squares,
     confirmed_reference,
-    intrusion_cover,
+    intrusion_mask,
     is_new_scene,
     scene_change,
     square_grey,
     thumbnail,
 )
 from vision.config import ChangeConfig, config_from_dict
+from vision.gate import mask_cover
 from vision.locate import outline_from_corners
 from vision.synth import render_scene
 
@@ -121,6 +123,14 @@ def _arm(
     cv2.line(out, (x, h), (x, y), colour, 30)
     cv2.circle(out, (x, y), 22, colour, -1)
     return out
+
+
+def intrusion_cover(
+    reference: np.ndarray | None, image: np.ndarray, regions: Any, unit: float
+) -> tuple[float, ...] | None:
+    """Share of each region under an intrusion (None without a reference)."""
+    found = intrusion_mask(reference, image, regions, unit)
+    return None if found is None else mask_cover(*found, regions)
 
 
 def test_an_arm_reaching_in_from_beyond_the_board_is_an_intrusion() -> None:

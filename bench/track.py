@@ -431,6 +431,9 @@ def main() -> int:
                 "decision_cpu_ms_median": _percentile(cpu_times, 0.5),
                 "decision_cpu_ms_p95": _percentile(cpu_times, 0.95),
                 "decision_cpu_ms_max": round(max(cpu_times, default=0.0), 1),
+                # the bound is per decision: how many frames went past it
+                "decisions": len(cpu_times),
+                "decisions_over_250_cpu_ms": sum(t > 250.0 for t in cpu_times),
                 "opening_cpu_ms_median": _percentile(opening_cpu, 0.5),
             }
         )

@@ -272,6 +272,10 @@ class ChangeScorer:
         if evidence.noise is not None:
             self.model = replace(self.model, sigma_base=evidence.noise)
         self._cache: dict[tuple[int, bool, int, bool], tuple[float, ...]] = {}
+        # ``stayed``'s per-square terms: the best kept and taken fates do not depend on
+        # the candidate, and a candidate's own count recurs across hundreds of them
+        self._stay: dict[int, tuple[float, float]] = {}
+        self._kept_fate: dict[tuple[int, int], float] = {}
 
     def quiet(self) -> frozenset[int]:
         """Squares whose area says "untouched" clearly (20 to 1 against one pebble added).
@@ -347,10 +351,17 @@ class ChangeScorer:
                 continue
             share = ev.kept[sq] if ev.kept is not None else None
             old = counts0[sq]
-            kept = [self.fate(area, share, False, old, old + k, False, s) for k in range(4)]
-            taken = [self.fate(area, share, True, old, m, False, s) for m in range(4)]
-            mine = self.fate(area, share, False, old, counts1[sq], False, s)
-            if max(kept) - max(taken) >= math.log(20.0) and mine >= max(kept) - math.log(20.0):
+            best = self._stay.get(sq)
+            if best is None:
+                kept = max(self.fate(area, share, False, old, old + k, False, s) for k in range(4))
+                taken = max(self.fate(area, share, True, old, m, False, s) for m in range(4))
+                best = self._stay[sq] = (kept, taken)
+            mine = self._kept_fate.get((sq, counts1[sq]))
+            if mine is None:
+                mine = self.fate(area, share, False, old, counts1[sq], False, s)
+                self._kept_fate[sq, counts1[sq]] = mine
+            kept, taken = best
+            if kept - taken >= math.log(20.0) and mine >= kept - math.log(20.0):
                 out.add(sq)
         return frozenset(out)
 

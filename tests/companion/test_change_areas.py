@@ -169,3 +169,28 @@ def test_a_fate_weighed_at_every_scale_at_once_is_each_scale_weighed_alone(clear
             if share is not None:
                 alone += MODEL.kept_loglik(share, cleared, 0 if cleared else 1, scale)
             assert got == pytest.approx(alone, abs=1e-12)
+
+
+def test_what_stayed_is_the_same_whichever_boards_the_scorer_weighed_before() -> None:
+    """``stayed`` keeps per-square terms between candidates (reconcile asks it about
+    hundreds): each board's answer must be the one a fresh scorer gives it."""
+    before = board_of(START)
+    # squares 1-2 show a pebble dropped on a pile that stayed, 3 a pile taken away, the
+    # rest nothing
+    areas = (0.0, 1.3, 1.2, 6.5, *(0.0,) * 8)
+    kept = (1.0, 0.98, 0.97, 0.1, *(1.0,) * 8)
+    evidence = ChangeEvidence(areas, kept=kept)
+    counts = before[0]
+    boards = [
+        ((counts[0], counts[1] + 1, counts[2] + 1, 0, *counts[4:]), before[1]),
+        ((counts[0], counts[1] + 3, counts[2], 1, *counts[4:]), before[1]),
+        ((counts[0], counts[1] + 1, counts[2] + 1, counts[3] + 1, *counts[4:]), before[1]),
+    ]
+    fresh = [ChangeScorer(evidence, before).stayed(b, frozenset({3})) for b in boards]
+    shared = ChangeScorer(evidence, before)
+    for order in (boards, boards[::-1]):
+        got = {b: shared.stayed(b, frozenset({3})) for b in order}
+        assert [got[b] for b in boards] == fresh
+    assert {1, 2} <= fresh[0]  # a drop on a pile the camera saw stay
+    assert 1 not in fresh[1]  # three dropped where the area shows one: not as likely
+    assert 3 not in fresh[0]  # a square the move cleared is never "stayed"

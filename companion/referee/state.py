@@ -87,6 +87,8 @@ class RefereeState(enum.StrEnum):
 
 
 STATES = tuple(s.value for s in RefereeState)
+#: verdicts a referee keeps by their input (``Referee._reconciled``): one frame's few
+VERDICTS_KEPT = 8
 
 
 class JournalLike(Protocol):
@@ -311,6 +313,10 @@ class Referee:
         #: clear photos in a row judged to show a move half made (``moving``)
         self._paused_stills = 0
         self._stale_after_trust: frozenset[int] = frozenset()
+        #: the last few verdicts by reconcile's whole input: while the side is open a frame
+        #: is judged on a copy the way it is then judged for real (``weigh``), and reconcile
+        #: is pure, so the second judgment reuses the first (shared with the copies)
+        self._verdicts: dict[tuple[object, ...], Verdict] = {}
         #: per SHARPNESS, how well it explains the boards trusted so far (sharpness_scores)
         self._sharp_scores = [0.0] * len(SHARPNESS)
         #: how far the counter read each pile of the last trusted board (pile_offsets)
@@ -601,12 +607,14 @@ class Referee:
         scene the counter cannot see (``blind``), the changed areas' evidence alone.
         ``half_turn``: as seen from the other side of the board (:func:`half_turned`)."""
         blind = self.blind  # (both ways are weighed alike, whatever a probe learns)
-        journal, clock = self.journal, self.clock
+        journal, clock, verdicts = self.journal, self.clock, self._verdicts
         self.journal = self.clock = None
+        self._verdicts = {}
         try:
             probe = copy.deepcopy(self)
         finally:
-            self.journal, self.clock = journal, clock
+            self.journal, self.clock, self._verdicts = journal, clock, verdicts
+        probe._verdicts = verdicts  # (a verdict depends on its input alone)
         if half_turn:
             probe.turn_half()
             observation = half_turned(observation)
@@ -811,12 +819,8 @@ class Referee:
             )
             for p in (glimpsed if plies > 1 else ())
         )
-        verdict = reconcile(
-            self.position,
+        verdict = self._reconciled(
             stones_gone(reading, before),
-            self.rules,
-            current=self.owed,
-            config=self.config.reconcile,
             plies=plies,
             earlier=glimpses,
             kept=None if kept is None else stones_gone(kept, before),
@@ -980,6 +984,49 @@ class Referee:
         self.pending = verdict
         self.state = RefereeState.DISPUTE
         return Report(RefereeState.DISPUTE, verdict.detail, verdict=verdict)
+
+    def _reconciled(
+        self,
+        reading: Sequence[SquareEvidence],
+        *,
+        plies: int,
+        earlier: tuple[Glimpse, ...],
+        kept: Sequence[SquareEvidence] | None,
+        still: bool,
+        change: ChangeEvidence | None,
+    ) -> Verdict:
+        """:func:`reconcile` from the position now, or its verdict on the same input
+        already worked out (``_verdicts``)."""
+        key = (
+            self.position,
+            tuple(reading),
+            self.rules,
+            self.owed,
+            self.config.reconcile,
+            plies,
+            earlier,
+            None if kept is None else tuple(kept),
+            still,
+            change,
+        )
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = reconcile(
+                self.position,
+                reading,
+                self.rules,
+                current=self.owed,
+                config=self.config.reconcile,
+                plies=plies,
+                earlier=earlier,
+                kept=kept,
+                still=still,
+                change=change,
+            )
+            if len(self._verdicts) >= VERDICTS_KEPT:
+                self._verdicts.clear()
+            self._verdicts[key] = verdict
+        return verdict
 
     def _proven_by_change(self, verdict: Verdict) -> Verdict | None:
         """A move accepted on a scene the counter cannot see, if its changed areas

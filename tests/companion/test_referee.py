@@ -478,6 +478,43 @@ def test_weighing_a_frame_changes_nothing() -> None:
     assert [str(a.move) for a in ref.see(shown).accepted] == ["2+"]
 
 
+def test_a_frame_weighed_then_judged_is_reconciled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the side is open a frame is weighed on a copy, then judged for real on
+    the same input: the verdict is reused (reconcile is pure), never stale."""
+    import companion.referee.state as state
+
+    calls: list[int] = []
+    real = state.reconcile
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs["plies"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(state, "reconcile", counted)
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    after = play(start, "2+").position
+    shown = Observation(reading(after.board, after.big), still=True)
+    before = len(calls)
+    assert ref.weigh(shown) is not None and ref.weigh(shown, half_turn=True) is not None
+    weighed = len(calls) - before
+    assert weighed == 2  # each side once
+    report = ref.see(shown)
+    assert len(calls) - before == weighed  # the copy's judgment of this side, reused
+    assert [str(a.move) for a in report.accepted] == ["2+"]
+    fresh = Referee()
+    fresh.observe(reading(start.board, start.big), still=True)
+    assert fresh.see(shown).verdict == report.verdict
+    # the next frame is a new input: judged afresh, from the position after 2+
+    again = play(after, "7+").position
+    assert [
+        str(a.move)
+        for a in ref.see(Observation(reading(again.board, again.big), still=True)).accepted
+    ] == ["7+"]
+    assert len(calls) - before > weighed
+
+
 def test_a_blind_scene_is_weighed_by_where_its_squares_changed() -> None:
     """The counts of a scene the counter cannot see are no witness (here they even
     read the board turned); where its squares changed is."""

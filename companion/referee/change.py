@@ -365,7 +365,10 @@ class ChangeScorer:
                 out.add(sq)
         return frozenset(out)
 
-    def __call__(self, board: Board, cleared: frozenset[int]) -> float:
+    def __call__(
+        self, board: Board, cleared: frozenset[int], skip: frozenset[int] = frozenset()
+    ) -> float:
+        """The areas' log-likelihood under ``board``, the squares in ``skip`` left out."""
         ev = self.evidence
         counts0, big0 = self.before
         counts1, big1 = board
@@ -373,7 +376,7 @@ class ChangeScorer:
         cache, before_gone = self._cache, self.gone
         rows = []
         for sq, area in enumerate(ev.areas):
-            if area is None:
+            if area is None or sq in skip:
                 continue
             gone = sq % side == 0 and big0[sq // side] > big1[sq // side]
             now = counts1[sq]

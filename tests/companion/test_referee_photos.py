@@ -7,8 +7,8 @@ from companion.commands.track import _move_lines, _Players
 from companion.referee import Observation, Referee
 from companion.referee.change import ChangeEvidence, ChangeModel, square_units
 from companion.referee.reconcile import (
-    Glimpse,
     Evidence,
+    Glimpse,
     VerdictKind,
     board_of,
     cleared_squares,

@@ -310,6 +310,21 @@ class _Scorer:
                 outliers += 1
         return total, outliers
 
+    def loglik_without(self, board: Board, skip: Collection[int]) -> float:
+        """The log-likelihood over the squares not in ``skip`` (a mandarin's big stone
+        with its square), for a reading with no ``kept`` tables (a glimpse's)."""
+        counts, big = board
+        total = 0.0
+        for m, (stones, stone) in enumerate(zip(self.big, big, strict=True)):
+            if m * SIDE not in skip:
+                total += stones[stone]
+        floor = self.floor
+        for sq, n in enumerate(counts):
+            if sq not in skip:
+                table = self.tables[sq]
+                total += table[n] if 0 <= n < len(table) else floor
+        return total
+
     def fit_without(
         self, board: Board, cleared: frozenset[int], skip: Collection[int]
     ) -> tuple[float, int]:
@@ -547,7 +562,7 @@ class Glimpse:
 class _Witness:
     """How well one :class:`Glimpse` shows a board (counts and changed areas), cached.
 
-    Given the frame being judged (``final``, ``final_areas``), a square that no move
+    Given the frame being judged (``final``: its reading and its areas), a square that no move
     changes between the glimpse and that frame holds the same pile in both photos, and
     the same camera reads it the same way, errors included: two readings of it are one
     witness, not two. There the glimpse gives the same term whatever the candidate (its
@@ -560,8 +575,7 @@ class _Witness:
         glimpse: Glimpse,
         start: Board,
         cfg: ReconcileConfig,
-        final: Sequence[SquareEvidence] | None = None,
-        final_areas: Sequence[float | None] | None = None,
+        final: tuple[Sequence[SquareEvidence], Sequence[float | None]] | None = None,
     ) -> None:
         self.counts = _Scorer(glimpse.reading, cfg.floor, cfg.min_square)
         ch = glimpse.change
@@ -570,10 +584,11 @@ class _Witness:
         #: per square, the glimpse's term when it shows the frame's very pile (None: it
         #: is not shown twice, so the glimpse weighs in as it is)
         self.same: tuple[float | None, ...] = ()
-        if final is not None and final_areas is not None and len(final) == len(glimpse.reading):
+        if final is not None and len(final[0]) == len(glimpse.reading):
+            reading, areas = final
             self.same = tuple(
-                self._same(sq, glimpse, final[sq], final_areas[sq], cfg.floor)
-                for sq in range(len(final))
+                self._same(sq, glimpse, reading[sq], areas[sq], cfg.floor)
+                for sq in range(len(reading))
             )
 
     def _same(
@@ -624,28 +639,12 @@ class _Witness:
         key = (board, gone, shared)
         value = self._cache.get(key)
         if value is None:
-            if shared:
-                value = self._own(board, shared) + sum(self.same[sq] or 0.0 for sq in shared)
-            else:
-                value = self.counts(board, gone)[0]
+            value = self.counts.loglik_without(board, shared)
+            value += sum(self.same[sq] or 0.0 for sq in shared)
             if self.changes is not None:
                 value += self.changes(board, gone, shared)
             self._cache[key] = value
         return value
-
-    def _own(self, board: Board, shared: frozenset[int]) -> float:
-        """The glimpse's count log-likelihood of ``board`` over the squares not shared."""
-        counts, big = board
-        sc = self.counts
-        total = 0.0
-        for sq, n in enumerate(counts):
-            if sq in shared:
-                continue
-            table = sc.tables[sq]
-            total += table[n] if 0 <= n < len(table) else sc.floor
-            if sq % SIDE == 0:
-                total += sc.big[sq // SIDE][big[sq // SIDE]]
-        return total
 
 
 def _changed(board: Board, gone: frozenset[int], cand: Candidate) -> frozenset[int]:
@@ -740,17 +739,8 @@ def reconcile(
     # between them; with two or more (runs of three moves) each is still weighed whole:
     # pooled, those runs lost what the photos ruled out (session 33: 7 wrong moves on the
     # referee's generated games against 0), for reasons not yet found.
-    pooled = len(earlier) == 1 and change is not None
-    witnesses = [
-        _Witness(
-            g,
-            start_board,
-            cfg,
-            seen_now if pooled else None,
-            change.areas if pooled and change else None,
-        )
-        for g in earlier
-    ]
+    pooled = (seen_now, change.areas) if len(earlier) == 1 and change is not None else None
+    witnesses = [_Witness(g, start_board, cfg, pooled) for g in earlier]
 
     seen = map_board(reading)
     priors = {
@@ -922,8 +912,7 @@ def reconcile(
         several = bool(best.follows)
         by_move: dict[Move, float] = {}
         fitting: set[Move] = set()
-        for key in ranked_keys:
-            _, cand, _t = max(groups[key], key=lambda item: item[0])
+        for key, cand in zip(ranked_keys, ranked, strict=True):
             if cand.move is None or (cand.follows and not several):
                 continue
             by_move[cand.move] = by_move.get(cand.move, 0.0) + weights[key] / total
@@ -941,8 +930,7 @@ def reconcile(
         # several) the board could have come about: otherwise ask how the move went.
         lawfully: dict[Move, float] = {}
         run = False
-        for key in ranked_keys:
-            _, cand, _t = max(groups[key], key=lambda item: item[0])
+        for key, cand in zip(ranked_keys, ranked, strict=True):
             if cand.kind == "move" and cand.move is not None and fits(cand):
                 lawfully[cand.move] = lawfully.get(cand.move, 0.0) + weights[key] / total
                 run = run or bool(cand.follows)

@@ -14,7 +14,7 @@ from companion.referee.change import ChangeModel, square_units
 from companion.referee.evidence import tally
 from companion.referee.reconcile import Evidence, board_of, cleared_squares
 from companion.referee.records import RecordWriter
-from engine import Game, IllegalMoveError, Position, Rules, play
+from engine import Game, IllegalMoveError, Position, Rules, legal_moves, play
 
 
 class ListJournal(RecordWriter):
@@ -513,6 +513,42 @@ def test_a_frame_weighed_then_judged_is_reconciled_once(monkeypatch: pytest.Monk
         for a in ref.see(Observation(reading(again.board, again.big), still=True)).accepted
     ] == ["7+"]
     assert len(calls) - before > weighed
+
+
+def test_a_full_store_of_verdicts_forgets_only_its_oldest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame judged both ways round, then again from the side taken, asks for its
+    first verdicts last: a full store drops its oldest verdict, never all of them."""
+    import companion.referee.state as state
+
+    calls: list[int] = []
+    real = state.reconcile
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs["plies"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(state, "reconcile", counted)
+    ref = Referee()
+    start = Position.initial()
+    inputs = [
+        (reading(*board_of(play(start, move).position)), plies)
+        for move in legal_moves(start)
+        for plies in (1, 2)
+    ]
+    assert len(inputs) > state.VERDICTS_KEPT
+
+    def judge(k: int) -> None:
+        shown, plies = inputs[k]
+        ref._reconciled(shown, plies=plies, earlier=(), kept=None, still=True, change=None)
+
+    for k in range(state.VERDICTS_KEPT + 1):
+        judge(k)
+    assert len(calls) == state.VERDICTS_KEPT + 1
+    judge(1)  # still kept: no new call
+    judge(state.VERDICTS_KEPT)
+    assert len(calls) == state.VERDICTS_KEPT + 1
+    judge(0)  # the oldest went
+    assert len(calls) == state.VERDICTS_KEPT + 2
 
 
 def test_a_blind_scene_is_weighed_by_where_its_squares_changed() -> None:

@@ -15,7 +15,7 @@ from vision.geometry import (
     shape_error,
     template_with_tangents,
 )
-from vision.locate import Fix, Locator, locate_board, ridge_map, support
+from vision.locate import Fix, Locator, locate_board, outline_from_corners, ridge_map, support
 from vision.locate.evidence import BINS
 from vision.locate.scoring import normal_channels, prescreen, sample, sample_free
 
@@ -157,6 +157,49 @@ def test_locate_says_how_each_outline_came_about() -> None:
     lost = loc.locate(blank)
     assert lost.fix is Fix.LOST and lost.outline is None and not loc.moved
     assert loc.outline is shifted.outline  # kept: verified again on the next frame
+
+
+def test_a_board_half_hidden_stands_unless_a_fit_elsewhere_holds_clearly_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An arm across faint lines takes the board's chalk under the verification bar; the
+    search then finds nothing, or fits the arm's straight edges somewhere else. Either
+    way the board stands where it was (a generated game read the empty ground such a fit
+    framed as a game swept bare, and lost the arm's photo when nothing was found); a
+    bumped camera's fit, which holds the chalk the board lost, still moves it."""
+    import vision.locate.verify as verify
+
+    image, _ = scene(100, **CASES[0])
+    loc = Locator(VisionConfig(), np.random.default_rng(1))
+    first = loc.locate(np.array(image))
+    assert first.outline is not None
+    board = first.outline
+    # ground over much of the board (a round blot: no straight edge of its own)
+    covered = np.array(image)
+    centre = board.corners.mean(axis=0)
+    radius = 0.45 * float(np.linalg.norm(board.corners[1] - board.corners[0]))
+    blot = np.zeros(covered.shape[:2], np.uint8)
+    cv2.circle(blot, (int(centre[0]), int(centre[1])), int(radius), 1, -1)
+    ground = np.median(covered.reshape(-1, 3), axis=0)
+    noise = np.random.default_rng(5).normal(ground, 6.0, covered.shape)
+    covered[blot > 0] = noise.clip(0, 255).astype(np.uint8)[blot > 0]
+    faded = support(covered, board) / loc.reference_quality
+    assert verify.HIDDEN_SHARE < faded < 0.6
+
+    def nothing(*args: object, **kwargs: object) -> None:
+        raise BoardNotFoundError("no chalk outline shaped like a board")
+
+    monkeypatch.setattr(verify, "locate_board", nothing)
+    hidden = loc.locate(covered)
+    assert hidden.fix is Fix.HIDDEN and hidden.outline is board
+    elsewhere = outline_from_corners(board.corners + np.array([120.0, 35.0]), 0.95, 0.5)
+    monkeypatch.setattr(verify, "locate_board", lambda *args, **kwargs: elsewhere)
+    hidden = loc.locate(covered)
+    assert hidden.fix is Fix.HIDDEN and not hidden.moved and hidden.outline is board
+    assert loc.locate(np.array(image)).fix is Fix.VERIFIED  # the arm gone, the board stands
+    monkeypatch.undo()
+    bumped = np.roll(np.array(image), (35, 120), axis=(0, 1))
+    assert loc.locate(bumped).fix is Fix.MOVED
 
 
 def test_locator_falls_back_on_manual_corners() -> None:

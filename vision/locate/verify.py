@@ -23,8 +23,20 @@ from vision.locate.ridges import downscale, ridge_map
 from vision.locate.scoring import scores
 from vision.locate.search import locate_board
 
-#: A new fit whose corners moved by more than this share of a square is a moved board.
+#: A new fit whose corners moved by more than this share of a square is a moved board ...
 MOVED_SHARE = 0.05
+#: ... when it holds more chalk in that frame than the last outline does by at least this
+#: share of the last outline's support when it was found. An arm or a hard shadow across
+#: faint lines also takes the last outline under ``verify_drop``, and may lend a wrong fit
+#: its straight edges: in a generated game (pebbles on asphalt, an arm across the board) a
+#: fit over half the board held 0.087 where the board held 0.07 (0.123 when found), and
+#: its empty squares read as a game swept bare. A bumped camera's new fit gains 0.7-1.2.
+MOVED_GAIN = 0.4
+#: The last outline stands, hidden in part, while it holds at least this share of the
+#: support it had when found (and no fit elsewhere holds clearly more): the frame is read
+#: there, an arm's photo like any other, where "board not found" lost it (the same game:
+#: an arm over the board after 5+, the next photo asked about two moves at once).
+HIDDEN_SHARE = 0.4
 
 
 def support(
@@ -46,6 +58,7 @@ class Fix(enum.Enum):
     VERIFIED = "verified"  # the last outline still has its chalk: kept, no search
     FOUND = "found"  # a full search found the board (first frame, or where it was)
     MOVED = "moved"  # a full search found it elsewhere: camera bumped or board redrawn
+    HIDDEN = "hidden"  # its chalk faded here, no fit elsewhere holds clearly more: kept
     MANUAL = "manual"  # no fit; the configured manual corners stand in
     LOST = "lost"  # no board in this frame (hidden, out of view, not yet found)
 
@@ -70,7 +83,9 @@ class Locator:
     ``locate`` takes one frame and says where the board is and how that was
     found (:class:`Located`); ``update`` is the same returning only the
     outline. ``moved`` is True after the frame whose fit differs from the
-    last one. After a LOST frame the old outline is kept and verified again
+    last one and holds clearly more chalk. A frame where the outline lost its
+    chalk but kept a fair share of it is HIDDEN: the outline stands and the frame
+    is read there. After a LOST frame the old outline is kept and verified again
     next time (a hand over the board or a passing shadow usually goes away).
     """
 
@@ -113,16 +128,25 @@ class Locator:
             self.last_support = support(image_bgr, self.outline, cfg)
             if self.last_support >= cfg.verify_drop * self.reference_quality:
                 return Located(self.outline, Fix.VERIFIED, self.last_support)
+        # the board where it was with something over it, if it still holds enough chalk
+        hidden = self.outline is not None and (
+            self.last_support >= HIDDEN_SHARE * self.reference_quality
+        )
         try:
             new = locate_board(image_bgr, cfg, self.rng)
         except BoardNotFoundError:
+            if hidden:
+                return Located(self.outline, Fix.HIDDEN, self.last_support)
             return Located(None, Fix.LOST, self.last_support)
         fix = Fix.FOUND
+        held = support(image_bgr, new, cfg)
         if self.outline is not None:
             shift = float(np.max(np.linalg.norm(new.corners - self.outline.corners, axis=1)))
             if shift > MOVED_SHARE * self.outline.px_per_unit():
+                if hidden and held - self.last_support < MOVED_GAIN * self.reference_quality:
+                    return Located(self.outline, Fix.HIDDEN, self.last_support)
                 fix = Fix.MOVED
         self.outline = new
-        self.reference_quality = support(image_bgr, new, cfg)
-        self.last_support = self.reference_quality
-        return Located(new, fix, self.last_support)
+        self.reference_quality = held
+        self.last_support = held
+        return Located(new, fix, held)

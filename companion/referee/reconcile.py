@@ -591,7 +591,7 @@ class _Witness:
                 for sq in range(len(reading))
             )
         #: the squares it may share with the frame judged, as bits
-        self._poolable = sum(1 << sq for sq, v in enumerate(self.same) if v is not None)
+        self.poolable = sum(1 << sq for sq, v in enumerate(self.same) if v is not None)
 
     def _same(
         self,
@@ -629,7 +629,7 @@ class _Witness:
         """The glimpse's log-likelihood of ``board`` (the squares ``gone`` since the
         trusted board); ``changed``: the squares moves change between the glimpse and
         the frame judged, as bits (``_changed``); the rest it shares with that frame."""
-        shared = self._poolable & ~changed
+        shared = self.poolable & ~changed
         key = (board, gone, shared)
         value = self._cache.get(key)
         if value is None:
@@ -671,11 +671,15 @@ def _glimpsed(witnesses: Sequence[_Witness], start: Board, cand: Candidate) -> f
     by move. The best such alignment counts (where the moves outnumber the
     frames, any order-keeping one).
     """
+    # (what changed after each board matters only to a witness that pools with the frame:
+    # runs of three moves, the slowest frames, have none)
+    pools = any(w.poolable for w in witnesses)
     if cand.move is None:  # unchanged, or the refill: the frames showed the trusted board
-        return sum(w(start, frozenset(), _changed(start, frozenset(), cand)) for w in witnesses)
+        nothing = _changed(start, frozenset(), cand) if pools else 0
+        return sum(w(start, frozenset(), nothing) for w in witnesses)
     ways = [(start, frozenset[int]()), *cand.path, (cand.board, cand.cleared)]
     k = len(ways) - 1
-    since = [_changed(board, gone, cand) for board, gone in ways]
+    since = [_changed(board, gone, cand) if pools else 0 for board, gone in ways]
     step = 1 if k <= len(witnesses) + 1 else k
     best = {0: 0.0}
     for w in witnesses:

@@ -14,6 +14,7 @@ from companion.referee.change import ChangeModel, square_units
 from companion.referee.evidence import tally
 from companion.referee.reconcile import Evidence, board_of, cleared_squares
 from companion.referee.records import RecordWriter
+from companion.referee.state import VERDICTS_KEPT
 from engine import Game, IllegalMoveError, Position, Rules, legal_moves, play
 
 
@@ -478,9 +479,8 @@ def test_weighing_a_frame_changes_nothing() -> None:
     assert [str(a.move) for a in ref.see(shown).accepted] == ["2+"]
 
 
-def test_a_frame_weighed_then_judged_is_reconciled_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """While the side is open a frame is weighed on a copy, then judged for real on
-    the same input: the verdict is reused (reconcile is pure), never stale."""
+def _counted_reconciles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The plies of every call the referee makes to ``reconcile`` from now on."""
     import companion.referee.state as state
 
     calls: list[int] = []
@@ -491,6 +491,13 @@ def test_a_frame_weighed_then_judged_is_reconciled_once(monkeypatch: pytest.Monk
         return real(*args, **kwargs)
 
     monkeypatch.setattr(state, "reconcile", counted)
+    return calls
+
+
+def test_a_frame_weighed_then_judged_is_reconciled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the side is open a frame is weighed on a copy, then judged for real on
+    the same input: the verdict is reused (reconcile is pure), never stale."""
+    calls = _counted_reconciles(monkeypatch)
     ref = Referee()
     start = Position.initial()
     ref.observe(reading(start.board, start.big), still=True)
@@ -518,16 +525,7 @@ def test_a_frame_weighed_then_judged_is_reconciled_once(monkeypatch: pytest.Monk
 def test_a_full_store_of_verdicts_forgets_only_its_oldest(monkeypatch: pytest.MonkeyPatch) -> None:
     """A frame judged both ways round, then again from the side taken, asks for its
     first verdicts last: a full store drops its oldest verdict, never all of them."""
-    import companion.referee.state as state
-
-    calls: list[int] = []
-    real = state.reconcile
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(kwargs["plies"])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(state, "reconcile", counted)
+    calls = _counted_reconciles(monkeypatch)
     ref = Referee()
     start = Position.initial()
     inputs = [
@@ -535,20 +533,20 @@ def test_a_full_store_of_verdicts_forgets_only_its_oldest(monkeypatch: pytest.Mo
         for move in legal_moves(start)
         for plies in (1, 2)
     ]
-    assert len(inputs) > state.VERDICTS_KEPT
+    assert len(inputs) > VERDICTS_KEPT
 
     def judge(k: int) -> None:
         shown, plies = inputs[k]
         ref._reconciled(shown, plies=plies, earlier=(), kept=None, still=True, change=None)
 
-    for k in range(state.VERDICTS_KEPT + 1):
+    for k in range(VERDICTS_KEPT + 1):
         judge(k)
-    assert len(calls) == state.VERDICTS_KEPT + 1
+    assert len(calls) == VERDICTS_KEPT + 1
     judge(1)  # still kept: no new call
-    judge(state.VERDICTS_KEPT)
-    assert len(calls) == state.VERDICTS_KEPT + 1
+    judge(VERDICTS_KEPT)
+    assert len(calls) == VERDICTS_KEPT + 1
     judge(0)  # the oldest went
-    assert len(calls) == state.VERDICTS_KEPT + 2
+    assert len(calls) == VERDICTS_KEPT + 2
 
 
 def test_a_blind_scene_is_weighed_by_where_its_squares_changed() -> None:

@@ -109,6 +109,21 @@ class ChangeModel:
         seen = math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / (sd * max(inside, 1e-6))
         return math.log((1.0 - self.kept_wild) * seen + self.kept_wild)
 
+    def loglik_again(self, area: float, mean: float) -> float:
+        """log p(area | the same pile's area in a later photo, less what was dropped on
+        it since: ``mean``). No change can be missed here (the later photo saw it), but
+        either photo may still be wild."""
+        total = (1.0 - self.wild) * self._seen(area, mean) + self.wild / self.wild_area
+        return math.log(max(total, self.floor))
+
+    def kept_again(self, kept: float, later: float) -> float:
+        """log p(kept share | the same pile's in a later photo): about the same, with
+        both photos' spread."""
+        sd = 2.0 * self.kept_sd
+        z = (kept - min(1.0, later)) / sd
+        seen = math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / sd
+        return math.log((1.0 - self.kept_wild) * seen + self.kept_wild)
+
     def loglik(self, area: float, expected: float, scale: float) -> float:
         """log p(area | expected units), at ``scale`` pebble areas per unit.
 
@@ -276,6 +291,7 @@ class ChangeScorer:
         # the candidate, and a candidate's own count recurs across hundreds of them
         self._stay: dict[int, tuple[float, float]] = {}
         self._kept_fate: dict[tuple[int, int], float] = {}
+        self._later: dict[tuple[int, float, float | None, int], tuple[float, ...]] = {}
 
     def quiet(self) -> frozenset[int]:
         """Squares whose area says "untouched" clearly (20 to 1 against one pebble added).
@@ -365,10 +381,36 @@ class ChangeScorer:
                 out.add(sq)
         return frozenset(out)
 
+    def given_later(
+        self, sq: int, later: float, later_kept: float | None, added: int
+    ) -> tuple[float, ...]:
+        """Square ``sq``'s row (per scale) given a later photo of the same pile with
+        ``added`` pieces dropped on it since: this photo's area is the later one's less
+        what those pieces show, its kept share about the later one's."""
+        key = (sq, later, later_kept, added)
+        row = self._later.get(key)
+        if row is None:
+            area = self.evidence.areas[sq] or 0.0
+            share = self.evidence.kept[sq] if self.evidence.kept is not None else None
+            model = self.model
+            out = []
+            for s in self.scales:
+                value = model.loglik_again(area, max(0.0, later - s * model.added * added))
+                if share is not None and later_kept is not None:
+                    value += model.kept_again(share, later_kept)
+                out.append(value)
+            row = self._later[key] = tuple(out)
+        return row
+
     def __call__(
-        self, board: Board, cleared: frozenset[int], skip: frozenset[int] = frozenset()
+        self,
+        board: Board,
+        cleared: frozenset[int],
+        skip: frozenset[int] = frozenset(),
+        given: dict[int, tuple[float, ...]] | None = None,
     ) -> float:
-        """The areas' log-likelihood under ``board``, the squares in ``skip`` left out."""
+        """The areas' log-likelihood under ``board``, the squares in ``skip`` left out,
+        those in ``given`` scored by the rows given."""
         ev = self.evidence
         counts0, big0 = self.before
         counts1, big1 = board
@@ -377,6 +419,9 @@ class ChangeScorer:
         rows = []
         for sq, area in enumerate(ev.areas):
             if area is None or sq in skip:
+                continue
+            if given is not None and sq in given:
+                rows.append(given[sq])
                 continue
             gone = sq % side == 0 and big0[sq // side] > big1[sq // side]
             now = counts1[sq]

@@ -576,11 +576,19 @@ class _Witness:
         start: Board,
         cfg: ReconcileConfig,
         final: tuple[Sequence[SquareEvidence], Sequence[float | None]] | None = None,
+        measured: Sequence[float | None] = (),
+        measured_kept: Sequence[float | None] | None = None,
     ) -> None:
+        """``final``: the frame judged, to pool with (its reading and areas); ``measured``:
+        its changed areas (None where it has none)."""
         self.counts = _Scorer(glimpse.reading, cfg.floor, cfg.min_square)
         ch = glimpse.change
         self.changes = ChangeScorer(ch, ch.reference or start, ch.gone) if ch else None
-        self._cache: dict[tuple[Board, frozenset[int], int], float] = {}
+        self._cache: dict[tuple[Board, frozenset[int], int, int, tuple[int, ...]], float] = {}
+        #: squares whose change since the reference the frame judged measures too
+        self.measured = sum(1 << sq for sq, a in enumerate(measured) if a is not None)
+        self._later = tuple(measured)
+        self._later_kept = tuple(measured_kept) if measured_kept is not None else None
         #: per square, the glimpse's term when it shows the frame's very pile (None: it
         #: is not shown twice, so the glimpse weighs in as it is)
         self.same: tuple[float | None, ...] = ()
@@ -625,40 +633,71 @@ class _Witness:
         value += self.changes.model.loglik(ch.areas[sq] or 0.0, area, 1.0)
         return value
 
-    def __call__(self, board: Board, gone: frozenset[int], changed: int = 0) -> float:
+    def __call__(
+        self,
+        board: Board,
+        gone: frozenset[int],
+        since: tuple[int, int] = (0, 0),
+        final: tuple[int, ...] = (),
+    ) -> float:
         """The glimpse's log-likelihood of ``board`` (the squares ``gone`` since the
-        trusted board); ``changed``: the squares moves change between the glimpse and
-        the frame judged, as bits (``_changed``); the rest it shares with that frame."""
+        trusted board); ``since``: the squares moves change between the glimpse and
+        the frame judged, and of those the ones they only add to, as bits
+        (``_changed``). The rest it shares with that frame.
+
+        Where no move took a pile up after the glimpse (it only grew, or stayed), the
+        frame judged measures the same change since the reference and more: a lone
+        pebble a drop nudged looks taken up and sown into in both photos, and two such
+        looks are one witness, not two. There the glimpse's area is weighed given the
+        frame's (less what the pieces added since show), a density of the same number
+        whatever the candidate, so it no longer votes twice for how the pile changed.
+        """
+        changed, grown = since
         shared = self.poolable & ~changed
-        key = (board, gone, shared)
+        # every square the frame judged measures and no move took up since: one pile
+        again = (grown | ~changed) & self.measured & ~shared if final else 0
+        added = tuple(final[sq] - board[0][sq] for sq in range(len(board[0])) if again >> sq & 1)
+        key = (board, gone, shared, again, added)
         value = self._cache.get(key)
         if value is None:
-            skip = frozenset(sq for sq in range(len(self.same)) if shared >> sq & 1)
+            skip = frozenset(sq for sq in range(len(board[0])) if shared >> sq & 1)
             value = self.counts.loglik_without(board, skip)
             value += sum(self.same[sq] or 0.0 for sq in skip)
             if self.changes is not None:
-                value += self.changes(board, gone, skip)
+                given = {}
+                for sq in range(len(board[0])):
+                    later = self._later[sq] if again >> sq & 1 else None
+                    if later is not None:
+                        lk = self._later_kept[sq] if self._later_kept is not None else None
+                        given[sq] = self.changes.given_later(
+                            sq, later, lk, final[sq] - board[0][sq]
+                        )
+                value += self.changes(board, gone, skip, given)
             self._cache[key] = value
         return value
 
 
-def _changed(board: Board, gone: frozenset[int], cand: Candidate) -> int:
+def _changed(board: Board, gone: frozenset[int], cand: Candidate) -> tuple[int, int]:
     """Squares whose pile differs between ``board`` (on ``cand``'s way, ``gone`` picked
     up by then) and ``cand``'s result, as bits (square ``sq`` is ``1 << sq``): another
-    count or big stone, or taken up since. (A witness asks this of every board on
-    every candidate's way: bits are the cheap answer.)"""
+    count or big stone, or taken up since; and of those, the ones only added to. (A
+    witness asks this of every board on every candidate's way: bits are cheap.)"""
     counts, big = board
     final, stones = cand.board
-    out = 0
+    taken = cand.cleared - gone
+    out = grown = 0
     for sq, (a, b) in enumerate(zip(counts, final, strict=True)):
         if a != b:
             out |= 1 << sq
+            if b > a and sq not in taken:
+                grown |= 1 << sq
     for m, (a, b) in enumerate(zip(big, stones, strict=True)):
         if a != b:
             out |= 1 << (m * SIDE)
-    for sq in cand.cleared - gone:
+            grown &= ~(1 << (m * SIDE))
+    for sq in taken:
         out |= 1 << sq
-    return out
+    return out, grown
 
 
 def _glimpsed(witnesses: Sequence[_Witness], start: Board, cand: Candidate) -> float:
@@ -671,22 +710,22 @@ def _glimpsed(witnesses: Sequence[_Witness], start: Board, cand: Candidate) -> f
     by move. The best such alignment counts (where the moves outnumber the
     frames, any order-keeping one).
     """
-    # (what changed after each board matters only to a witness that pools with the frame:
-    # runs of three moves, the slowest frames, have none)
-    pools = any(w.poolable for w in witnesses)
+    # (what changed after each board matters only to a witness that pools with the frame
+    # or is judged given its changed areas)
+    joins = any(w.poolable or w.measured for w in witnesses)
     if cand.move is None:  # unchanged, or the refill: the frames showed the trusted board
-        nothing = _changed(start, frozenset(), cand) if pools else 0
-        return sum(w(start, frozenset(), nothing) for w in witnesses)
+        nothing = _changed(start, frozenset(), cand) if joins else (0, 0)
+        return sum(w(start, frozenset(), nothing, cand.board[0]) for w in witnesses)
     ways = [(start, frozenset[int]()), *cand.path, (cand.board, cand.cleared)]
     k = len(ways) - 1
-    since = [_changed(board, gone, cand) if pools else 0 for board, gone in ways]
+    since = [_changed(board, gone, cand) if joins else (0, 0) for board, gone in ways]
     step = 1 if k <= len(witnesses) + 1 else k
     best = {0: 0.0}
     for w in witnesses:
         nxt: dict[int, float] = {}
         for at, total in best.items():
             for a in range(at, min(at + step, k) + 1):
-                v = total + w(*ways[a], since[a])
+                v = total + w(*ways[a], since[a], cand.board[0])
                 if v > nxt.get(a, -math.inf):
                     nxt[a] = v
         best = nxt
@@ -749,7 +788,9 @@ def reconcile(
     # every photo since the reference, even where a move changed its square in between,
     # and only the arm photos' counts, which pooling leaves out, outweighed that.
     pooled = (seen_now, change.areas) if len(earlier) == 1 and change is not None else None
-    witnesses = [_Witness(g, start_board, cfg, pooled) for g in earlier]
+    measured = change.areas if change is not None else ()
+    measured_kept = change.kept if change is not None else None
+    witnesses = [_Witness(g, start_board, cfg, pooled, measured, measured_kept) for g in earlier]
 
     seen = map_board(reading)
     priors = {

@@ -66,6 +66,17 @@ def test_the_likelihood_peaks_at_the_predicted_area_and_keeps_a_floor() -> None:
     assert math.log(MODEL.missed) - 0.5 < unseen < math.log(MODEL.missed) + 0.5
 
 
+def test_a_photo_weighed_given_a_later_one_of_the_same_pile_misses_nothing() -> None:
+    """An earlier photo's area, given a later photo's of the same pile (less what was
+    dropped since), peaks there; where the later one saw a change, the earlier one seeing
+    none is not excused as a change the camera missed."""
+    at = [MODEL.loglik_again(a / 4, 2.0) for a in range(0, 25)]
+    assert max(range(len(at)), key=at.__getitem__) == 8
+    unseen = MODEL.loglik_again(0.0, 2.0) - MODEL.loglik_again(2.0, 2.0)
+    assert unseen < math.log(MODEL.missed) - 1.0
+    assert MODEL.kept_again(0.4, 0.4) > MODEL.kept_again(1.0, 0.4) + 3
+
+
 def test_the_scale_is_one_unknown_shared_by_the_squares_of_a_frame() -> None:
     before = ((0, 1, 5, 0), (0,))
     after = ((0, 2, 0, 1), (0,))  # square 1 gains one, square 2 picked up into square 3

@@ -605,8 +605,9 @@ def _two_moves_scene(
     between_areas: bool = True,
 ) -> tuple[Position, Position, Position, Observation, Observation, Observation]:
     """5- then 10-, the board between them seen only under a hand over squares 3, 4
-    and 10, and the photo after both counted loosely: 5- is certain, 10- is not, on
-    the changes measured from the start (squares 0, 1, 6 and 10 unmeasured).
+    and 10, and the photo after both counted loosely, its areas a fifth off either
+    way as a photo's are: 5- is certain, 10- is not, on the changes measured from the
+    start (squares 0, 1, 6 and 10 unmeasured), nor on what grew between the photos.
 
     Returns the three boards, the hand frame, the photo, and the photo measured
     against the hand frame (the start under the hand), as vision would give them."""
@@ -634,7 +635,10 @@ def _two_moves_scene(
             _fuzzy(n, end.big[sq // 6] if sq % 6 == 0 else 0, 2.0) for sq, n in enumerate(end.board)
         ),
         still=True,
-        areas=tuple(None if sq in unmeasured | {10} else u for sq, u in enumerate(units)),
+        areas=tuple(
+            None if sq in unmeasured | {10} else u * (1.0 + 0.2 * (-1) ** sq)
+            for sq, u in enumerate(units)
+        ),
     )
     later = square_units(board_of(between), board_of(end), cleared_squares(second), model)
     again = replace(

@@ -203,3 +203,57 @@ def test_two_photos_of_a_pile_no_move_touched_between_them_are_one_witness() -> 
     assert alone.kind != VerdictKind.ACCEPT
     assert both.kind != VerdictKind.ACCEPT, (both.move, both.confidence)
     assert abs(both.confidence - alone.confidence) < 0.01
+
+
+def test_a_lone_pebble_nudged_and_seen_again_after_more_drops_is_one_witness() -> None:
+    """A piece dropped beside a lone pebble nudges it, which the changed areas read much
+    as that pebble taken up and one sown into its square. An arm's photo shows it so, and
+    the next photo, after a move that drops one more there, shows it again: the same
+    nudge, not a second witness. Here 2- (the pebble dropped on) and 4- (taken up) are
+    told apart by nothing else (counts torn between them; a generated game whose arm
+    photos read it so took 4- at 0.9996): counted twice that is a move taken, once, a
+    question."""
+    before = play(play(Position.initial(), "5+").position, "9+").position
+    played, misread = play(before, "2-"), play(before, "4-")
+    final, wrong = play(played.position, "9-"), play(misread.position, "9-")
+    start = board_of(before)
+    model = ChangeModel()
+    lone = 4
+    assert start[0][lone] == 1 and lone in cleared_squares(misread)
+    assert lone not in cleared_squares(played) | cleared_squares(final)
+
+    def areas(true: tuple, shown: tuple, gone: frozenset[int], shown_gone: frozenset[int]) -> tuple:
+        # as the true boards predict, but the lone pebble's square as if it was taken up
+        out = square_units(start, true, gone, model)
+        out[lone] = square_units(start, shown, shown_gone, model)[lone]
+        return tuple(out)
+
+    taken = cleared_squares(misread)
+    then = areas(
+        board_of(played.position), board_of(misread.position), cleared_squares(played), taken
+    )
+    gone_now = cleared_squares(played) | cleared_squares(final)
+    now = areas(
+        board_of(final.position), board_of(wrong.position), gone_now, taken | cleared_squares(wrong)
+    )
+
+    def kept(true: tuple, gone: frozenset[int]) -> tuple[float, ...]:
+        # the share of the reference's pebbles in place: the lone one's looks moved
+        out = [
+            0.4 if sq in gone else (0.97 if n > start[0][sq] else 1.0)
+            for sq, n in enumerate(true[0])
+        ]
+        out[lone] = 0.4
+        return tuple(out)
+
+    witness = Glimpse(
+        tuple(torn(board_of(played.position), board_of(misread.position))),
+        ChangeEvidence(then, kept=kept(board_of(played.position), cleared_squares(played))),
+    )
+    seen = torn(board_of(final.position), board_of(wrong.position))
+    change = ChangeEvidence(now, kept=kept(board_of(final.position), gone_now))
+    verdict = reconcile(before, seen, plies=2, earlier=(witness,), change=change)
+    alone = reconcile(before, seen, plies=2, change=change)
+    assert verdict.kind is VerdictKind.AMBIGUOUS, (verdict.kind, verdict.move, verdict.confidence)
+    assert {str(m) for m in verdict.choices} >= {"2-", "4-"}
+    assert abs(verdict.confidence - alone.confidence) < 0.01  # the photo tells nothing new

@@ -30,6 +30,23 @@ _SQRT2 = math.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
+def log_sum_exp(values: Sequence[float]) -> float:
+    """log(sum(exp(v))) without overflow: the scale summed out of per-scale totals."""
+    top = max(values)
+    return top + math.log(sum(math.exp(v - top) for v in values))
+
+
+def totals(rows: Sequence[tuple[float, ...] | None]) -> tuple[float, ...]:
+    """Per scale, the prior's weight plus every square's term (``rows`` from
+    :meth:`ChangeScorer.rows`, added in square order), before the scale is summed out."""
+    present = [row for row in rows if row is not None]
+    if not present:
+        return tuple(_LOG_WEIGHTS)
+    return tuple(
+        sum(col, w) for w, col in zip(_LOG_WEIGHTS, zip(*present, strict=True), strict=True)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class ChangeModel:
     """How a square's changed area follows what happened to it (pebble areas).
@@ -403,25 +420,25 @@ class ChangeScorer:
         return row
 
     def __call__(
-        self,
-        board: Board,
-        cleared: frozenset[int],
-        skip: frozenset[int] = frozenset(),
-        given: dict[int, tuple[float, ...]] | None = None,
+        self, board: Board, cleared: frozenset[int], skip: frozenset[int] = frozenset()
     ) -> float:
-        """The areas' log-likelihood under ``board``, the squares in ``skip`` left out,
-        those in ``given`` scored by the rows given."""
+        """The areas' log-likelihood under ``board``, the squares in ``skip`` left out."""
+        return log_sum_exp(totals(self.rows(board, cleared, skip)))
+
+    def rows(
+        self, board: Board, cleared: frozenset[int], skip: frozenset[int] = frozenset()
+    ) -> tuple[tuple[float, ...] | None, ...]:
+        """Per square, its log-likelihood at each scale under ``board`` (None where it
+        has no area or is in ``skip``)."""
         ev = self.evidence
         counts0, big0 = self.before
         counts1, big1 = board
         side = len(counts0) // len(big0) if big0 else len(counts0)
         cache, before_gone = self._cache, self.gone
-        rows = []
+        out: list[tuple[float, ...] | None] = []
         for sq, area in enumerate(ev.areas):
             if area is None or sq in skip:
-                continue
-            if given is not None and sq in given:
-                rows.append(given[sq])
+                out.append(None)
                 continue
             gone = sq % side == 0 and big0[sq // side] > big1[sq // side]
             now = counts1[sq]
@@ -434,12 +451,5 @@ class ChangeScorer:
                     self.fates(area, share, was_cleared, counts0[sq], now, gone, self.scales)
                 )
                 cache[key] = row
-            rows.append(row)
-        # per scale, the prior's weight plus every square's term, added in square order
-        totals = (
-            [sum(col, w) for w, col in zip(_LOG_WEIGHTS, zip(*rows, strict=True), strict=True)]
-            if rows
-            else list(_LOG_WEIGHTS)
-        )
-        top = max(totals)
-        return top + math.log(sum(math.exp(v - top) for v in totals))
+            out.append(row)
+        return tuple(out)

@@ -26,7 +26,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from companion.referee.change import ChangeEvidence, ChangeScorer
+from companion.referee.change import ChangeEvidence, ChangeScorer, log_sum_exp, totals
 from engine import (
     Capture,
     Drop,
@@ -585,8 +585,18 @@ class _Witness:
         ch = glimpse.change
         self.changes = ChangeScorer(ch, ch.reference or start, ch.gone) if ch else None
         self._cache: dict[tuple[Board, frozenset[int], int, int, tuple[int, ...]], float] = {}
-        #: squares whose change since the reference the frame judged measures too
-        self.measured = sum(1 << sq for sq, a in enumerate(measured) if a is not None)
+        self._base_cache: dict[
+            tuple[Board, frozenset[int], int],
+            tuple[float, tuple[tuple[float, ...] | None, ...], tuple[float, tuple[float, ...]]],
+        ] = {}
+        self._diffs: dict[tuple[int, int, tuple[float, ...]], tuple[float, ...]] = {}
+        #: squares whose change since the reference both this photo and the frame judged measure
+        self._both = tuple(
+            sq
+            for sq, a in enumerate(measured)
+            if a is not None and ch is not None and ch.areas[sq] is not None
+        )
+        self.measured = sum(1 << sq for sq in self._both)
         self._later = tuple(measured)
         self._later_kept = tuple(measured_kept) if measured_kept is not None else None
         #: per square, the glimpse's term when it shows the frame's very pile (None: it
@@ -654,27 +664,62 @@ class _Witness:
         """
         changed, grown = since
         shared = self.poolable & ~changed
-        # every square the frame judged measures and no move took up since: one pile
+        # every square both photos measure that no move took up between them: one pile
         again = (grown | ~changed) & self.measured & ~shared if final else 0
-        added = tuple(final[sq] - board[0][sq] for sq in range(len(board[0])) if again >> sq & 1)
+        whole, rows, rest = self._base(board, gone, shared)
+        if not again or self.changes is None:
+            return whole
+        counts = board[0]
+        added = tuple(final[sq] - counts[sq] for sq in self._both if again >> sq & 1)
         key = (board, gone, shared, again, added)
         value = self._cache.get(key)
         if value is None:
+            squares = (sq for sq in self._both if again >> sq & 1)
+            cols = [self._diff(sq, rows, n) for sq, n in zip(squares, added, strict=True)]
+            value = rest[0] + log_sum_exp([sum(col) for col in zip(rest[1], *cols, strict=True)])
+            self._cache[key] = value
+        return value
+
+    def _diff(
+        self, sq: int, rows: tuple[tuple[float, ...] | None, ...], added: int
+    ) -> tuple[float, ...]:
+        """Per scale, what weighing square ``sq`` given the frame judged (``added``
+        pieces dropped on it since) changes in the glimpse's term."""
+        alone = rows[sq]
+        assert alone is not None and self.changes is not None  # (both photos measure it)
+        key = (sq, added, alone)
+        diff = self._diffs.get(key)
+        if diff is None:
+            later = self._later[sq]
+            assert later is not None
+            lk = self._later_kept[sq] if self._later_kept is not None else None
+            given = self.changes.given_later(sq, later, lk, added)
+            diff = self._diffs[key] = tuple(g - a for g, a in zip(given, alone, strict=True))
+        return diff
+
+    def _base(
+        self, board: Board, gone: frozenset[int], shared: int
+    ) -> tuple[float, tuple[tuple[float, ...] | None, ...], tuple[float, tuple[float, ...]]]:
+        """The glimpse's whole term with the squares ``shared`` pooled, its changed
+        areas' rows, and the term less them with their per-scale totals (to which the
+        squares weighed again add what they change).
+        Cached: the way's boards recur across hundreds of candidates; which squares are
+        weighed again varies with each candidate's result."""
+        key = (board, gone, shared)
+        hit = self._base_cache.get(key)
+        if hit is None:
             skip = frozenset(sq for sq in range(len(board[0])) if shared >> sq & 1)
             value = self.counts.loglik_without(board, skip)
             value += sum(self.same[sq] or 0.0 for sq in skip)
+            rows: tuple[tuple[float, ...] | None, ...] = ()
+            rest: tuple[float, tuple[float, ...]] = (value, ())
             if self.changes is not None:
-                given = {}
-                for sq in range(len(board[0])):
-                    later = self._later[sq] if again >> sq & 1 else None
-                    if later is not None:
-                        lk = self._later_kept[sq] if self._later_kept is not None else None
-                        given[sq] = self.changes.given_later(
-                            sq, later, lk, final[sq] - board[0][sq]
-                        )
-                value += self.changes(board, gone, skip, given)
-            self._cache[key] = value
-        return value
+                rows = self.changes.rows(board, gone, skip)
+                sums = totals(rows)
+                rest = (value, sums)
+                value += log_sum_exp(sums)
+            hit = self._base_cache[key] = (value, rows, rest)
+        return hit
 
 
 def _changed(board: Board, gone: frozenset[int], cand: Candidate) -> tuple[int, int]:

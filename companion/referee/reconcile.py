@@ -849,14 +849,18 @@ def reconcile(
     scored: list[tuple[float, Candidate, Transition | None]] = []
     by_change: list[float] = []  # each candidate's score from the changed areas alone
     deep = None
-    if plies >= 3 and len(witnesses) == plies - 1:
+    if plies >= 3 and len(witnesses) >= plies - 1:
         # A run of as many moves as photos since the trusted board shows each board on
         # its way, the first hand photo the board after the first move: runs whose first
-        # move that photo rules out are not followed to the end (most of the cost)
+        # move that photo rules out are not followed to the end (most of the cost). With
+        # more photos than that, the first may still show the trusted board: a first
+        # move is then ruled out only where the photo shows neither board.
+        stayed = witnesses[0](start_board, frozenset()) if len(witnesses) >= plies else -math.inf
         opening: dict[Move, float] = {}
         for first_move in legal_moves(position, rules):
             after = play(position, first_move, rules)
-            opening[first_move] = witnesses[0](board_of(after.position), cleared_squares(after))
+            shown = witnesses[0](board_of(after.position), cleared_squares(after))
+            opening[first_move] = max(shown, stayed)
         top = max(opening.values(), default=0.0)
         deep = {m for m, v in opening.items() if v >= top - cfg.run_margin}
     pool = candidates(position, rules, current, plies, deep)

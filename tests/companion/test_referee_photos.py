@@ -257,3 +257,21 @@ def test_a_lone_pebble_nudged_and_seen_again_after_more_drops_is_one_witness() -
     assert verdict.kind is VerdictKind.AMBIGUOUS, (verdict.kind, verdict.move, verdict.confidence)
     assert {str(m) for m in verdict.choices} >= {"2-", "4-"}
     assert abs(verdict.confidence - alone.confidence) < 0.01  # the photo tells nothing new
+
+
+def test_a_first_photo_of_the_trusted_board_rules_out_no_first_move_of_a_run() -> None:
+    """Three photos, then a fourth after three moves: the first photo may show the board
+    before any move (a photo held while the side was open), so a first move it does
+    not show is still followed to the end. 9+ here sows far, and the trusted board is
+    more than 60 nats from its result in that photo: ruled out as the board after the
+    first move (as with two photos), the run 9+, 1+, 10+ would be lost and the last
+    photo called a foul."""
+    start = Position.from_text("1B|6,0,0,6,6|1B|6,0,6,6,6 P1 s6/0 q0/0 d0/0 n1")
+    boards, position = [start], start
+    for move in ("9+", "1+", "10+"):
+        position = play(position, move).position
+        boards.append(position)
+    photos = tuple(Glimpse(tuple(reading(board_of(b)))) for b in boards[:3])
+    verdict = reconcile(start, reading(board_of(boards[3])), plies=3, earlier=photos)
+    assert verdict.kind == VerdictKind.ACCEPT, (verdict.kind, verdict.move)
+    assert [str(verdict.move), *(str(t.move) for t in verdict.follows)] == ["9+", "1+", "10+"]

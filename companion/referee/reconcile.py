@@ -1022,7 +1022,11 @@ def reconcile(
         # "Nothing happened yet" is no mistake: with the fitting moves it makes the case
         # for a question (the players answer, or play on), not for an objection
         idle = sum(weights[k] for k in ranked_keys if groups[k][0][1].kind == "unchanged")
-        if choices and shared + idle / total >= cfg.ask:
+        # Nor is a foul called while a lawful move that fits is likelier than every named
+        # mistake: the rest may be moves the counts fit worse, which are no evidence of one
+        fouls = sum(weights[k] for k in ranked_keys if groups[k][0][1].kind == "mistake")
+        no_foul = best.kind == "move" and shared > fouls / total
+        if choices and (shared + idle / total >= cfg.ask or no_foul):
             return judged(VerdictKind.AMBIGUOUS, confidence, choices=tuple(choices), behind=several)
     if best.kind == "mistake":
         # A foul is called only when it is likelier than every lawful way (one move or

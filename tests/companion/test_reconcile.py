@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from companion.referee.reconcile import Evidence, after_sowing, board_of, candidates, reconcile
+from companion.referee.reconcile import (
+    Evidence,
+    ReconcileConfig,
+    VerdictKind,
+    after_sowing,
+    board_of,
+    candidates,
+    reconcile,
+)
 from engine import Move, Position, Rules, legal_moves, play
 
 
@@ -217,3 +225,26 @@ def test_a_mistake_no_likelier_than_the_lawful_runs_together_is_asked_about() ->
     # ... while a mistake likelier than all of them together is still objected to
     surer = reconcile(start, _between_a_mistake_and_two_runs(0.62), plies=2)
     assert surer.kind == "dispute" and surer.mistake == "pebble in the wrong square"
+
+
+def test_no_foul_is_called_while_a_lawful_run_that_fits_is_likeliest() -> None:
+    """Two moves since the trusted board: the counts favour 2+ then 7+ (0.7 to 0.3 on
+    the two squares it and 4+ then 7+ leave apart), and the bar for a fit is so tight that
+    only the first fits. Its share is under the bar for a question, but the rest is a
+    lawful run the counts fit worse, not a mistake: the players are asked, not told they
+    played wrong (a generated opening under arms was called a foul so)."""
+    start = Position.from_text("1B|7,1,1,7,7|2B|0,0,6,6,6 P0 s6/0 q0/0 d0/0 n2")
+    a = board_of(play(play(start, "2+").position, "7+").position)
+    b = board_of(play(play(start, "4+").position, "7+").position)
+    seen = []
+    for sq in range(12):
+        probs = [0.001] * (max(a[0][sq], b[0][sq]) + 3)
+        if a[0][sq] == b[0][sq]:
+            probs[a[0][sq]] = 0.98
+        else:
+            probs[a[0][sq]], probs[b[0][sq]] = 0.7, 0.3
+        seen.append(Evidence(tuple(probs), float(a[1][sq // 6]) if sq % 6 == 0 else 0.0))
+    verdict = reconcile(start, seen, plies=2, config=ReconcileConfig(max_deficit=0.5))
+    assert verdict.confidence < 0.95
+    assert verdict.kind == VerdictKind.AMBIGUOUS, (verdict.kind, verdict.move)
+    assert [str(m) for m in verdict.choices] == ["2+"] and verdict.behind

@@ -30,23 +30,6 @@ _SQRT2 = math.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
-def log_sum_exp(values: Sequence[float]) -> float:
-    """log(sum(exp(v))) without overflow: the scale summed out of per-scale totals."""
-    top = max(values)
-    return top + math.log(sum(math.exp(v - top) for v in values))
-
-
-def totals(rows: Sequence[tuple[float, ...] | None]) -> tuple[float, ...]:
-    """Per scale, the prior's weight plus every square's term (``rows`` from
-    :meth:`ChangeScorer.rows`, added in square order), before the scale is summed out."""
-    present = [row for row in rows if row is not None]
-    if not present:
-        return tuple(_LOG_WEIGHTS)
-    return tuple(
-        sum(col, w) for w, col in zip(_LOG_WEIGHTS, zip(*present, strict=True), strict=True)
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class ChangeModel:
     """How a square's changed area follows what happened to it (pebble areas).
@@ -121,8 +104,13 @@ class ChangeModel:
         else:
             mean = self.kept_dropped if dropped > 0 else 1.0
         sd = self.kept_sd
-        z = (kept - mean) / sd
         inside = 0.5 * (math.erf((1.0 - mean) / (sd * _SQRT2)) - math.erf(-mean / (sd * _SQRT2)))
+        return self._kept_mixture(kept, mean, sd, inside)
+
+    def _kept_mixture(self, kept: float, mean: float, sd: float, inside: float = 1.0) -> float:
+        """log of a kept share's density: a Gaussian (``inside`` of it within 0-1) or,
+        for ``kept_wild`` of squares, anything."""
+        z = (kept - mean) / sd
         seen = math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / (sd * max(inside, 1e-6))
         return math.log((1.0 - self.kept_wild) * seen + self.kept_wild)
 
@@ -136,10 +124,7 @@ class ChangeModel:
     def kept_again(self, kept: float, later: float) -> float:
         """log p(kept share | the same pile's in a later photo): about the same, with
         both photos' spread."""
-        sd = 2.0 * self.kept_sd
-        z = (kept - min(1.0, later)) / sd
-        seen = math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / sd
-        return math.log((1.0 - self.kept_wild) * seen + self.kept_wild)
+        return self._kept_mixture(kept, min(1.0, later), 2.0 * self.kept_sd)
 
     def loglik(self, area: float, expected: float, scale: float) -> float:
         """log p(area | expected units), at ``scale`` pebble areas per unit.
@@ -246,6 +231,23 @@ _LOG_WEIGHTS = tuple(
 )
 
 
+def log_sum_exp(values: Sequence[float]) -> float:
+    """log(sum(exp(v))) without overflow: the scale summed out of per-scale totals."""
+    top = max(values)
+    return top + math.log(sum(math.exp(v - top) for v in values))
+
+
+def totals(rows: Sequence[tuple[float, ...] | None]) -> tuple[float, ...]:
+    """Per scale, the prior's weight plus every square's term (``rows`` from
+    :meth:`ChangeScorer.rows`, added in square order), before the scale is summed out."""
+    present = [row for row in rows if row is not None]
+    if not present:
+        return tuple(_LOG_WEIGHTS)
+    return tuple(
+        sum(col, w) for w, col in zip(_LOG_WEIGHTS, zip(*present, strict=True), strict=True)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class ChangeEvidence:
     """The areas of one frame (None: no evidence for that square) and how to weigh them:
@@ -308,7 +310,6 @@ class ChangeScorer:
         # the candidate, and a candidate's own count recurs across hundreds of them
         self._stay: dict[int, tuple[float, float]] = {}
         self._kept_fate: dict[tuple[int, int], float] = {}
-        self._later: dict[tuple[int, float, float | None, int], tuple[float, ...]] = {}
 
     def quiet(self) -> frozenset[int]:
         """Squares whose area says "untouched" clearly (20 to 1 against one pebble added).
@@ -404,20 +405,18 @@ class ChangeScorer:
         """Square ``sq``'s row (per scale) given a later photo of the same pile with
         ``added`` pieces dropped on it since: this photo's area is the later one's less
         what those pieces show, its kept share about the later one's."""
-        key = (sq, later, later_kept, added)
-        row = self._later.get(key)
-        if row is None:
-            area = self.evidence.areas[sq] or 0.0
-            share = self.evidence.kept[sq] if self.evidence.kept is not None else None
-            model = self.model
-            out = []
-            for s in self.scales:
-                value = model.loglik_again(area, max(0.0, later - s * model.added * added))
-                if share is not None and later_kept is not None:
-                    value += model.kept_again(share, later_kept)
-                out.append(value)
-            row = self._later[key] = tuple(out)
-        return row
+        area = self.evidence.areas[sq] or 0.0
+        share = self.evidence.kept[sq] if self.evidence.kept is not None else None
+        model = self.model
+        kept = (
+            model.kept_again(share, later_kept)
+            if share is not None and later_kept is not None
+            else 0.0
+        )
+        return tuple(
+            model.loglik_again(area, max(0.0, later - s * model.added * added)) + kept
+            for s in self.scales
+        )
 
     def __call__(
         self, board: Board, cleared: frozenset[int], skip: frozenset[int] = frozenset()

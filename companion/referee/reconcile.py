@@ -24,7 +24,7 @@ import functools
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from companion.referee.change import ChangeEvidence, ChangeScorer, log_sum_exp, totals
 from engine import (
@@ -559,6 +559,17 @@ class Glimpse:
     change: ChangeEvidence | None = None
 
 
+class _Base(NamedTuple):
+    """A witness's term for one board on a candidate's way (see ``_Witness._base``)."""
+
+    whole: float
+    #: the counts' part (with the pooled squares' shared terms)
+    counts: float
+    #: the changed areas' rows per square (None: not weighed) and their per-scale totals
+    rows: tuple[tuple[float, ...] | None, ...]
+    sums: tuple[float, ...]
+
+
 class _Witness:
     """How well one :class:`Glimpse` shows a board (counts and changed areas), cached.
 
@@ -576,29 +587,26 @@ class _Witness:
         start: Board,
         cfg: ReconcileConfig,
         final: tuple[Sequence[SquareEvidence], Sequence[float | None]] | None = None,
-        measured: Sequence[float | None] = (),
-        measured_kept: Sequence[float | None] | None = None,
+        later: ChangeEvidence | None = None,
     ) -> None:
-        """``final``: the frame judged, to pool with (its reading and areas); ``measured``:
-        its changed areas (None where it has none)."""
+        """``final``: the frame judged, to pool with (its reading and areas); ``later``:
+        that frame's changed areas, to weigh this photo's given them."""
         self.counts = _Scorer(glimpse.reading, cfg.floor, cfg.min_square)
         ch = glimpse.change
         self.changes = ChangeScorer(ch, ch.reference or start, ch.gone) if ch else None
+        self._later = later
         self._cache: dict[tuple[Board, frozenset[int], int, int, tuple[int, ...]], float] = {}
-        self._base_cache: dict[
-            tuple[Board, frozenset[int], int],
-            tuple[float, tuple[tuple[float, ...] | None, ...], tuple[float, tuple[float, ...]]],
-        ] = {}
+        self._base_cache: dict[tuple[Board, frozenset[int], int], _Base] = {}
+        self._given: dict[tuple[int, int], tuple[float, ...]] = {}
         self._diffs: dict[tuple[int, int, tuple[float, ...]], tuple[float, ...]] = {}
         #: squares whose change since the reference both this photo and the frame judged measure
+        mine, theirs = (ch.areas if ch else ()), (later.areas if later else ())
         self._both = tuple(
             sq
-            for sq, a in enumerate(measured)
-            if a is not None and ch is not None and ch.areas[sq] is not None
+            for sq, (a, b) in enumerate(zip(mine, theirs, strict=False))
+            if a is not None and b is not None
         )
         self.measured = sum(1 << sq for sq in self._both)
-        self._later = tuple(measured)
-        self._later_kept = tuple(measured_kept) if measured_kept is not None else None
         #: per square, the glimpse's term when it shows the frame's very pile (None: it
         #: is not shown twice, so the glimpse weighs in as it is)
         self.same: tuple[float | None, ...] = ()
@@ -666,17 +674,18 @@ class _Witness:
         shared = self.poolable & ~changed
         # every square both photos measure that no move took up between them: one pile
         again = (grown | ~changed) & self.measured & ~shared if final else 0
-        whole, rows, rest = self._base(board, gone, shared)
-        if not again or self.changes is None:
-            return whole
+        base = self._base(board, gone, shared)
+        if not again:
+            return base.whole
         counts = board[0]
         added = tuple(final[sq] - counts[sq] for sq in self._both if again >> sq & 1)
         key = (board, gone, shared, again, added)
         value = self._cache.get(key)
         if value is None:
             squares = (sq for sq in self._both if again >> sq & 1)
-            cols = [self._diff(sq, rows, n) for sq, n in zip(squares, added, strict=True)]
-            value = rest[0] + log_sum_exp([sum(col) for col in zip(rest[1], *cols, strict=True)])
+            cols = [self._diff(sq, base.rows, n) for sq, n in zip(squares, added, strict=True)]
+            sums = [sum(col) for col in zip(base.sums, *cols, strict=True)]
+            value = base.counts + log_sum_exp(sums)
             self._cache[key] = value
         return value
 
@@ -686,39 +695,39 @@ class _Witness:
         """Per scale, what weighing square ``sq`` given the frame judged (``added``
         pieces dropped on it since) changes in the glimpse's term."""
         alone = rows[sq]
-        assert alone is not None and self.changes is not None  # (both photos measure it)
+        assert alone is not None  # (both photos measure it)
         key = (sq, added, alone)
         diff = self._diffs.get(key)
         if diff is None:
-            later = self._later[sq]
-            assert later is not None
-            lk = self._later_kept[sq] if self._later_kept is not None else None
-            given = self.changes.given_later(sq, later, lk, added)
+            given = self._given.get((sq, added))
+            if given is None:
+                assert self.changes is not None and self._later is not None
+                area = self._later.areas[sq]
+                assert area is not None
+                kept = self._later.kept[sq] if self._later.kept is not None else None
+                given = self.changes.given_later(sq, area, kept, added)
+                self._given[sq, added] = given
             diff = self._diffs[key] = tuple(g - a for g, a in zip(given, alone, strict=True))
         return diff
 
-    def _base(
-        self, board: Board, gone: frozenset[int], shared: int
-    ) -> tuple[float, tuple[tuple[float, ...] | None, ...], tuple[float, tuple[float, ...]]]:
-        """The glimpse's whole term with the squares ``shared`` pooled, its changed
-        areas' rows, and the term less them with their per-scale totals (to which the
-        squares weighed again add what they change).
-        Cached: the way's boards recur across hundreds of candidates; which squares are
-        weighed again varies with each candidate's result."""
+    def _base(self, board: Board, gone: frozenset[int], shared: int) -> _Base:
+        """The glimpse's term with the squares ``shared`` pooled, and its parts (to which
+        the squares weighed again add what they change). Cached: the way's boards recur
+        across hundreds of candidates; which squares are weighed again varies with each
+        candidate's result."""
         key = (board, gone, shared)
         hit = self._base_cache.get(key)
         if hit is None:
             skip = frozenset(sq for sq in range(len(board[0])) if shared >> sq & 1)
-            value = self.counts.loglik_without(board, skip)
-            value += sum(self.same[sq] or 0.0 for sq in skip)
-            rows: tuple[tuple[float, ...] | None, ...] = ()
-            rest: tuple[float, tuple[float, ...]] = (value, ())
-            if self.changes is not None:
+            counts = self.counts.loglik_without(board, skip)
+            counts += sum(self.same[sq] or 0.0 for sq in skip)
+            if self.changes is None:
+                hit = _Base(counts, counts, (), ())
+            else:
                 rows = self.changes.rows(board, gone, skip)
                 sums = totals(rows)
-                rest = (value, sums)
-                value += log_sum_exp(sums)
-            hit = self._base_cache[key] = (value, rows, rest)
+                hit = _Base(counts + log_sum_exp(sums), counts, rows, sums)
+            self._base_cache[key] = hit
         return hit
 
 
@@ -833,9 +842,7 @@ def reconcile(
     # every photo since the reference, even where a move changed its square in between,
     # and only the arm photos' counts, which pooling leaves out, outweighed that.
     pooled = (seen_now, change.areas) if len(earlier) == 1 and change is not None else None
-    measured = change.areas if change is not None else ()
-    measured_kept = change.kept if change is not None else None
-    witnesses = [_Witness(g, start_board, cfg, pooled, measured, measured_kept) for g in earlier]
+    witnesses = [_Witness(g, start_board, cfg, pooled, change) for g in earlier]
 
     seen = map_board(reading)
     priors = {

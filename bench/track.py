@@ -386,6 +386,11 @@ def main() -> int:
                         # turned half round (the camera on P1's side)
                         "side": result["side"],
                         "decision_ms_median": _percentile(result["decision_ms"], 0.5),
+                        # the frames (after the opening) whose decision took over 250 ms of
+                        # CPU: where to look when the bound is missed
+                        "over_250_cpu_ms": [
+                            [i, round(t)] for i, t in enumerate(result["cpu_ms"]) if i and t > 250.0
+                        ],
                     }
                 ),
                 flush=True,

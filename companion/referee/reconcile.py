@@ -776,10 +776,15 @@ def _glimpsed(witnesses: Sequence[_Witness], start: Board, cand: Candidate) -> f
     step = 1 if k <= len(witnesses) + 1 else k
     best = {0: 0.0}
     for w in witnesses:
+        # each board the witness may show is weighed once, however many alignments reach it
+        lo = min(best)
+        shows = [
+            w(*ways[a], since[a], cand.board[0]) for a in range(lo, min(max(best) + step, k) + 1)
+        ]
         nxt: dict[int, float] = {}
         for at, total in best.items():
             for a in range(at, min(at + step, k) + 1):
-                v = total + w(*ways[a], since[a], cand.board[0])
+                v = total + shows[a - lo]
                 if v > nxt.get(a, -math.inf):
                     nxt[a] = v
         best = nxt

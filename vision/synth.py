@@ -405,6 +405,7 @@ def render_scene(
     placers: Mapping[int, Placer] | None = None,
     placed: Sequence[Piece] | None = None,
     hand_seed: int | None = None,
+    noise_seed: int | None = None,
     **conditions: Any,
 ) -> tuple[NDArray[np.uint8], dict[str, Any]]:
     """Render one frame and its truth.
@@ -422,6 +423,8 @@ def render_scene(
     the big stones then lie where they lay in the scene's first frame.
     ``hand_seed``: where the arm reaches (default: a place fixed by the
     scene), so the frames of one scene can show hands in different places.
+    ``noise_seed``: the sensor's noise drawn afresh (another photo of the same
+    scene); by default the scene's own.
     """
     if len(board_counts) != NUM_SQUARES or any(c < 0 for c in board_counts):
         raise ValueError("board_counts must be 12 non-negative integers")
@@ -545,7 +548,8 @@ def render_scene(
         rot = cv2.getRotationMatrix2D(((k.shape[0] - 1) / 2,) * 2, float(irng.uniform(0, 180)), 1)
         k = np.asarray(cv2.warpAffine(k, rot, k.shape), np.float32)
         out = np.asarray(cv2.filter2D(out, -1, k / max(float(k.sum()), 1e-6)), np.float32)
-    out += irng.normal(0, cond.noise, out.shape).astype(np.float32)
+    nrng = irng if noise_seed is None else np.random.default_rng([scene_seed, 6, noise_seed])
+    out += nrng.normal(0, cond.noise, out.shape).astype(np.float32)
     image = np.clip(out, 0, 255).astype(np.uint8)
     if cond.jpeg_quality > 0:
         _, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, cond.jpeg_quality])

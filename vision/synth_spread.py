@@ -118,20 +118,15 @@ def _framed(cond: SceneConditions, size: tuple[int, int]) -> SceneConditions:
     return cond
 
 
-def spread_scene(
+def _setup(
     seed: int,
-    *,
-    grounds: tuple[str, ...] = WIDE_GROUNDS,
-    pieces: tuple[str, ...] = PIECE_FAMILIES,
-    size: tuple[int, int] = (1280, 960),
-    quan_pieces: bool = False,
-    respread: Collection[int] = (),
-) -> tuple[NDArray[np.uint8], dict[str, Any]]:
-    """One spread and its truth (``vision.synth``'s, plus ``board``, ``big``, ``touch``
-    and ``light``). ``quan_pieces``: a few small pieces on the quan squares too
-    (training scenes; the guide asks for citizen squares only). ``respread``: squares
-    whose pieces the players laid out again apart, as the tally screen asks for its
-    unsure squares (the same scene otherwise, every other piece where it lay)."""
+    grounds: tuple[str, ...],
+    pieces: tuple[str, ...],
+    size: tuple[int, int],
+    quan_pieces: bool,
+) -> tuple[list[int], tuple[int, int], SceneConditions, float]:
+    """Scene ``seed``'s counts, big stones, conditions and touching share (the draws of
+    ``spread_scene``, in its order, so that the empty board shares them)."""
     rng = np.random.default_rng([seed, 16])
     total = int(rng.integers(TOTAL[0], TOTAL[1] + 1))
     board = spread_counts(rng, total)
@@ -150,14 +145,66 @@ def spread_scene(
         yaw_deg=float(rng.uniform(-35.0, 35.0)),
         tilt_deg=float(rng.uniform(0.0, 50.0)),
     )
-    cond = _framed(cond, size)
+    return board, big, _framed(cond, size), touch
+
+
+def _fields(cond: SceneConditions) -> dict[str, Any]:
     fields = asdict(cond)
     fields.update(colours=cond.colours, offset=cond.offset, tint=cond.tint)
+    return fields
+
+
+def spread_scene(
+    seed: int,
+    *,
+    grounds: tuple[str, ...] = WIDE_GROUNDS,
+    pieces: tuple[str, ...] = PIECE_FAMILIES,
+    size: tuple[int, int] = (1280, 960),
+    quan_pieces: bool = False,
+    respread: Collection[int] = (),
+) -> tuple[NDArray[np.uint8], dict[str, Any]]:
+    """One spread and its truth (``vision.synth``'s, plus ``board``, ``big``, ``touch``
+    and ``light``). ``quan_pieces``: a few small pieces on the quan squares too
+    (training scenes; the guide asks for citizen squares only). ``respread``: squares
+    whose pieces the players laid out again apart, as the tally screen asks for its
+    unsure squares (the same scene otherwise, every other piece where it lay)."""
+    board, big, cond, touch = _setup(seed, grounds, pieces, size, quan_pieces)
     placer = layer_placer(touch)
     apart = {sq: _apart(placer) for sq in respread}
-    image, truth = render_scene(board, big, seed, size=size, placer=placer, placers=apart, **fields)
+    image, truth = render_scene(
+        board, big, seed, size=size, placer=placer, placers=apart, **_fields(cond)
+    )
     truth.update(board=board, big=list(big), touch=touch, light=light_kind(cond))
     truth["conditions"]["ground_family"] = cond.ground
     truth["conditions"]["piece_family"] = cond.pieces
     truth["generator"] = "vision.synth_spread"
     return image, truth
+
+
+#: How far the light may drift between the photo of the empty board and the spread's
+#: (a passing cloud, the camera's exposure): a gain on the whole frame, and per channel.
+DRIFT_GAIN = (0.92, 1.08)
+DRIFT_TINT = (0.97, 1.03)
+
+
+def empty_board(
+    seed: int,
+    *,
+    grounds: tuple[str, ...] = WIDE_GROUNDS,
+    pieces: tuple[str, ...] = PIECE_FAMILIES,
+    size: tuple[int, int] = (1280, 960),
+) -> NDArray[np.uint8]:
+    """Scene ``seed``'s board before the spread: the same ground, chalk, camera and
+    shadows with no piece on it (tally mode photographs it first), taken a little
+    earlier: the light drifted (``DRIFT_GAIN``, ``DRIFT_TINT``) and the sensor's noise
+    is a fresh draw."""
+    _, _, cond, _ = _setup(seed, grounds, pieces, size, False)
+    rng = np.random.default_rng([seed, 18])
+    gain = float(rng.uniform(*DRIFT_GAIN))
+    r, g, b = (float(t * rng.uniform(*DRIFT_TINT)) for t in cond.tint)
+    tint = (r, g, b)
+    cond = replace(cond, exposure=cond.exposure * gain, tint=tint)
+    image, _ = render_scene(
+        [0] * NUM_SQUARES, (0, 0), seed, size=size, noise_seed=1, **_fields(cond)
+    )
+    return image

@@ -410,6 +410,18 @@ def _changed_mask(
     return np.asarray(cv2.morphologyEx(changed, cv2.MORPH_OPEN, blob))
 
 
+def changed_pixels(
+    reference: NDArray[np.uint8],
+    canvas: NDArray[np.uint8],
+    depth: float,
+    cfg: ChangeConfig | None = None,
+) -> NDArray[np.uint8]:
+    """1 where ``canvas`` (``change_canvas``) differs from ``reference``: the mask
+    ``square_changes`` measures areas on, for a caller that wants the blobs themselves
+    (the tally's pieces against a photo of the empty board)."""
+    return _changed_mask(reference, canvas, cfg or _DEFAULT, round(depth, 3))
+
+
 def _density_px(pebbles: NDArray[np.float32]) -> int:
     """The canvas scale (px per square) a density map of ``vision.detect`` was made at."""
     return round(int(pebbles.shape[1]) * detect.STRIDE / (detect.X1 - detect.X0))

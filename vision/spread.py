@@ -26,6 +26,7 @@ from engine.board import NUM_SQUARES
 from vision import detect
 from vision.config import CountConfig
 from vision.geometry import FloatArray, region_polygons_board
+from vision.locate import Outline
 
 PX = 96  # canvas pixels per square side
 STRIDE = 2  # the shipped net's heatmap cell: 2x2 canvas pixels (``stride_of`` reads any net's)
@@ -137,3 +138,106 @@ def per_square(found: list[Peak]) -> tuple[tuple[float, ...], ...]:
         if p.square >= 0:
             out[p.square].append(p.score)
     return tuple(tuple(sorted(s, reverse=True)) for s in out)
+
+
+#: canvas pixels (at ``ChangeConfig.area_px`` a square) around a candidate's centre where
+#: a change since the empty board is the candidate's own (the smallest pieces are 10 px
+#: across there, and a peak may sit a few pixels off the piece's middle)
+COVER_RADIUS = 5
+#: the share of those pixels that changed, for the candidate to lie on a change
+COVER_SHARE = 0.2
+#: the lowest candidate that explains a changed blob (below it, a blob's pieces are
+#: read from its area alone)
+EXPLAINS = 0.15
+#: a blob no candidate explains counts from this many pieces' area (smaller ones are a
+#: nudged grain, a chalk crumb)
+LEAST_PIECE = 0.4
+
+
+@dataclass(frozen=True, slots=True)
+class Cover:
+    """What a photo of the empty board says of a spread's candidates.
+
+    The players photograph the board before they spread their pieces on it, so every
+    piece is a change and nothing else is (the light drifts, and ``vision.change``
+    matches it square by square). ``changed``: per candidate (in the order given),
+    whether the spread changed under it: a candidate on unchanged ground is the
+    ground's texture, one on a change most likely a piece. ``extra``: per square, the
+    pieces' worth of changed blobs that hold no candidate (pieces the detector
+    missed), in units of the scene's own piece, the median blob that holds one sure
+    candidate.
+    """
+
+    changed: tuple[bool, ...]
+    extra: tuple[float, ...]
+
+
+def change_cover(
+    reference_bgr: NDArray[np.uint8],
+    image_bgr: NDArray[np.uint8],
+    outline: Outline,
+    found: list[Peak],
+    sure: float = 0.5,
+) -> Cover:
+    """:class:`Cover` of the candidates ``found`` in ``image_bgr``, against
+    ``reference_bgr``, the same fixed camera's photo of the empty board (``outline``
+    in both). Pure: a stage of the tally's vision."""
+    from vision.change import canvas_squares, change_canvas, changed_pixels
+    from vision.config import ChangeConfig
+
+    cfg = ChangeConfig()
+    depth = round(float(outline.arc_depth), 3)
+    mask = changed_pixels(
+        change_canvas(reference_bgr, outline, cfg),
+        change_canvas(image_bgr, outline, cfg),
+        depth,
+        cfg,
+    )
+    labels = canvas_squares(depth, cfg.area_px)
+    n, blobs, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    _, _, a = detect.canvas(cfg.area_px)
+    h, w = mask.shape
+    r = COVER_RADIUS
+    changed: list[bool] = []
+    held: list[list[float]] = [[] for _ in range(n)]  # candidates' scores per blob
+    for p in found:
+        u, v, _ = a @ np.array([p.x, p.y, 1.0])
+        x, y = round(float(u)), round(float(v))
+        window = mask[max(0, y - r) : min(h, y + r + 1), max(0, x - r) : min(w, x + r + 1)]
+        on = bool(window.size) and float(window.mean()) >= COVER_SHARE
+        changed.append(on)
+        ids = blobs[max(0, y - r) : min(h, y + r + 1), max(0, x - r) : min(w, x + r + 1)]
+        ids = ids[ids > 0]
+        if on and ids.size and p.score >= EXPLAINS:
+            held[int(np.bincount(ids).argmax())].append(p.score)
+    areas = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+    ones = [areas[i] for i in range(1, n) if len(held[i]) == 1 and held[i][0] >= sure]
+    every = [areas[i] for i in range(1, n)]
+    if len(ones) >= 3:
+        piece = float(np.median(ones))
+    elif len(every) >= 3:
+        piece = float(np.median(every))
+    else:  # (a tenth of a square across: a typical piece)
+        piece = float(np.pi / 4 * (0.1 * cfg.area_px) ** 2)
+    extra = [0.0] * NUM_SQUARES
+    for i in range(1, n):
+        cx, cy = centres[i]
+        sq = int(labels[min(int(cy), h - 1), min(int(cx), w - 1)])
+        if sq < 0:
+            continue
+        # (a blob with candidates is theirs: its area says little of how many pieces
+        # touch in it, its shadow and its neighbours' merged with it)
+        worth = areas[i] / piece
+        if not held[i] and worth >= LEAST_PIECE:
+            extra[sq] += worth
+    return Cover(tuple(changed), tuple(round(e, 3) for e in extra))
+
+
+def per_square_cover(found: list[Peak], changed: tuple[bool, ...]) -> tuple[tuple[bool, ...], ...]:
+    """The candidates' ``changed`` flags per ring square, in :func:`per_square`'s order
+    (highest score first)."""
+    out: list[list[tuple[float, bool]]] = [[] for _ in range(NUM_SQUARES)]
+    for p, on in zip(found, changed, strict=True):
+        if p.square >= 0:
+            out[p.square].append((p.score, on))
+    return tuple(tuple(on for _, on in sorted(s, key=lambda t: -t[0])) for s in out)

@@ -15,7 +15,7 @@ from vision.config import VisionConfig
 from vision.geometry import homography_from_corners
 from vision.locate import locate_board
 from vision.synth import REGION_NAMES
-from vision.synth_spread import layer_placer, spread_counts, spread_scene
+from vision.synth_spread import empty_board, layer_placer, spread_counts, spread_scene
 
 STILLS = Path(__file__).resolve().parents[2] / "companion" / "commands" / "tally_frames"
 
@@ -162,3 +162,74 @@ def test_rectify_maps_the_board_to_the_canvas() -> None:
     x, y = (a @ np.array([0.0, 0.0, 1.0]))[:2]  # board (0, 0) is the south-west corner
     assert rect.shape == (h, w, 3)
     assert rect[round(float(y)), round(float(x))].min() > 200
+
+
+# -- against the photo of the empty board ----------------------------------------------
+
+
+def _outline_of(truth: dict) -> object:
+    from vision.locate import outline_from_corners
+
+    return outline_from_corners(
+        np.array(truth["corners"], np.float64), truth["conditions"]["arc_depth"], 1.0
+    )
+
+
+def _pieces(truth: dict) -> np.ndarray:
+    return np.array([p["position"] for p in truth["pieces"] if p["kind"] == "small"])
+
+
+def test_empty_board_is_the_same_scene_without_its_pieces_in_other_light() -> None:
+    image, _ = spread_scene(41)
+    before = empty_board(41)
+    again = empty_board(41)
+    assert before.shape == image.shape and np.array_equal(before, again)  # a pure function
+    # the ground and chalk are the same, the light a little off: far closer to the
+    # spread than another scene's board is
+    other = empty_board(42)
+    near = np.abs(before.astype(np.int16) - image.astype(np.int16)).mean()
+    assert near < 0.5 * np.abs(other.astype(np.int16) - image.astype(np.int16)).mean()
+
+
+def test_a_candidate_on_a_piece_lies_on_a_change_and_one_on_bare_ground_does_not() -> None:
+    image, truth = spread_scene(7)  # shells on gravel: a hard ground for the detector
+    outline = _outline_of(truth)
+    pieces = _pieces(truth)
+    size = truth["conditions"]["pebble_size"]
+    on_piece = spread.Peak(*pieces[0], 0.9, CITIZENS[0])
+    # a point of a citizen square at least three pieces from every piece
+    xs, ys = np.meshgrid(np.linspace(0.2, 4.8, 47), np.linspace(0.2, 1.8, 17))
+    grid = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    gap = np.min(np.linalg.norm(grid[:, None] - pieces[None], axis=2), axis=1)
+    bare_xy = grid[int(np.argmax(gap))]
+    assert gap.max() > 3 * size
+    bare = spread.Peak(float(bare_xy[0]), float(bare_xy[1]), 0.9, CITIZENS[0])
+    cover = spread.change_cover(empty_board(7), image, outline, [on_piece, bare])
+    assert cover.changed == (True, False)
+    # the board against itself: nothing changed, nothing unexplained
+    still = spread.change_cover(image, image, outline, [on_piece, bare])
+    assert still.changed == (False, False) and not any(still.extra)
+
+
+def test_pieces_no_candidate_explains_show_as_extra_in_their_square() -> None:
+    image, truth = spread_scene(3)
+    outline = _outline_of(truth)
+    before = empty_board(3)
+    board = truth["board"]
+    pieces = [p for p in truth["pieces"] if p["kind"] == "small"]
+    # every piece a sure candidate but those of the fullest square: the change there
+    # is its pieces' worth, elsewhere about nothing
+    full = max(CITIZENS, key=lambda sq: board[sq])
+    found = [
+        spread.Peak(*p["position"], 0.9, REGION_NAMES.index(p["region"]))
+        for p in pieces
+        if REGION_NAMES.index(p["region"]) != full
+    ]
+    cover = spread.change_cover(before, image, outline, found)
+    assert all(cover.changed)
+    assert abs(cover.extra[full] - board[full]) <= max(1.0, 0.25 * board[full])
+    # elsewhere only crumbs: a shadow's rim, a blob of a piece by a line, counted beside
+    rest = [sq for sq in CITIZENS if sq != full]
+    assert sum(cover.extra[sq] for sq in rest) < 0.1 * sum(board[sq] for sq in rest)
+    per = spread.per_square_cover(found, cover.changed)
+    assert [len(t) for t in per] == [len(s) for s in spread.per_square(found)]

@@ -8,6 +8,7 @@
     python bench/tally.py --write-frames DIR               # the bundled demo frames
     python bench/tally.py --first-seed 30000               # confirm on seeds no decision saw
     python bench/tally.py --respread 2                     # and after the guided respread
+    python bench/tally.py --empty --fit                    # against the empty board's photo
 
 A scene is one player's pieces, 10-70 small ones, spread by hand in one layer
 over the ten citizen squares (apart or touching, never stacked), with 0-2 big
@@ -16,6 +17,10 @@ stones on the quan squares: what tally mode asks the players to lay out.
 kinds, light and camera range, pieces 0.065-0.2 of a square. ``--classic``
 draws the first bench's scenes instead: ``vision.synth``'s 5 grounds, grey
 pebbles of 0.12-0.18 a square, never touching.
+
+``--empty`` counts each spread against a photo of the same board before it, cleared
+(``vision.synth_spread.empty_board``: the light drifted, fresh sensor noise), as tally mode
+does when it opens over the cleared board; ``--fit`` then fits that model's tables.
 
 ``--respread ROUNDS`` follows the screen's loop too: the players lay the lit (unsure)
 squares out again apart (``spread_scene(respread=...)``, every other piece where it lay)
@@ -94,6 +99,8 @@ READING_VERSION = "r3-bignet"
 #: Bumped when the board search (``vision.locate``) changes what it finds: the cached
 #: located boards go stale (its settings and network are hashed with it).
 SEARCH_VERSION = "s31-out-of-view"
+#: Bumped when ``vision.spread.change_cover`` changes what it says (``--empty`` readings).
+EMPTY_VERSION = "empty4"
 #: Corner error (px) beyond which a scene counts as located wrong (for the split figures).
 LOCATED_PX = 20.0
 
@@ -199,6 +206,24 @@ def scene(
 # ---------------------------------------------------------------- readings
 
 
+def empty_scene(seed: int, kind: str) -> NDArray[np.uint8]:
+    """Scene ``seed``'s photo of the empty board before the spread (``--empty``), cached."""
+    if kind == "classic":
+        raise ValueError("the classic scenes have no photo of the empty board")
+    path = CACHE / kind / f"scene_{seed}_empty.png"
+    if path.is_file():
+        image = cv2.imread(str(path))
+        if image is not None:
+            return np.asarray(image, dtype=np.uint8)
+    from vision.synth_spread import empty_board
+
+    grounds, pieces = unseen_kinds(seed) if kind == "unseen" else (WIDE_GROUNDS, PIECE_FAMILIES)
+    image = empty_board(seed, grounds=grounds, pieces=pieces)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), image)
+    return image
+
+
 def with_detector(model: Path) -> VisionConfig:
     """The shipped vision settings with ``model`` as the tally's piece detector."""
     return VisionConfig(count=replace(VisionConfig().count, spread_model=str(model)))
@@ -298,13 +323,14 @@ def reading_of(
     tag: str,
     given: bool = False,
     respread: tuple[int, ...] = (),
+    empty: bool = False,
 ) -> dict[str, Any]:
     """Scene ``seed``'s reading (every square's evidence) with its truth: on the board
     located in the still, or (``given``) on the board the game already knew; ``tag``
     names ``config``'s networks in the cache; ``respread``: after those squares were
-    laid out again."""
+    laid out again; ``empty``: against the photo of the empty board (``empty_scene``)."""
     folder = CACHE / kind
-    where = "given" if given else "located"
+    where = ("given" if given else "located") + (f"_{EMPTY_VERSION}" if empty else "")
     path = folder / f"reading_{seed}{_respread_tag(respread)}_{where}_{tag}.json"
     if path.is_file():
         cached: dict[str, Any] = json.loads(path.read_text())
@@ -316,7 +342,8 @@ def reading_of(
     if isinstance(outline, str):
         reading = SpreadReading(False, reason=outline)
     else:
-        reading = read_spread(image, config, outline=outline)
+        before = empty_scene(seed, kind) if empty else None
+        reading = read_spread(image, config, outline=outline, empty=before)
     corner_err = None
     if reading.found:
         corner_err = float(np.abs(reading.corners - np.array(truth["corners"])).max())
@@ -330,6 +357,8 @@ def reading_of(
             [s.peaks, round(s.mass, 4), round(s.big_prob, 4), [round(v, 4) for v in s.scores]]
             for s in reading.squares
         ],
+        "changed": [list(s.changed) for s in reading.squares] if empty else None,
+        "extra": [s.extra for s in reading.squares] if empty else None,
         "outside": reading.outside,
         "inside_share": round(reading.inside_share, 4),
         "big_heat": [round(v, 4) for v in reading.big_heat],
@@ -346,9 +375,15 @@ def reading_of(
 
 
 def squares_of(record: dict[str, Any]) -> list[SpreadSquare]:
-    return [
+    squares = [
         SpreadSquare(int(n), float(m), float(b), tuple(float(v) for v in sc))
         for n, m, b, sc in record["squares"]
+    ]
+    if record.get("extra") is None or not squares:  # (no board: no squares)
+        return squares
+    return [
+        replace(sq, changed=tuple(bool(c) for c in on), extra=e)
+        for sq, on, e in zip(squares, record["changed"], record["extra"], strict=True)
     ]
 
 
@@ -365,12 +400,13 @@ def guided(
     rounds: int,
     given: bool = False,
     answered: Callable[[dict[str, Any]], bool] = lambda r: bool(r["found"]),
+    empty: bool = False,
 ) -> tuple[dict[str, Any], list[int]]:
     """Scene ``seed`` read as tally mode guides the players: while the screen lights
     unsure squares that were not yet spread out again, the players lay those out
     apart and count again, up to ``rounds`` times (the truth never decides: only the
     lit squares do). The last reading, and how many squares each round lit."""
-    record = reading_of(seed, kind, config, tag, given)
+    record = reading_of(seed, kind, config, tag, given, empty=empty)
     spread: set[int] = set()
     lit: list[int] = []
     for _ in range(rounds):
@@ -381,7 +417,7 @@ def guided(
             break
         spread |= unsure
         lit.append(len(unsure))
-        record = reading_of(seed, kind, config, tag, given, tuple(sorted(spread)))
+        record = reading_of(seed, kind, config, tag, given, tuple(sorted(spread)), empty)
     return record, lit
 
 
@@ -524,11 +560,12 @@ def evaluate_stills(
 
 
 def time_still(
-    seeds: range, kind: str, config: VisionConfig, model: SpreadModel
+    seeds: range, kind: str, config: VisionConfig, model: SpreadModel, empty: bool = False
 ) -> tuple[float, float, float]:
     """Median ms of ``tally_image`` on a still JPEG (decode, locate, count, tally maths),
     its CPU ms (what a shared, busy machine cannot inflate), and the live path's CPU ms
-    (the fixed camera's outline known: count and maths only)."""
+    (the fixed camera's outline known: count and maths only); ``empty``: each against
+    its photo of the empty board (decoded beforehand, as ``--empty`` does once)."""
     from companion.commands.tally import read_spread, tally_image
     from vision.locate import outline_from_corners
 
@@ -537,21 +574,23 @@ def time_still(
         image, truth = scene(seed, kind)
         path = CACHE / kind / f"still_{seed}.jpg"
         cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        before = empty_scene(seed, kind) if empty else None
         t0, c0 = time.perf_counter(), time.process_time()
-        tally_image(str(path), config, model)
+        tally_image(str(path), config, model, before)
         wall.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
         outline = outline_from_corners(np.array(truth["corners"]), truth["arc_depth"])
         c0 = time.process_time()
-        reading = read_spread(image, config, outline=outline)
+        reading = read_spread(image, config, outline=outline, empty=before)
         count_spread(reading.squares, model, outside=reading.outside)
         live.append((time.process_time() - c0) * 1000)
     return statistics.median(wall), statistics.median(cpu), statistics.median(live)
 
 
 def write_frames(out: Path) -> None:
-    """Two small stills for the demo: the heaps at the end of the demo's game (rules V40:
-    A 37 pebbles and a quan, B 13 and a quan), each spread in one layer."""
+    """Small stills for the demo: the heaps at the end of the demo's game (rules V40:
+    A 37 pebbles and a quan, B 13 and a quan), each spread in one layer, and the board
+    before them, empty."""
     from vision.synth import render_scene
 
     out.mkdir(parents=True, exist_ok=True)
@@ -570,6 +609,18 @@ def write_frames(out: Path) -> None:
         )
         cv2.imwrite(str(out / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 80])
         (out / f"{name}.json").write_text(json.dumps({"board": board, "big": list(big)}) + "\n")
+    # the board before the spreads, as tally mode's first frame sees it (another photo)
+    image, _ = render_scene(
+        [0] * 12,
+        (0, 0),
+        3,
+        size=(960, 720),
+        ground="concrete",
+        tilt_deg=12.0,
+        placer=_classic_place,
+        noise_seed=1,
+    )
+    cv2.imwrite(str(out / "board_empty.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 80])
 
 
 def main() -> int:
@@ -601,6 +652,12 @@ def main() -> int:
         metavar="ROUNDS",
         help="also measure the guided loop: the players lay the lit (unsure) squares out"
         " again apart and count again, up to ROUNDS times",
+    )
+    ap.add_argument(
+        "--empty",
+        action="store_true",
+        help="count each spread against a photo of the empty board taken before it (the"
+        " same camera, the light drifted a little); --fit then fits that model's tables",
     )
     ap.add_argument("--timing", type=int, default=15, help="stills to time")
     ap.add_argument("--write-frames", metavar="DIR", type=Path)
@@ -638,8 +695,8 @@ def main() -> int:
     model, weights = SpreadModel(), FITTED_TRUST
     if args.fit:
         seeds = range(FIT_SEEDS, FIT_SEEDS + args.fit_scenes)
-        given = [reading_of(s, fit_kind, config, tag, given=True) for s in seeds]
-        stills = [reading_of(s, fit_kind, config, tag) for s in seeds]
+        given = [reading_of(s, fit_kind, config, tag, True, empty=args.empty) for s in seeds]
+        stills = [reading_of(s, fit_kind, config, tag, empty=args.empty) for s in seeds]
         found = [r for r in stills if r["found"]]
         weights = fit_board_trust([(evidence_of(r), located_right(r)) for r in found])
         answered = [r for r in found if trusted(r, weights, TRUST_MIN)]
@@ -662,8 +719,10 @@ def main() -> int:
         )
     seeds = range(first, first + args.scenes)
     print(f"measured on {kind} scenes, seeds {first}..{first + args.scenes - 1}")
-    live = [reading_of(s, kind, config, tag, given=True) for s in seeds]
-    stills = [reading_of(s, kind, config, tag) for s in seeds]
+    if args.empty and args.classic:
+        ap.error("--empty: the classic scenes have no photo of the empty board")
+    live = [reading_of(s, kind, config, tag, True, empty=args.empty) for s in seeds]
+    stills = [reading_of(s, kind, config, tag, empty=args.empty) for s in seeds]
     out = {
         "live (the board known from the game)": {"scenes": len(live), **evaluate(live, model)},
         "stills (the board located in the still)": evaluate_stills(
@@ -674,7 +733,9 @@ def main() -> int:
         if args.classic:
             ap.error("--respread: the classic scenes are laid out apart already")
         rounds = args.respread
-        live_g = [guided(s, kind, config, tag, model, rounds, given=True) for s in seeds]
+        live_g = [
+            guided(s, kind, config, tag, model, rounds, given=True, empty=args.empty) for s in seeds
+        ]
         out[f"live, after up to {rounds} respreads of the lit squares"] = guided_figures(
             live_g, evaluate([r for r, _ in live_g], model)
         )
@@ -687,6 +748,7 @@ def main() -> int:
                 model,
                 rounds,
                 answered=lambda r: trusted(r, weights, TRUST_MIN),
+                empty=args.empty,
             )
             for s in seeds
         ]
@@ -695,7 +757,9 @@ def main() -> int:
         )
     print(json.dumps(out, indent=1, ensure_ascii=False))
     if args.timing:
-        wall, cpu, live_ms = time_still(range(first, first + args.timing), kind, config, model)
+        wall, cpu, live_ms = time_still(
+            range(first, first + args.timing), kind, config, model, args.empty
+        )
         print(
             f"tally of a 1280x960 still, median of {args.timing}: {wall:.0f} ms wall,"
             f" {cpu:.0f} ms CPU (1 thread); board already located (live camera):"

@@ -150,8 +150,10 @@ COVER_SHARE = 0.2
 #: read from its area alone)
 EXPLAINS = 0.15
 #: a blob no candidate explains counts from this many pieces' area (smaller ones are a
-#: nudged grain, a chalk crumb)
+#: nudged grain, a chalk crumb) up to this many (a larger one with no peak in it is no
+#: heap of pieces, whose peaks would show: a shadow, a glint, a sleeve)
 LEAST_PIECE = 0.4
+MOST_PIECES = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +230,7 @@ def change_cover(
         # (a blob with candidates is theirs: its area says little of how many pieces
         # touch in it, its shadow and its neighbours' merged with it)
         worth = areas[i] / piece
-        if not held[i] and worth >= LEAST_PIECE:
+        if not held[i] and LEAST_PIECE <= worth <= MOST_PIECES:
             extra[sq] += worth
     return Cover(tuple(changed), tuple(round(e, 3) for e in extra))
 

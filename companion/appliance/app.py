@@ -91,6 +91,20 @@ class SpreadLike(Protocol):
     def outside(self) -> float: ...
 
 
+class SpreadReader(Protocol):
+    """Counts a tally's spread from a frame (``companion.commands.tally.read_frame_spread``),
+    against the frame of the empty board when there is one."""
+
+    def __call__(
+        self, observer: Observer, image: NDArray[np.uint8], empty: NDArray[np.uint8] | None = None
+    ) -> SpreadLike: ...
+
+
+#: A frame at a tally's start with at most this many sure pieces on the citizen squares
+#: shows the empty board: the spreads are counted against it (a change is a piece).
+EMPTY_BOARD_PIECES = 1
+
+
 class FaultLog:
     """Counts failures by where they happened and logs each kind at most once a minute."""
 
@@ -149,12 +163,13 @@ class App:
         kiosk: bool = False,
         advisor: Callable[[Position, Rules], Advice] | None = None,
         opponent: Callable[..., Advice] | None = None,
-        spread_reader: Callable[[Observer, NDArray[np.uint8]], SpreadLike] | None = None,
+        spread_reader: SpreadReader | None = None,
     ) -> None:
         """``advisor`` gives hints; ``opponent(position, rules, level, history=)``
         the companion's own moves (``config.play`` says at which level and side);
-        ``spread_reader(observer, image)`` counts a tally's spread from a frame
-        (``companion.commands.tally.read_frame_spread``)."""
+        ``spread_reader(observer, image, empty)`` counts a tally's spread from a frame
+        (``companion.commands.tally.read_frame_spread``), against the tally's first
+        frame where that shows the board empty (``EMPTY_BOARD_PIECES``)."""
         self.config = config
         self.hardware = hardware
         self.journal = journal
@@ -169,6 +184,10 @@ class App:
         self._advisor = advisor
         self._opponent = opponent
         self._spread_reader = spread_reader
+        #: this tally's frame of the empty board (None: none seen), and whether its
+        #: first frame was looked at for one
+        self._tally_empty: NDArray[np.uint8] | None = None
+        self._tally_looked = False
         timers = None
         if kiosk:
             k = config.kiosk
@@ -344,12 +363,10 @@ class App:
             return True
         if self.controller.tally_active:
             # Spread-out pieces are no game position: they go to the tally, never the referee.
-            if self.controller.tally_wants_frame and self._spread_reader is not None:
-                assert self.observer is not None
-                spread = self._spread_reader(self.observer, frame.image)
-                squares = spread.squares if spread.found else None
-                self.controller.on_tally_reading(squares, spread.reason, outside=spread.outside)
+            if self._spread_reader is not None:
+                self._tally_frame(self._spread_reader, frame.image)
             return True
+        self._tally_empty, self._tally_looked = None, False
         try:
             result = self.pipeline(frame)
         except Exception as exc:  # vision or the referee could not take this frame: skip it
@@ -368,6 +385,22 @@ class App:
         if report.accepted and self.notifier is not None:
             self.notifier.status(f"ply {self.referee.position.ply}: {report.detail}")
         return True
+
+    def _tally_frame(self, reader: SpreadReader, image: NDArray[np.uint8]) -> None:
+        """A frame while a tally is open: the first one, if it shows the board empty, is
+        what the spreads are compared with; the one the players asked for is counted."""
+        assert self.observer is not None
+        if not self._tally_looked and not self.controller.tally_wants_frame:
+            self._tally_looked = True
+            before = reader(self.observer, image)
+            pieces = sum(sq.peaks for i, sq in enumerate(before.squares) if i % 6)
+            if before.found and pieces <= EMPTY_BOARD_PIECES:
+                self._tally_empty = image.copy()
+            return
+        if self.controller.tally_wants_frame:
+            spread = reader(self.observer, image, self._tally_empty)
+            squares = spread.squares if spread.found else None
+            self.controller.on_tally_reading(squares, spread.reason, outside=spread.outside)
 
     def _frame_failed(self, where: str, exc: Exception) -> None:
         """Count and log a frame that could not be read; show a camera problem after a few."""

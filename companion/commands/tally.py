@@ -86,12 +86,16 @@ def read_spread(
     *,
     outline: Any = None,
     calibration: Any = None,
+    empty: NDArray[np.uint8] | None = None,
 ) -> SpreadReading:
     """Candidates, counter mass and big-stone probability of the 12 squares of one image.
 
     ``outline``: the board as the fixed camera already located it (else it
     is found here); ``calibration``: the scene's count gain from the opening
-    (it scales the pile counter's mass, the second opinion).
+    (it scales the pile counter's mass, the second opinion); ``empty``: the same
+    camera's photo of the board before the spread (each candidate then says
+    whether the ground changed under it, and each square how much change no
+    candidate explains: ``vision.spread.change_cover``).
     """
     import time
 
@@ -131,6 +135,12 @@ def read_spread(
         spread.peaks(heat[0], outline.arc_depth), rect, outline, big_p, count_cfg
     )
     scores = spread.per_square(found)
+    changed: tuple[tuple[bool, ...], ...] = ((),) * 12
+    extra: tuple[float | None, ...] = (None,) * 12
+    if empty is not None and empty.shape == image.shape:
+        cover = spread.change_cover(empty, image, outline, found)
+        changed = spread.per_square_cover(found, cover.changed)
+        extra = cover.extra
     t3 = time.perf_counter()
     seen = _seen(outline, image.shape, [(p.x, p.y) for p in found])
     outside = sum(
@@ -141,7 +151,12 @@ def read_spread(
     gain = calibration.count_gain if calibration is not None else 1.0
     squares = tuple(
         SpreadSquare(
-            sum(1 for v in scores[i] if v >= 0.5), float(mass[i]) * gain, float(big_p[i]), scores[i]
+            sum(1 for v in scores[i] if v >= 0.5),
+            float(mass[i]) * gain,
+            float(big_p[i]),
+            scores[i],
+            changed[i],
+            extra[i],
         )
         for i in range(12)
     )
@@ -167,17 +182,24 @@ def read_spread(
     )
 
 
-def read_frame_spread(observer: Any, image: NDArray[np.uint8]) -> SpreadReading:
+def read_frame_spread(
+    observer: Any, image: NDArray[np.uint8], empty: NDArray[np.uint8] | None = None
+) -> SpreadReading:
     """The live camera's tally: the board as the observer's locator verifies it in this
     frame, counted with the scene's calibration (``VisionObserver`` duck-typed:
-    ``locator``, ``config``, ``calibration``). No board: ``found`` False."""
+    ``locator``, ``config``, ``calibration``), against ``empty``, the same camera's frame
+    of the board before the spread, when there is one. No board: ``found`` False."""
     from vision.lens import undistort
 
-    image = undistort(np.ascontiguousarray(image), observer.config.lens)
+    lens = observer.config.lens
+    image = undistort(np.ascontiguousarray(image), lens)
     outline = observer.locator.update(image)
     if outline is None:
         return SpreadReading(False, reason="board not found")
-    return read_spread(image, observer.config, outline=outline, calibration=observer.calibration)
+    before = undistort(np.ascontiguousarray(empty), lens) if empty is not None else None
+    return read_spread(
+        image, observer.config, outline=outline, calibration=observer.calibration, empty=before
+    )
 
 
 def _off_big_stones(
@@ -270,8 +292,14 @@ def evidence(reading: SpreadReading) -> BoardEvidence:
     )
 
 
-def tally_image(path: str, config: Any, model: SpreadModel | None = None) -> dict[str, Any]:
-    """The interchange JSON object for one image (``error`` when it cannot be counted)."""
+def tally_image(
+    path: str,
+    config: Any,
+    model: SpreadModel | None = None,
+    empty: NDArray[np.uint8] | None = None,
+) -> dict[str, Any]:
+    """The interchange JSON object for one image (``error`` when it cannot be counted);
+    ``empty``: the same camera's photo of the board before the spread (undistorted)."""
     from companion.commands.analyze import read_image
     from vision.errors import ImageReadError
     from vision.lens import undistort
@@ -283,7 +311,14 @@ def tally_image(path: str, config: Any, model: SpreadModel | None = None) -> dic
     except ImageReadError as exc:
         return {"image": name, "error": str(exc)}
     try:
-        reading = read_spread(image, config, outline=manual_outline(config, image.shape))
+        if empty is not None and empty.shape != image.shape:
+            return {
+                "image": name,
+                "error": f"{name} is {image.shape[1]}x{image.shape[0]} but the empty board's"
+                f" photo is {empty.shape[1]}x{empty.shape[0]}: the same camera takes both",
+            }
+        outline = manual_outline(config, image.shape)
+        reading = read_spread(image, config, outline=outline, empty=empty)
     except MemoryError:
         return {"image": name, "error": f"out of memory counting {name}"}
     except Exception as exc:  # a vision failure is this image's error, never the batch's end
@@ -318,6 +353,11 @@ def bundled_frames() -> list[Path]:
     return sorted(FRAMES_DIR.glob("spread_*.jpg"))
 
 
+def bundled_empty() -> Path:
+    """The same camera's still of the board before the demo's spreads (``--empty``)."""
+    return FRAMES_DIR / "board_empty.jpg"
+
+
 def demo_tally(
     app: Any,
     press: Callable[[str], None],
@@ -327,8 +367,9 @@ def demo_tally(
     """``oanquan demo``'s tally: both heaps counted through the app loop, then the final count.
 
     The camera (``app.hardware.camera``) is replaced by a replay of the
-    bundled stills in ``folder``, A's spread then B's, and each is read as
-    ``oanquan run`` reads a tally frame (``App(spread_reader=read_frame_spread)``).
+    bundled stills in ``folder``: the board cleared for the tally (its first
+    frame, which the spreads are compared with), then A's spread and B's, each
+    read as ``oanquan run`` reads a tally frame (``App(spread_reader=read_frame_spread)``).
     ``press`` is a short button press and ``show`` draws the OLED with a caption
     (the demo's panel). Returns the final count (None if a still gave none).
     """
@@ -342,8 +383,12 @@ def demo_tally(
     controller = app.controller
     try:
         controller.start_tally()
+        spreads = list(camera.files)
+        if spreads and spreads[0].name == bundled_empty().name:
+            app.step()  # the board as the tally opens: empty, kept to compare with
+            spreads = spreads[1:]
         show("tally: the players spread A's heap in one layer (menu: Count pieces)")
-        for side, name in zip("AB", camera.files, strict=False):
+        for side, name in zip("AB", spreads, strict=False):
             press("ok")
             app.step()  # the camera's frame: the spread
             last = controller.tally.last if controller.tally is not None else None
@@ -383,7 +428,7 @@ def _score_line(final: Any, p: int) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Entry point of ``oanquan tally IMAGE... [--json-out DIR] [--config TOML]``."""
+    """Entry point of ``oanquan tally IMAGE... [--empty PHOTO] [--json-out DIR] [--config TOML]``."""
     return guarded("oanquan tally", lambda: _tally(argv))
 
 
@@ -404,18 +449,25 @@ def _tally(argv: list[str]) -> int:
         metavar="TOML",
         help="config file as for oanquan run (its [vision] table; e.g. from calibrate)",
     )
+    ap.add_argument(
+        "--empty",
+        metavar="PHOTO",
+        help="the same camera's photo of the board before the pieces were spread: every"
+        " change since is a piece, which finds the pieces the detector alone misses",
+    )
     args = ap.parse_args(argv)
     try:
         config, dirs = prepare_batch(
             args.images, args.config, {"--json-out": args.json_out}, "count"
         )
+        empty = _empty_photo(args.empty, config) if args.empty else None
     except (ConfigError, ValueError) as exc:
         print(f"oanquan tally: {exc}", file=sys.stderr)
         return 2
     json_dir = dirs["--json-out"]
     status = 0
     for path in args.images:
-        result = tally_image(path, config)
+        result = tally_image(path, config, empty=empty)
         if "error" in result:
             status = 1
             print(f"oanquan tally: {result['error']}", file=sys.stderr)
@@ -430,3 +482,16 @@ def _tally(argv: list[str]) -> int:
         else:
             print(text, flush=True)
     return status
+
+
+def _empty_photo(path: str, config: Any) -> NDArray[np.uint8]:
+    """``--empty``'s photo, undistorted as the spreads are; ValueError (exit 2, before any
+    spread is read) when it cannot be read."""
+    from companion.commands.analyze import read_image
+    from vision.errors import ImageReadError
+    from vision.lens import undistort
+
+    try:
+        return np.ascontiguousarray(undistort(read_image(path), config.lens))
+    except ImageReadError as exc:
+        raise ValueError(f"--empty: {exc}") from exc

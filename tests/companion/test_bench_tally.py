@@ -55,3 +55,17 @@ def test_the_guided_loop_respreads_only_the_lit_squares_until_none_is_left_to_sp
     reads.clear()
     _, lit = bench.tally.guided(5, "wide", VisionConfig(), "t", SpreadModel(), rounds=1)
     assert reads == [(), (3, 9)] and lit == [2]
+
+
+def test_readings_against_the_empty_board_keep_each_candidates_change() -> None:
+    squares = [[1, 1.0, 0.0, [0.9]]] + [[0, 0.0, 0.0, []]] * 11
+    plain = bench.tally.squares_of({"squares": squares})
+    assert not any(sq.referenced for sq in plain)
+    record = {
+        "squares": squares,
+        "changed": [[False]] + [[]] * 11,
+        "extra": [0.0, 2.5] + [0.0] * 10,
+    }
+    read = bench.tally.squares_of(record)
+    assert all(sq.referenced for sq in read)
+    assert read[0].changed == (False,) and read[1].extra == 2.5

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from companion.commands.tally import bundled_frames
+from companion.commands.tally import bundled_empty, bundled_frames
 from companion.commands.tally import main as tally_main
 from companion.referee.reconcile import Evidence
 from companion.referee.records import Kind, RecordWriter, tally_data
@@ -19,6 +19,7 @@ from companion.referee.tally import (
     SideCount,
     SpreadModel,
     SpreadSquare,
+    _Reading,
     big_stone_probability,
     board_trust,
     count_spread,
@@ -426,3 +427,116 @@ def test_board_trust_is_a_logistic_fit_of_located_right_on_the_evidence() -> Non
     good = BoardEvidence(0.95, 0.0, 0, 1.0, 30)
     bad = BoardEvidence(0.4, 0.5, 0, 1.0, 30)
     assert board_trust(good, w) > 0.9 > 0.1 > board_trust(bad, w)
+
+
+# -- against a photo of the empty board --------------------------------------------------
+
+EMPTY_MODEL = replace(
+    MODEL,
+    real_changed=(HEIGHTS,) * 4,
+    real_still=(0.0001,) * 9,
+    miss_empty=(0.005, 1.0),
+    scene_empty=(0.3, 0.0, 0.0),
+)
+
+
+def referenced(
+    squares: list[SpreadSquare], extra: dict[int, float] | None = None
+) -> list[SpreadSquare]:
+    """The squares read against the empty board: every candidate on a change."""
+    more = extra or {}
+    return [
+        replace(sq, changed=(True,) * len(sq.scores), extra=more.get(i, 0.0))
+        for i, sq in enumerate(squares)
+    ]
+
+
+def test_against_the_empty_board_a_sure_peak_on_unchanged_ground_is_no_piece() -> None:
+    squares = referenced(spread(*A_SPREAD, faint={1: (0.97,)}))
+    # the fifth 0.97 peak of square 1 lies where nothing changed since the empty board
+    flags = (True,) * 4 + (False,)
+    squares[1] = replace(squares[1], changed=flags)
+    t = count_spread(squares, EMPTY_MODEL)
+    assert t.total == 41 and t.counts[1] == 4
+    plain = [replace(sq, changed=(), extra=None) for sq in squares]
+    assert count_spread(plain, EMPTY_MODEL).total == 42  # without it, a piece
+
+
+def test_change_no_candidate_explains_adds_the_pieces_the_detector_missed() -> None:
+    squares = referenced(spread(*A_SPREAD), extra={2: 3.0})
+    dist = EMPTY_MODEL.square(2, squares[2], 3)
+    mean = sum(n * p for n, p in enumerate(dist)) / sum(dist)
+    assert mean == pytest.approx(A_SPREAD[2] + 3.0, abs=0.05)
+    t = count_spread(squares, EMPTY_MODEL)
+    assert t.low <= 44 <= t.high and 2 in t.unsure
+
+
+def test_fitting_learns_how_the_empty_board_sorts_the_candidates() -> None:
+    # every citizen square shows a sure peak on unchanged ground that was never a piece,
+    # and squares 1-5 one piece no candidate saw, shown by its change
+    truth = [n + (1 if 1 <= sq <= 5 else 0) for sq, n in enumerate(A_SPREAD)]
+    squares = referenced(
+        spread(*A_SPREAD, faint={sq: (0.97,) for sq in range(1, 12) if sq != 6}),
+        extra={sq: 1.0 for sq in range(1, 6)},
+    )
+    squares = [
+        replace(sq, changed=(True,) * (len(sq.scores) - 1) + (False,)) if i % 6 else sq
+        for i, sq in enumerate(squares)
+    ]
+    model = fit_spread_model([(squares, truth, 0.0)] * 20, EMPTY_MODEL)
+    assert model.real_still[-1] < 0.1
+    assert model.real_changed[-1][-1] > 0.99
+    assert model.miss_empty[1] == pytest.approx(1.0, abs=0.2)
+    assert model.real == EMPTY_MODEL.real  # the plain tables saw nothing to learn from
+    t = count_spread(squares, model)
+    assert t.total == sum(truth) or t.low <= sum(truth) <= t.high
+
+
+def test_tally_command_counts_against_the_empty_board(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frames = [str(p) for p in bundled_frames()]
+    assert tally_main(["--empty", str(bundled_empty()), *frames]) == 0
+    out, _ = capsys.readouterr()
+    for text, name in zip(out.splitlines(), ("spread_a", "spread_b"), strict=True):
+        line = json.loads(text)
+        low, high = line["interval"]
+        assert low <= sum(truth(name)["board"]) <= high
+        assert line["total"] == sum(sq["count"] for sq in line["squares"])
+    # a photo of the empty board that cannot be read stops the batch before any spread
+    status = tally_main(["--empty", str(tmp_path / "missing.jpg"), *frames])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""
+    assert err.strip().splitlines() == [
+        f"oanquan tally: --empty: no such file: {tmp_path / 'missing.jpg'}"
+    ]
+
+
+def test_an_empty_board_photo_of_another_size_is_that_spreads_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import cv2
+
+    small = tmp_path / "small.jpg"
+    image = cv2.imread(str(bundled_empty()))
+    cv2.imwrite(str(small), cv2.resize(image, (480, 360)))
+    frames = [str(p) for p in bundled_frames()]
+    assert tally_main(["--empty", str(small), frames[0]]) == 1
+    out, err = capsys.readouterr()
+    line = json.loads(out)
+    assert "error" in line and "480x360" in line["error"]
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_interval_against_the_empty_board_also_holds_the_plain_readings() -> None:
+    # doubtful peaks the empty board calls pieces: its count is sure, its interval
+    # narrow; the same spread read without it is wider, and the interval keeps both
+    faint = {sq: (0.3,) for sq in range(1, 6)}
+    squares = referenced(spread(*A_SPREAD, faint=faint))
+    sure = replace(EMPTY_MODEL, real_changed=((*HEIGHTS[:2], 0.999, *HEIGHTS[3:]),) * 4)
+    both = count_spread(squares, sure)
+    plain = count_spread([replace(sq, changed=(), extra=None) for sq in squares], sure)
+    alone = _Reading.of(squares, sure).interval(sure, 0.0)
+    assert both.total == 46 and plain.total != 46
+    assert both.low <= min(plain.low, alone[0]) and both.high >= max(plain.high, alone[1])
+    assert alone[1] - alone[0] < plain.high - plain.low

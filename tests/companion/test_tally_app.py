@@ -13,7 +13,7 @@ from companion.appliance.app import App
 from companion.appliance.config import parse_config
 from companion.appliance.journal import Journal
 from companion.appliance.observe import VisionObserver
-from companion.commands.tally import bundled_frames, read_frame_spread
+from companion.commands.tally import bundled_empty, bundled_frames, read_frame_spread
 from companion.ui.controller import View
 from companion.ui.screens import MenuScreen
 from device.factory import make_hardware
@@ -130,3 +130,69 @@ def test_without_a_camera_the_players_enter_both_counts_with_the_buttons(
     records = tally_records(tmp_path / "journal.jsonl")
     assert len(records) == 1 and records[0]["how"] == ["buttons", "buttons"]
     assert records[0]["scores"] == [47, 23]
+
+
+def _camera_app(tmp_path: Path, frames: list[Path], reader: Any) -> tuple[App, Any, Clock]:
+    folder = tmp_path / "camera"
+    folder.mkdir()
+    for i, frame in enumerate(frames):  # replayed in file-name order
+        shutil.copy(frame, folder / f"{i:02d}_{frame.name}")
+    clock = Clock()
+    config = parse_config(f'[camera]\nkind = "replay"\nreplay_dir = "{folder}"\n')
+    hardware = make_hardware(config.hardware, "replay", clock=clock)
+    journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
+    app = App(
+        config,
+        hardware,
+        journal,
+        clock=clock,
+        observer=VisionObserver(stills=True),
+        spread_reader=reader,
+    )
+    hardware.camera.start()
+    return app, hardware, clock
+
+
+def test_a_tally_opened_over_the_empty_board_counts_the_spreads_against_it(
+    tmp_path: Path,
+) -> None:
+    seen: list[Any] = []
+
+    def reader(observer: Any, image: Any, empty: Any = None) -> Any:
+        seen.append(empty)
+        return read_frame_spread(observer, image, empty)
+
+    empty = bundled_empty()
+    app, hardware, clock = _camera_app(tmp_path, [empty, *FRAMES], reader)
+    open_tally(app, hardware, clock)
+    assert app.step()  # the first frame: the board the players cleared
+    assert app.controller.view == View.TALLY_GUIDE  # looked at, not counted
+    for frame in FRAMES:
+        tap(app, hardware, clock, "ok")
+        assert app.step()
+        tally = app.controller.tally
+        assert tally is not None and tally.last is not None
+        assert tally.last.low <= sum(truth(frame)["board"]) <= tally.last.high
+        tap(app, hardware, clock, "ok")
+    assert app.controller.view == View.TALLY_FINAL
+    # the spreads were read beside that first frame, the very image
+    assert seen[0] is None and seen[1] is not None and seen[2] is seen[1]
+    hardware.close()
+
+
+def test_a_tally_opened_over_pieces_counts_without_an_empty_board(tmp_path: Path) -> None:
+    seen: list[Any] = []
+
+    def reader(observer: Any, image: Any, empty: Any = None) -> Any:
+        seen.append(empty)
+        return read_frame_spread(observer, image, empty)
+
+    # the first frame already shows A's spread: no empty board to compare with
+    app, hardware, clock = _camera_app(tmp_path, [FRAMES[0], *FRAMES], reader)
+    open_tally(app, hardware, clock)
+    assert app.step()
+    tap(app, hardware, clock, "ok")
+    assert app.step()
+    assert app.controller.view == View.TALLY_COUNT
+    assert seen == [None, None]
+    hardware.close()

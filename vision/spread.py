@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from engine.board import NUM_SQUARES
 from vision import detect
-from vision.config import CountConfig
+from vision.config import ChangeConfig, CountConfig
 from vision.geometry import FloatArray, region_polygons_board
 from vision.locate import Outline
 
@@ -180,14 +180,15 @@ def change_cover(
     outline: Outline,
     found: list[Peak],
     sure: float = 0.5,
+    cfg: ChangeConfig | None = None,
 ) -> Cover:
     """:class:`Cover` of the candidates ``found`` in ``image_bgr``, against
     ``reference_bgr``, the same fixed camera's photo of the empty board (``outline``
-    in both). Pure: a stage of the tally's vision."""
+    in both), changes measured as ``cfg`` says (``vision.change``'s defaults). Pure: a
+    stage of the tally's vision."""
     from vision.change import canvas_squares, change_canvas, changed_pixels
-    from vision.config import ChangeConfig
 
-    cfg = ChangeConfig()
+    cfg = cfg or ChangeConfig()
     depth = round(float(outline.arc_depth), 3)
     mask = changed_pixels(
         change_canvas(reference_bgr, outline, cfg),
@@ -205,10 +206,11 @@ def change_cover(
     for p in found:
         u, v, _ = a @ np.array([p.x, p.y, 1.0])
         x, y = round(float(u)), round(float(v))
-        window = mask[max(0, y - r) : min(h, y + r + 1), max(0, x - r) : min(w, x + r + 1)]
+        near = (slice(max(0, y - r), min(h, y + r + 1)), slice(max(0, x - r), min(w, x + r + 1)))
+        window = mask[near]
         on = bool(window.size) and float(window.mean()) >= COVER_SHARE
         changed.append(on)
-        ids = blobs[max(0, y - r) : min(h, y + r + 1), max(0, x - r) : min(w, x + r + 1)]
+        ids = blobs[near]
         ids = ids[ids > 0]
         if on and ids.size and p.score >= EXPLAINS:
             held[int(np.bincount(ids).argmax())].append(p.score)

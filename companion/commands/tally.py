@@ -138,7 +138,7 @@ def read_spread(
     changed: tuple[tuple[bool, ...], ...] = ((),) * 12
     extra: tuple[float | None, ...] = (None,) * 12
     if empty is not None and empty.shape == image.shape:
-        cover = spread.change_cover(empty, image, outline, found)
+        cover = spread.change_cover(empty, image, outline, found, cfg=cfg.change)
         changed = spread.per_square_cover(found, cover.changed)
         extra = cover.extra
     t3 = time.perf_counter()

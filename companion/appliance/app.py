@@ -90,6 +90,9 @@ class SpreadLike(Protocol):
     @property
     def outside(self) -> float: ...
 
+    @property
+    def hand(self) -> bool: ...
+
 
 class SpreadReader(Protocol):
     """Counts a tally's spread from a frame (``companion.commands.tally.read_frame_spread``),
@@ -100,8 +103,9 @@ class SpreadReader(Protocol):
     ) -> SpreadLike: ...
 
 
-#: A frame at a tally's start with at most this many sure pieces on the citizen squares
-#: shows the empty board: the spreads are counted against it (a change is a piece).
+#: A frame at a tally's start with at most this many sure pieces on the citizen squares,
+#: and no arm over the board, shows the empty board: the spreads are counted against it
+#: (a change is a piece; where an arm lay, bare ground would read as changed).
 EMPTY_BOARD_PIECES = 1
 
 
@@ -394,7 +398,7 @@ class App:
             self._tally_looked = True
             before = reader(self.observer, image)
             pieces = sum(sq.peaks for i, sq in enumerate(before.squares) if i % 6)
-            if before.found and pieces <= EMPTY_BOARD_PIECES:
+            if before.found and not before.hand and pieces <= EMPTY_BOARD_PIECES:
                 self._tally_empty = image.copy()
             return
         if self.controller.tally_wants_frame:

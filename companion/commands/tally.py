@@ -23,7 +23,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,8 @@ class SpreadReading:
     on_lines: float = 0.0
     #: the outline was given (hand corners, the live camera's board), not found here
     given: bool = False
+    #: a hand or arm lies over the board (the live camera's frames: ``vision.gate``)
+    hand: bool = False
 
 
 #: Confident candidates closer to the board than this (square sides) count as outside.
@@ -188,7 +190,8 @@ def read_frame_spread(
     """The live camera's tally: the board as the observer's locator verifies it in this
     frame, counted with the scene's calibration (``VisionObserver`` duck-typed:
     ``locator``, ``config``, ``calibration``), against ``empty``, the same camera's frame
-    of the board before the spread, when there is one. No board: ``found`` False."""
+    of the board before the spread, when there is one; ``hand``: an arm lies over the
+    board in this frame. No board: ``found`` False."""
     from vision.lens import undistort
 
     lens = observer.config.lens
@@ -196,10 +199,14 @@ def read_frame_spread(
     outline = observer.locator.update(image)
     if outline is None:
         return SpreadReading(False, reason="board not found")
+    from vision.gate import hand_score
+
     before = undistort(np.ascontiguousarray(empty), lens) if empty is not None else None
-    return read_spread(
+    reading = read_spread(
         image, observer.config, outline=outline, calibration=observer.calibration, empty=before
     )
+    gate = observer.config.gate
+    return replace(reading, hand=hand_score(image, outline, gate.work_width) > gate.skin_frac)
 
 
 def _off_big_stones(
@@ -373,8 +380,6 @@ def demo_tally(
     ``press`` is a short button press and ``show`` draws the OLED with a caption
     (the demo's panel). Returns the final count (None if a still gave none).
     """
-    from dataclasses import replace
-
     from device.camera import ReplayCamera
 
     camera = ReplayCamera(folder, clock=app.clock)

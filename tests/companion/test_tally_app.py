@@ -196,3 +196,32 @@ def test_a_tally_opened_over_pieces_counts_without_an_empty_board(tmp_path: Path
     assert app.controller.view == View.TALLY_COUNT
     assert seen == [None, None]
     hardware.close()
+
+
+def test_a_first_frame_with_an_arm_over_the_board_is_no_empty_board(tmp_path: Path) -> None:
+    import cv2
+
+    from vision.synth import render_scene
+
+    # the demo's cleared board with an arm reaching over it: where the arm lay, bare
+    # ground would read as changed in every spread
+    arm, _ = render_scene(
+        [0] * 12, (0, 0), 3, size=(960, 720), ground="concrete", tilt_deg=12.0, hand=True
+    )
+    first = tmp_path / "arm.png"
+    cv2.imwrite(str(first), arm)
+    seen: list[Any] = []
+
+    def reader(observer: Any, image: Any, empty: Any = None) -> Any:
+        reading = read_frame_spread(observer, image, empty)
+        seen.append((empty, reading.hand))
+        return reading
+
+    app, hardware, clock = _camera_app(tmp_path, [first, FRAMES[0]], reader)
+    open_tally(app, hardware, clock)
+    assert app.step()
+    assert seen[0][1]  # the arm is seen ...
+    tap(app, hardware, clock, "ok")
+    assert app.step()
+    assert seen[1] == (None, False)  # ... so the spread is counted without that frame
+    hardware.close()

@@ -63,7 +63,7 @@ class SpreadSquare:
     the detector, whose ``peaks`` then stand as sure candidates). Against a
     photo of the empty board (``vision.spread.change_cover``): ``changed``, per
     candidate, whether the ground changed under it, and ``extra``, the pieces'
-    worth of changed area no candidate explains (None: no such photo).
+    worth of changed blobs holding no candidate (None: no such photo).
     """
 
     peaks: int
@@ -175,9 +175,11 @@ class SpreadModel:
 
     def __post_init__(self) -> None:
         classes = len(CLARITY_EDGES) + 1
-        if len(self.real) != classes or len(self.miss) != classes:
-            raise ValueError(f"spread model real and miss need {classes} clarity classes")
-        for row in (*self.real, self.real_quan):
+        if {len(self.real), len(self.miss), len(self.real_changed)} != {classes}:
+            raise ValueError(
+                f"spread model real, miss and real_changed need {classes} clarity classes"
+            )
+        for row in (*self.real, self.real_quan, *self.real_changed, self.real_still):
             if len(row) != len(SCORE_BINS) or not all(0.0 <= p <= 1.0 for p in row):
                 raise ValueError(f"spread model rows must be {len(SCORE_BINS)} probabilities")
         if not 0.5 < self.coverage < 1.0:
@@ -384,9 +386,9 @@ def count_spread(
     low, high = read.interval(model, outside)
     if read.referenced:
         # Against the empty board the count is surer, but that model's interval is fitted
-        # on generated photos whose light drifts less than a real afternoon's: it also
-        # holds the interval of the same spread read without it (on the bench's unseen
-        # kinds its own held the truth in 98.4 % of stills, the two together 99.5 %).
+        # on generated photo pairs only, and real light drifts in more ways between two
+        # photos: it also holds the interval of the same spread read without it (on the
+        # bench's unseen kinds its own held the truth in 98.4 % of stills, both 99.5 %).
         bare = [replace(s, changed=(), extra=None) for s in read.spread]
         plain_low, plain_high = _Reading.of(bare, model).interval(model, outside)
         low, high = min(low, plain_low), max(high, plain_high)

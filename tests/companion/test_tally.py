@@ -110,6 +110,10 @@ def test_a_model_refuses_a_wrong_shape() -> None:
         SpreadModel(real=(HEIGHTS,) * 2)
     with pytest.raises(ValueError, match="coverage"):
         SpreadModel(coverage=0.3)
+    with pytest.raises(ValueError, match="4 clarity classes"):
+        SpreadModel(real_changed=(HEIGHTS,) * 3)
+    with pytest.raises(ValueError, match="9 probabilities"):
+        SpreadModel(real_still=(0.1,) * 8)
 
 
 def test_fitting_learns_which_candidate_heights_were_pieces() -> None:

@@ -161,6 +161,12 @@ def _respread_tag(respread: tuple[int, ...]) -> str:
     return "_r" + "-".join(str(sq) for sq in sorted(respread)) if respread else ""
 
 
+def _cached_png(path: Path) -> NDArray[np.uint8] | None:
+    """A scene rendered before (None: not yet, or unreadable: render it again)."""
+    image = cv2.imread(str(path)) if path.is_file() else None
+    return None if image is None else np.asarray(image, dtype=np.uint8)
+
+
 def scene(
     seed: int, kind: str, respread: tuple[int, ...] = ()
 ) -> tuple[NDArray[np.uint8], dict[str, Any]]:
@@ -169,11 +175,10 @@ def scene(
     folder = CACHE / kind
     name = f"scene_{seed}{_respread_tag(respread)}"
     png, js = folder / f"{name}.png", folder / f"{name}.json"
-    if png.is_file() and js.is_file():
-        image = cv2.imread(str(png))
-        if image is not None:
-            cached: dict[str, Any] = json.loads(js.read_text())
-            return np.asarray(image, dtype=np.uint8), cached
+    image = _cached_png(png) if js.is_file() else None
+    if image is not None:
+        cached: dict[str, Any] = json.loads(js.read_text())
+        return image, cached
     if kind == "classic":
         if respread:
             raise ValueError("the classic scenes are never respread")
@@ -211,10 +216,9 @@ def empty_scene(seed: int, kind: str) -> NDArray[np.uint8]:
     if kind == "classic":
         raise ValueError("the classic scenes have no photo of the empty board")
     path = CACHE / kind / f"scene_{seed}_empty.png"
-    if path.is_file():
-        image = cv2.imread(str(path))
-        if image is not None:
-            return np.asarray(image, dtype=np.uint8)
+    cached = _cached_png(path)
+    if cached is not None:
+        return cached
     from vision.synth_spread import empty_board
 
     grounds, pieces = unseen_kinds(seed) if kind == "unseen" else (WIDE_GROUNDS, PIECE_FAMILIES)

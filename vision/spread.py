@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 import cv2
 import numpy as np
@@ -133,11 +133,19 @@ def big_stones(heat: NDArray[np.float32], depth: float) -> tuple[float, float]:
 
 def per_square(found: list[Peak]) -> tuple[tuple[float, ...], ...]:
     """The candidates' scores per ring square, highest first."""
-    out: list[list[float]] = [[] for _ in range(NUM_SQUARES)]
-    for p in found:
+    return _by_square(found, [p.score for p in found])
+
+
+_T = TypeVar("_T")
+
+
+def _by_square(found: list[Peak], values: list[_T]) -> tuple[tuple[_T, ...], ...]:
+    """``values`` (one per candidate) per ring square, the highest candidate's first."""
+    out: list[list[tuple[float, _T]]] = [[] for _ in range(NUM_SQUARES)]
+    for p, value in zip(found, values, strict=True):
         if p.square >= 0:
-            out[p.square].append(p.score)
-    return tuple(tuple(sorted(s, reverse=True)) for s in out)
+            out[p.square].append((p.score, value))
+    return tuple(tuple(v for _, v in sorted(s, key=lambda t: -t[0])) for s in out)
 
 
 #: canvas pixels (at ``ChangeConfig.area_px`` a square) around a candidate's centre where
@@ -240,8 +248,4 @@ def change_cover(
 def per_square_cover(found: list[Peak], changed: tuple[bool, ...]) -> tuple[tuple[bool, ...], ...]:
     """The candidates' ``changed`` flags per ring square, in :func:`per_square`'s order
     (highest score first)."""
-    out: list[list[tuple[float, bool]]] = [[] for _ in range(NUM_SQUARES)]
-    for p, on in zip(found, changed, strict=True):
-        if p.square >= 0:
-            out[p.square].append((p.score, on))
-    return tuple(tuple(on for _, on in sorted(s, key=lambda t: -t[0])) for s in out)
+    return _by_square(found, list(changed))

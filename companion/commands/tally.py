@@ -192,6 +192,7 @@ def read_frame_spread(
     ``locator``, ``config``, ``calibration``), against ``empty``, the same camera's frame
     of the board before the spread, when there is one; ``hand``: an arm lies over the
     board in this frame. No board: ``found`` False."""
+    from vision.gate import FrameQuality, assess_hand
     from vision.lens import undistort
 
     lens = observer.config.lens
@@ -199,14 +200,12 @@ def read_frame_spread(
     outline = observer.locator.update(image)
     if outline is None:
         return SpreadReading(False, reason="board not found")
-    from vision.gate import hand_score
-
     before = undistort(np.ascontiguousarray(empty), lens) if empty is not None else None
     reading = read_spread(
         image, observer.config, outline=outline, calibration=observer.calibration, empty=before
     )
-    gate = observer.config.gate
-    return replace(reading, hand=hand_score(image, outline, gate.work_width) > gate.skin_frac)
+    hand = assess_hand(FrameQuality(None), image, outline, observer.config.gate).hand
+    return replace(reading, hand=hand)
 
 
 def _off_big_stones(
@@ -317,13 +316,13 @@ def tally_image(
         image = undistort(read_image(path), config.lens)
     except ImageReadError as exc:
         return {"image": name, "error": str(exc)}
+    if empty is not None and empty.shape != image.shape:
+        return {
+            "image": name,
+            "error": f"{name} is {image.shape[1]}x{image.shape[0]} but the empty board's"
+            f" photo is {empty.shape[1]}x{empty.shape[0]}: the same camera takes both",
+        }
     try:
-        if empty is not None and empty.shape != image.shape:
-            return {
-                "image": name,
-                "error": f"{name} is {image.shape[1]}x{image.shape[0]} but the empty board's"
-                f" photo is {empty.shape[1]}x{empty.shape[0]}: the same camera takes both",
-            }
         outline = manual_outline(config, image.shape)
         reading = read_spread(image, config, outline=outline, empty=empty)
     except MemoryError:

@@ -60,11 +60,11 @@ def tally_records(path: Path) -> list[dict[str, Any]]:
     return [dict(r.data) for r in Journal.open(path).records if r.kind == "tally"]
 
 
-def test_the_camera_counts_both_spreads_through_the_app_loop(tmp_path: Path) -> None:
+def _camera_app(tmp_path: Path, frames: list[Path], reader: Any) -> tuple[App, Any, Clock]:
     folder = tmp_path / "camera"
     folder.mkdir()
-    for frame in FRAMES:  # what the fixed camera sees: A's spread, then B's
-        shutil.copy(frame, folder / frame.name)
+    for i, frame in enumerate(frames):  # replayed in file-name order
+        shutil.copy(frame, folder / f"{i:02d}_{frame.name}")
     clock = Clock()
     config = parse_config(f'[camera]\nkind = "replay"\nreplay_dir = "{folder}"\n')
     hardware = make_hardware(config.hardware, "replay", clock=clock)
@@ -75,9 +75,28 @@ def test_the_camera_counts_both_spreads_through_the_app_loop(tmp_path: Path) -> 
         journal,
         clock=clock,
         observer=VisionObserver(stills=True),
-        spread_reader=read_frame_spread,
+        spread_reader=reader,
     )
     hardware.camera.start()
+    return app, hardware, clock
+
+
+class Recording:
+    """``read_frame_spread`` that notes, per call, the empty board it was given and
+    whether the frame showed an arm."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, bool]] = []
+
+    def __call__(self, observer: Any, image: Any, empty: Any = None) -> Any:
+        reading = read_frame_spread(observer, image, empty)
+        self.calls.append((empty, reading.hand))
+        return reading
+
+
+def test_the_camera_counts_both_spreads_through_the_app_loop(tmp_path: Path) -> None:
+    # what the fixed camera sees: A's spread, then B's
+    app, hardware, clock = _camera_app(tmp_path, FRAMES, read_frame_spread)
     open_tally(app, hardware, clock)
     assert app.controller.view == View.TALLY_GUIDE and app.controller.tally_active
     totals = []
@@ -132,38 +151,11 @@ def test_without_a_camera_the_players_enter_both_counts_with_the_buttons(
     assert records[0]["scores"] == [47, 23]
 
 
-def _camera_app(tmp_path: Path, frames: list[Path], reader: Any) -> tuple[App, Any, Clock]:
-    folder = tmp_path / "camera"
-    folder.mkdir()
-    for i, frame in enumerate(frames):  # replayed in file-name order
-        shutil.copy(frame, folder / f"{i:02d}_{frame.name}")
-    clock = Clock()
-    config = parse_config(f'[camera]\nkind = "replay"\nreplay_dir = "{folder}"\n')
-    hardware = make_hardware(config.hardware, "replay", clock=clock)
-    journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
-    app = App(
-        config,
-        hardware,
-        journal,
-        clock=clock,
-        observer=VisionObserver(stills=True),
-        spread_reader=reader,
-    )
-    hardware.camera.start()
-    return app, hardware, clock
-
-
 def test_a_tally_opened_over_the_empty_board_counts_the_spreads_against_it(
     tmp_path: Path,
 ) -> None:
-    seen: list[Any] = []
-
-    def reader(observer: Any, image: Any, empty: Any = None) -> Any:
-        seen.append(empty)
-        return read_frame_spread(observer, image, empty)
-
-    empty = bundled_empty()
-    app, hardware, clock = _camera_app(tmp_path, [empty, *FRAMES], reader)
+    reader = Recording()
+    app, hardware, clock = _camera_app(tmp_path, [bundled_empty(), *FRAMES], reader)
     open_tally(app, hardware, clock)
     assert app.step()  # the first frame: the board the players cleared
     assert app.controller.view == View.TALLY_GUIDE  # looked at, not counted
@@ -176,17 +168,13 @@ def test_a_tally_opened_over_the_empty_board_counts_the_spreads_against_it(
         tap(app, hardware, clock, "ok")
     assert app.controller.view == View.TALLY_FINAL
     # the spreads were read beside that first frame, the very image
+    seen = [empty for empty, _ in reader.calls]
     assert seen[0] is None and seen[1] is not None and seen[2] is seen[1]
     hardware.close()
 
 
 def test_a_tally_opened_over_pieces_counts_without_an_empty_board(tmp_path: Path) -> None:
-    seen: list[Any] = []
-
-    def reader(observer: Any, image: Any, empty: Any = None) -> Any:
-        seen.append(empty)
-        return read_frame_spread(observer, image, empty)
-
+    reader = Recording()
     # the first frame already shows A's spread: no empty board to compare with
     app, hardware, clock = _camera_app(tmp_path, [FRAMES[0], *FRAMES], reader)
     open_tally(app, hardware, clock)
@@ -194,7 +182,7 @@ def test_a_tally_opened_over_pieces_counts_without_an_empty_board(tmp_path: Path
     tap(app, hardware, clock, "ok")
     assert app.step()
     assert app.controller.view == View.TALLY_COUNT
-    assert seen == [None, None]
+    assert [empty for empty, _ in reader.calls] == [None, None]
     hardware.close()
 
 
@@ -210,18 +198,12 @@ def test_a_first_frame_with_an_arm_over_the_board_is_no_empty_board(tmp_path: Pa
     )
     first = tmp_path / "arm.png"
     cv2.imwrite(str(first), arm)
-    seen: list[Any] = []
-
-    def reader(observer: Any, image: Any, empty: Any = None) -> Any:
-        reading = read_frame_spread(observer, image, empty)
-        seen.append((empty, reading.hand))
-        return reading
-
+    reader = Recording()
     app, hardware, clock = _camera_app(tmp_path, [first, FRAMES[0]], reader)
     open_tally(app, hardware, clock)
     assert app.step()
-    assert seen[0][1]  # the arm is seen ...
+    assert reader.calls[0][1]  # the arm is seen ...
     tap(app, hardware, clock, "ok")
     assert app.step()
-    assert seen[1] == (None, False)  # ... so the spread is counted without that frame
+    assert reader.calls[1] == (None, False)  # ... so the spread is counted without that frame
     hardware.close()

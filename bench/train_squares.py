@@ -267,21 +267,16 @@ def _net(width: int = 16, classes: int = squares.CLASSES) -> Any:
 
 def weights_from_onnx(path: Path, classes: int) -> dict[str, Any]:
     """A state dict for ``_net(classes=classes)`` from a network this script exported, so a
-    shipped model can be trained on without its ``.pt``. The export folded each batch norm
-    into its convolution, so every batch norm here is the identity plus the folded bias:
-    train with them frozen (``_freeze_norms``), or the batch statistics undo the fold."""
+    shipped model can be trained on without its ``.pt``: every batch norm the identity
+    plus the folded bias (``training.nets.unfold``); train with them frozen."""
     import onnx
     import torch
     from onnx import numpy_helper
 
-    model = onnx.load(str(path))
-    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    # the convolutions' folded weights and biases, in the order of the graph's nodes
-    folded = [
-        (init[n.input[1]], init[n.input[2]])
-        for n in model.graph.node
-        if n.op_type == "Conv" and len(n.input) == 3
-    ]
+    from training.nets import folded_convs, unfold
+
+    init = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
+    folded = folded_convs(path)
     state: dict[str, Any] = dict(_net(classes=classes).state_dict())
     convs = [k for k, v in state.items() if k.endswith(".0.weight") and v.ndim == 4]
     if len(convs) != len(folded) or any(
@@ -289,24 +284,10 @@ def weights_from_onnx(path: Path, classes: int) -> dict[str, Any]:
     ):
         raise SystemExit(f"{path}: not a network of this script's shape ({classes} classes)")
     for key, (w, b) in zip(convs, folded, strict=True):
-        norm = key[: -len("0.weight")] + "1."
-        state[key] = torch.tensor(w)
-        state[norm + "weight"] = torch.ones_like(state[norm + "weight"])
-        state[norm + "bias"] = torch.tensor(b)
-        state[norm + "running_mean"] = torch.zeros_like(state[norm + "running_mean"])
-        state[norm + "running_var"] = torch.full_like(state[norm + "running_var"], 1.0 - 1e-5)
+        unfold(state, key, w, b)
     for key in [k for k in state if k.startswith("h.")]:
         state[key] = torch.tensor(init[key])
     return state
-
-
-def _freeze_norms(net: Any) -> None:
-    """Batch norms on their stored statistics while the rest trains (see ``weights_from_onnx``)."""
-    from torch import nn
-
-    for module in net.modules():
-        if isinstance(module, nn.BatchNorm2d):
-            module.eval()
 
 
 def _crops(
@@ -387,7 +368,7 @@ def train(
     import torch
     import torch.nn.functional as F
 
-    from training.nets import forked_batches, on_device, save_weights
+    from training.nets import forked_batches, freeze_norms, on_device, save_weights
 
     sets = _training_set(data, "big" if big else "counts")
     mandarins = mandarins or big
@@ -419,7 +400,7 @@ def train(
         x, y = (t.to(device, non_blocking=True) for t in next(batches))
         net.train()
         if frozen:
-            _freeze_norms(net)
+            freeze_norms(net)
         loss = F.cross_entropy(net(x), y, label_smoothing=0.05)
         opt.zero_grad()
         loss.backward()

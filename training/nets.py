@@ -83,3 +83,41 @@ def forked_batches(
             worker_init_fn=lambda _: cv2.setNumThreads(1),
         )
     )
+
+
+def folded_convs(path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The weight and bias of every convolution with a bias in an ONNX export, in graph
+    order: the exporter folds each batch norm into the convolution before it."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    return [
+        (init[n.input[1]], init[n.input[2]])
+        for n in model.graph.node
+        if n.op_type == "Conv" and len(n.input) == 3
+    ]
+
+
+def unfold(state: dict[str, torch.Tensor], key: str, weight: np.ndarray, bias: np.ndarray) -> None:
+    """Put one folded convolution into ``state``'s conv + batch norm at ``key`` (the conv's
+    ``…0.weight``): the conv takes the weight, zero for input channels the export lacks,
+    and the norm becomes the identity plus the folded bias, so the net computes exactly
+    what the export did once its norms are frozen (``freeze_norms``)."""
+    conv = torch.zeros_like(state[key])
+    conv[:, : weight.shape[1]] = torch.tensor(weight)
+    state[key] = conv
+    norm = key[: -len("0.weight")] + "1."
+    state[norm + "weight"] = torch.ones_like(state[norm + "weight"])
+    state[norm + "bias"] = torch.tensor(bias)
+    state[norm + "running_mean"] = torch.zeros_like(state[norm + "running_mean"])
+    state[norm + "running_var"] = torch.full_like(state[norm + "running_var"], 1.0 - 1e-5)
+
+
+def freeze_norms(net: nn.Module) -> None:
+    """Batch norms on their stored statistics while the rest trains (``unfold``): batch
+    statistics would undo the fold."""
+    for module in net.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.eval()

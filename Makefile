@@ -92,7 +92,7 @@ RENDER_DIRS ?= $(wildcard $(CACHE)/renders/train-v*)
 
 .PHONY: train-venv train-data train-counter train-bigstone train-calibrate train-eval
 .PHONY: train-counter-renders train-counter-distill train-bigstone-renders train-calibrate-renders train-eval-renders
-.PHONY: train-finder train-squares train-squares-large train-spread
+.PHONY: train-finder train-squares train-squares-large train-spread train-spread-pair
 train-venv: $(TRAIN_VENV)/.installed
 
 $(TRAIN_VENV)/.installed: pyproject.toml
@@ -281,3 +281,23 @@ train-spread: train-venv $(STAMP)
 	  --model $(TRAIN_OUT)/spread.onnx --model vision/models/spread.onnx
 	OMP_NUM_THREADS=1 $(BIN)/python bench/tally.py --model $(TRAIN_OUT)/spread.onnx --fit \
 	  --scenes 300 --timing 0
+
+# The same detector read against the empty board (vision/models/spread_pair.onnx): the
+# spreads with their empty boards (gen --pair, seeds 1,000,000 on), the same two stages
+# with six inputs, then the tally bench against the empty board with its tables refitted.
+train-spread-pair: train-venv $(STAMP)
+	mkdir -p $(TRAIN_OUT)/spread-pair
+	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python bench/train_spread.py gen --pair \
+	  --count $(SPREAD_SCENES) --out $(TRAIN_OUT)/spread-pair/scenes
+	OMP_NUM_THREADS=1 nice -n 5 $(TRAIN_VENV)/bin/python bench/train_spread.py train --pair \
+	  --small-only --data $(TRAIN_OUT)/spread-pair/scenes --steps $(SPREAD_STEPS) \
+	  --out $(TRAIN_OUT)/spread-pair/stage1.pt
+	OMP_NUM_THREADS=1 nice -n 5 $(TRAIN_VENV)/bin/python bench/train_spread.py train --pair \
+	  --data $(TRAIN_OUT)/spread-pair/scenes --init $(TRAIN_OUT)/spread-pair/stage1.pt \
+	  --steps $(SPREAD_STEPS) --out $(TRAIN_OUT)/spread-pair/spread_pair.pt
+	$(TRAIN_VENV)/bin/python bench/train_spread.py export \
+	  --weights $(TRAIN_OUT)/spread-pair/spread_pair.pt --out $(TRAIN_OUT)/spread_pair.onnx
+	OMP_NUM_THREADS=1 $(BIN)/python bench/train_spread.py levels --scenes 60 \
+	  --model vision/models/spread.onnx --pair-model $(TRAIN_OUT)/spread_pair.onnx
+	OMP_NUM_THREADS=1 $(BIN)/python bench/tally.py --empty --fit \
+	  --pair-model $(TRAIN_OUT)/spread_pair.onnx --scenes 300 --timing 0

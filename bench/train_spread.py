@@ -47,7 +47,7 @@ from training.augment import ColourJitter, random_similarity
 from vision import detect, spread
 from vision.geometry import homography_from_corners, project
 from vision.synth import HELD_OUT_GROUND, HELD_OUT_PIECE, PIECE_FAMILIES, WIDE_GROUNDS
-from vision.synth_spread import spread_scene
+from vision.synth_spread import empty_board, spread_scene
 
 CACHE = Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan"))
 DATA = CACHE / "spread-train"
@@ -58,17 +58,25 @@ PIECES = tuple(p for p in PIECE_FAMILIES if p != HELD_OUT_PIECE)
 
 
 def generate(
-    start: int, count: int, out: Path, workers: int = 1, minutes: float | None = None
+    start: int,
+    count: int,
+    out: Path,
+    workers: int = 1,
+    minutes: float | None = None,
+    pair: bool = False,
 ) -> None:
     """Scenes ``SEED0 + start ..``: canvas PNG and centres (canvas px) per seed; resumable.
     ``workers`` processes share the seeds (each scene depends on its seed alone); with
-    ``minutes``, the seeds not begun by then are left for a later run."""
+    ``minutes``, the seeds not begun by then are left for a later run; ``pair``: each
+    scene's empty board too (``{seed}_empty.png``), for the detector read against it."""
     out.mkdir(parents=True, exist_ok=True)
     todo = [
         SEED0 + i for i in range(start, start + count) if not (out / f"{SEED0 + i}.json").is_file()
     ]
     t0 = time.time()
-    one = functools.partial(_generate_one, out=out, deadline=t0 + 60 * minutes if minutes else None)
+    one = functools.partial(
+        _generate_one, out=out, deadline=t0 + 60 * minutes if minutes else None, pair=pair
+    )
     made = 0
     if workers > 1:
         import multiprocessing
@@ -87,9 +95,10 @@ def generate(
     print(f"  {made} of {len(todo)} scenes made in {time.time() - t0:.0f}s", flush=True)
 
 
-def _generate_one(seed: int, out: Path, deadline: float | None = None) -> bool:
+def _generate_one(seed: int, out: Path, deadline: float | None = None, pair: bool = False) -> bool:
     """One scene's canvas and record, the PNG first and the record moved in last, so a
-    record always has its image; False for a seed skipped (past ``deadline``, or unfit)."""
+    record always has its image; False for a seed skipped (past ``deadline``, or unfit).
+    ``pair``: the empty board's canvas too, rectified by the same corners (a fixed camera)."""
     if deadline is not None and time.time() > deadline:
         return False
     cv2.setNumThreads(1)
@@ -113,6 +122,9 @@ def _generate_one(seed: int, out: Path, deadline: float | None = None) -> bool:
         return canvas_pts
 
     cv2.imwrite(str(out / f"{seed}.png"), rect)
+    if pair:
+        before = empty_board(seed, grounds=GROUNDS, pieces=PIECES, quan_pieces=True)
+        cv2.imwrite(str(out / f"{seed}_empty.png"), spread.rectify(before, board))
     record = {
         "seed": seed,
         "small": to_canvas(small),
@@ -132,10 +144,11 @@ def _generate_one(seed: int, out: Path, deadline: float | None = None) -> bool:
 # ---------------------------------------------------------------- training (torch)
 
 
-def _net(width: int = 12, stride: int = 2, heads: int = 2) -> Any:
+def _net(width: int = 12, stride: int = 2, heads: int = 2, inputs: int = 3) -> Any:
     """SpreadNet with ``width`` channels at stride 2 (2x and 3x that deeper down); with
     ``stride`` 1, a full-resolution stage of width/2 channels before the head; ``heads``
-    1 for a first stage on small pieces alone."""
+    1 for a first stage on small pieces alone; ``inputs`` 6 for the detector read against
+    the empty board (``vision.spread.pair_blob``)."""
     import torch
     from torch import nn
 
@@ -145,9 +158,9 @@ def _net(width: int = 12, stride: int = 2, heads: int = 2) -> Any:
         """Small U-Net: stride 2, 4 and 8 encoders (dilated at 8), heatmap at stride 2
         (or 1: pieces a twentieth of a square wide are 5 canvas px, two and a half cells)."""
 
-        def __init__(self, w: int = 12, fine: bool = False, heads: int = 2) -> None:
+        def __init__(self, w: int, fine: bool, heads: int, inputs: int) -> None:
             super().__init__()
-            self.e1 = nn.Sequential(cbr(3, w, 2), cbr(w, w))
+            self.e1 = nn.Sequential(cbr(inputs, w, 2), cbr(w, w))
             self.e2 = nn.Sequential(cbr(w, 2 * w, 2), cbr(2 * w, 2 * w))
             self.e3 = nn.Sequential(
                 cbr(2 * w, 3 * w, 2), cbr(3 * w, 3 * w, dil=2), cbr(3 * w, 3 * w, dil=4)
@@ -159,7 +172,7 @@ def _net(width: int = 12, stride: int = 2, heads: int = 2) -> Any:
             out = w
             if fine:
                 out = max(4, w // 2)
-                self.e0 = nn.Sequential(cbr(3, out), cbr(out, out))
+                self.e0 = nn.Sequential(cbr(inputs, out), cbr(out, out))
                 self.d0 = nn.Sequential(cbr(w + out, out, k=1), cbr(out, out))
             self.head = nn.Conv2d(out, heads, 1)  # small-piece centres, big-stone centres
             nn.init.constant_(self.head.bias, -2.2)  # start near the background's 0.1
@@ -174,7 +187,32 @@ def _net(width: int = 12, stride: int = 2, heads: int = 2) -> Any:
                 y = self.d0(torch.cat([self.e0(x), self.up(y)], 1))
             return torch.sigmoid(self.head(y))
 
-    return SpreadNet(width, stride == 1, heads)
+    return SpreadNet(width, stride == 1, heads, inputs)
+
+
+def weights_from_onnx(path: Path, inputs: int) -> dict[str, Any]:
+    """A state dict for a stride-2 SpreadNet of ``inputs`` channels from an exported one
+    (the shipped detector has no ``.pt``): each batch norm the identity plus its folded
+    bias (``training.nets.unfold``: train with them frozen), and input channels the export
+    lacks at zero weight, so the net starts as exactly the exported one and learns what
+    the new channels add."""
+    import torch
+
+    from training.nets import folded_convs, unfold
+
+    folded = folded_convs(path)
+    width = int(folded[0][0].shape[0])
+    state: dict[str, Any] = dict(_net(width, 2, 2, inputs).state_dict())
+    convs = [k for k, v in state.items() if k.endswith(".0.weight") and v.ndim == 4]
+    if len(convs) + 1 != len(folded) or any(
+        tuple(state[k].shape[:1] + state[k].shape[2:]) != w.shape[:1] + w.shape[2:]
+        for k, (w, _) in zip(convs, folded, strict=False)
+    ):
+        raise SystemExit(f"{path}: not a stride-2 SpreadNet")
+    for key, (w, b) in zip(convs, folded, strict=False):
+        unfold(state, key, w, b)
+    state["head.weight"], state["head.bias"] = (torch.tensor(a) for a in folded[-1])
+    return state
 
 
 def width_of(state: dict[str, Any]) -> int:
@@ -185,6 +223,11 @@ def width_of(state: dict[str, Any]) -> int:
 def heads_of(state: dict[str, Any]) -> int:
     """1 for a first stage on small pieces alone, 2 for the detector the tally runs."""
     return int(state["head.weight"].shape[0])
+
+
+def inputs_of(state: dict[str, Any]) -> int:
+    """3 for the detector of a photo alone, 6 for one read against the empty board."""
+    return int(state["e1.0.0.weight"].shape[1])
 
 
 def stride_of(state: dict[str, Any]) -> int:
@@ -233,10 +276,22 @@ COLOUR = ColourJitter(
 )
 
 
+#: how far a pair's empty board may sit off the spread in a training window (canvas px,
+#: degrees): a tripod nudged between the two photos, a located outline a pixel off
+PAIR_SHIFT = 1.5
+PAIR_TURN = 0.3
+
+
 def sample(
-    rect: np.ndarray, rec: dict[str, Any], rng: np.random.Generator, stride: int = spread.STRIDE
+    rect: np.ndarray,
+    rec: dict[str, Any],
+    rng: np.random.Generator,
+    stride: int = spread.STRIDE,
+    before: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A jittered, flipped, recoloured PATCH x PATCH window and its target."""
+    """A jittered, flipped, recoloured PATCH x PATCH window and its target; with
+    ``before`` (the empty board's canvas), the input of a detector read against it
+    (``vision.spread.pair_blob``), the empty board's window nudged a little off."""
     h, w = rect.shape[:2]
     m = random_similarity(rng, (w, h), (0.88, 1.14), 2.5, 0.03 * spread.PX, pixel_centres=False)
     s = float(np.hypot(m[0, 0], m[1, 0]))  # its zoom: pieces' sizes scale with it
@@ -248,50 +303,82 @@ def sample(
         x0, y0 = int(rng.uniform(0, w - PATCH)), int(rng.uniform(0, h - PATCH))
     x0, y0 = x0 // 8 * 8, y0 // 8 * 8
     m = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ m
-    win = cv2.warpAffine(
-        rect, m[:2], (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    win = COLOUR(win, rng)
+
+    def window(img: np.ndarray, warp: np.ndarray) -> np.ndarray:
+        return np.asarray(
+            cv2.warpAffine(
+                img,
+                warp[:2],
+                (PATCH, PATCH),
+                flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE,
+            ),
+            np.uint8,
+        )
+
+    win = window(rect, m)
+    if before is None:
+        x = detect.prepare(COLOUR(win, rng))[0]
+    else:
+        turn = np.deg2rad(rng.uniform(-PAIR_TURN, PAIR_TURN))
+        c, sn = np.cos(turn), np.sin(turn)
+        dx, dy = rng.uniform(-PAIR_SHIFT, PAIR_SHIFT, 2)
+        half = PATCH / 2
+        nudge = np.array(
+            [
+                [c, -sn, half - c * half + sn * half + dx],
+                [sn, c, half - sn * half - c * half + dy],
+                [0, 0, 1],
+            ]
+        )
+        both = COLOUR(np.hstack([win, window(before, nudge @ m)]), rng)  # one camera, one look
+        x = spread.pair_blob(both[:, :PATCH], both[:, PATCH:])[0]
     out = []
     for key, size_key in (("small", "size_px"), ("big", "big_px")):
         pts = np.array(rec[key], np.float64).reshape(-1, 2)
         pts = project(m, pts)
         size = rec[size_key] * s * rng.uniform(0.85, 1.15, len(pts))
         out.append(targets(pts, size, (PATCH // stride, PATCH // stride), stride))
-    return detect.prepare(np.asarray(win, np.uint8))[0], np.stack(out)  # COLOUR: uint8
+    return x, np.stack(out)
 
 
-def load(data: Path) -> list[tuple[np.ndarray, dict[str, Any]]]:
-    """Every scene of ``data`` (canvas, record), read by 8 threads: 10,000 canvases take
-    a minute on one."""
+Scene = tuple[np.ndarray, dict[str, Any], np.ndarray | None]
+
+
+def load(data: Path) -> list[Scene]:
+    """Every scene of ``data`` (canvas, record, the empty board's canvas where ``gen
+    --pair`` wrote one), read by 8 threads: 10,000 canvases take a minute on one."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def one(p: Path) -> tuple[np.ndarray | None, dict[str, Any]]:
-        return cv2.imread(str(p.with_suffix(".png"))), json.loads(p.read_text())
+    def one(p: Path) -> tuple[np.ndarray | None, dict[str, Any], np.ndarray | None]:
+        empty = p.with_name(f"{p.stem}_empty.png")
+        before = cv2.imread(str(empty)) if empty.is_file() else None
+        return cv2.imread(str(p.with_suffix(".png"))), json.loads(p.read_text()), before
 
     with ThreadPoolExecutor(8) as pool:
         read = list(pool.map(one, sorted(data.glob("*.json"))))
-    return [(img, rec) for img, rec in read if img is not None]
+    return [(img, rec, before) for img, rec, before in read if img is not None]
 
 
 def _windows(
-    items: list[tuple[np.ndarray, dict[str, Any]]],
+    items: list[Scene],
     seed: int,
     stride: int,
     batch: int,
     heads: int = 2,
+    pair: bool = False,
 ) -> Callable[[int | None], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Endless batches of training windows from the loaded scenes, one numpy generator per
     loader worker (the run's seed and the worker's number, 0 in this process); the
-    targets' first ``heads`` channels."""
+    targets' first ``heads`` channels; ``pair``: read against each scene's empty board."""
 
     def stream(worker: int | None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         rng = np.random.default_rng((seed, worker or 0))
         while True:
             xs, ys = [], []
             for _ in range(batch):
-                rect, rec = items[int(rng.integers(len(items)))]
-                x, y = sample(rect, rec, rng, stride)
+                rect, rec, before = items[int(rng.integers(len(items)))]
+                x, y = sample(rect, rec, rng, stride, before if pair else None)
                 xs.append(x)
                 ys.append(y[:heads])
             yield np.stack(xs), np.stack(ys)
@@ -313,21 +400,32 @@ def train(
     minutes: float | None = None,
     lr: float | None = None,
     small_only: bool = False,
+    pair: bool = False,
 ) -> None:
     """``steps`` steps of ``batch`` windows under a one-cycle schedule; with ``minutes``,
     as many steps as fit in that wall time, the schedule following the clock instead (a
     GPU run has a fixed lease, not a known speed). ``small_only``: a first stage, small
     pieces alone on a one-channel head; a run from it (``init``) starts both channels
-    with its head."""
+    with its head. ``pair``: the detector read against the empty board (6 inputs, every
+    scene from ``gen --pair``). An ``init`` ONNX (an exported detector, the shipped one)
+    is taken whole, the inputs it lacks at zero and its norms frozen."""
     import math
 
     import torch
 
-    from training.nets import forked_batches, on_device, save_weights
+    from training.nets import forked_batches, freeze_norms, on_device, save_weights
 
     torch.manual_seed(seed)
     items = load(data)
-    state = torch.load(init) if init is not None else None
+    inputs = 6 if pair else 3
+    if pair and any(before is None for _, _, before in items):
+        raise SystemExit(f"--pair: {data} holds scenes without an empty board (gen --pair)")
+    frozen = init is not None and init.suffix == ".onnx"
+    state = None
+    if init is not None:
+        state = weights_from_onnx(init, inputs) if frozen else torch.load(init)
+        if inputs_of(state) != inputs:
+            raise SystemExit(f"--init {init}: a net of {inputs_of(state)} inputs, not {inputs}")
     if state is not None:
         width, stride = width_of(state), stride_of(state)  # a fine-tune keeps its start's
     heads = 1 if small_only else 2
@@ -341,7 +439,7 @@ def train(
         flush=True,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
-    net = _net(width, stride, heads)
+    net = _net(width, stride, heads, inputs)
     peak = lr or 3e-3
     if state is not None:
         if heads_of(state) < heads:  # a first stage: its head starts both channels
@@ -351,7 +449,7 @@ def train(
         peak = lr or 1e-3
     on_device(net, device)
     opt = torch.optim.AdamW(net.parameters(), lr=peak, weight_decay=1e-4)
-    batches = forked_batches(_windows(items, seed, stride, batch, heads), workers)
+    batches = forked_batches(_windows(items, seed, stride, batch, heads, pair), workers)
     run, t0, step = 0.0, time.time(), 0
 
     def progress() -> float:  # 0..1 of the run, by steps or by the clock
@@ -366,6 +464,8 @@ def train(
             group["lr"] = rate
         x, y = (t.to(device, non_blocking=True) for t in next(batches))
         net.train()
+        if frozen:
+            freeze_norms(net)
         p = net(x).clamp(1e-4, 1 - 1e-4)
         pos = (y >= 0.999).float()
         neg = (1 - pos) * (1 - y) ** 4
@@ -396,26 +496,30 @@ def export(weights: Path, path: Path) -> None:
     state = torch.load(weights)
     if heads_of(state) != 2:
         raise SystemExit(f"{weights}: a first stage (small pieces only): train on from it (--init)")
-    net = _net(width_of(state), stride_of(state))  # both in the weights: no flag to get wrong
+    # width, stride and inputs are all in the weights: no flag to get wrong
+    net = _net(width_of(state), stride_of(state), 2, inputs_of(state))
     net.load_state_dict(state)
     net.eval()
     w, h, _ = spread.canvas()
-    export_onnx(net, path, torch.zeros(1, 3, h, w))
+    export_onnx(net, path, torch.zeros(1, inputs_of(state), h, w))
 
 
-def levels(models: list[str], scenes: int) -> None:
+def levels(models: list[str], scenes: int, pairs: tuple[str, ...] = ()) -> None:
     """Per detector, the share of citizen squares whose count of peaks at or above a level
     is the true count, on the tally bench's new scenes (seeds 10000.., board known): how
-    well its raw peaks count, before the tally's maths."""
+    well its raw peaks count, before the tally's maths. ``pairs``: those of ``models``
+    that read the spread against its empty board (``bench/tally.py``'s photo of it)."""
     from bench import tally  # its scenes and their cache
 
     marks = (0.2, 0.3, 0.4, 0.5, 0.6)
     right = {model: dict.fromkeys(marks, 0) for model in models}
     for seed in range(tally.EVAL_SEEDS, tally.EVAL_SEEDS + scenes):
         image, truth = tally.scene(seed, "wide")  # read once, for every detector
-        rect = spread.rectify(image, homography_from_corners(np.array(truth["corners"])))
+        board = homography_from_corners(np.array(truth["corners"]))
+        rect = spread.rectify(image, board)
+        before = spread.rectify(tally.empty_scene(seed, "wide"), board) if pairs else None
         for model in models:
-            heat = spread.heatmaps(rect, model)[0]
+            heat = spread.heatmaps(rect, model, before if model in pairs else None)[0]
             per = spread.per_square(spread.peaks(heat, truth["arc_depth"]))
             for mark in marks:
                 right[model][mark] += sum(
@@ -436,11 +540,13 @@ def main() -> int:
     g.add_argument("--out", type=Path, default=DATA)
     g.add_argument("--workers", type=int, default=1, help="processes generating scenes")
     g.add_argument("--minutes", type=float, help="begin no scene after this wall time")
+    g.add_argument("--pair", action="store_true", help="each scene's empty board too")
     t = sub.add_parser("train")
     t.add_argument("--data", type=Path, default=DATA)
     t.add_argument("--steps", type=int, default=12000)
     t.add_argument("--out", type=Path, default=DATA / "spread.pt")
-    t.add_argument("--init", type=Path)
+    t.add_argument("--init", type=Path, help="start from a .pt, or an exported .onnx taken whole")
+    t.add_argument("--pair", action="store_true", help="read against the empty board (gen --pair)")
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--batch", type=int, default=8, help="windows per step")
     t.add_argument("--workers", type=int, default=0, help="processes cutting windows")
@@ -464,6 +570,9 @@ def main() -> int:
     )
     lv = sub.add_parser("levels")
     lv.add_argument("--model", action="append", default=[], help="ONNX (repeat; shipped if none)")
+    lv.add_argument(
+        "--pair-model", action="append", default=[], help="ONNX read against the empty board"
+    )
     lv.add_argument("--scenes", type=int, default=60)
     e = sub.add_parser("export")
     e.add_argument("--weights", type=Path, default=DATA / "spread.pt")
@@ -471,7 +580,7 @@ def main() -> int:
     args = ap.parse_args()
     cv2.setNumThreads(1)
     if args.cmd == "gen":
-        generate(args.start, args.count, args.out, args.workers, args.minutes)
+        generate(args.start, args.count, args.out, args.workers, args.minutes, args.pair)
     elif args.cmd == "train":
         import torch
 
@@ -489,9 +598,11 @@ def main() -> int:
             minutes=args.minutes,
             lr=args.lr,
             small_only=args.small_only,
+            pair=args.pair,
         )
     elif args.cmd == "levels":
-        levels(args.model or [spread.MODEL], args.scenes)
+        pairs = tuple(args.pair_model)
+        levels([*args.model, *pairs] or [spread.MODEL], args.scenes, pairs)
     else:
         export(args.weights, args.out)
     return 0

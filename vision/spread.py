@@ -64,15 +64,37 @@ def rectify(image_bgr: NDArray[np.uint8], homography: FloatArray) -> NDArray[np.
     )
 
 
-def heatmaps(rect_bgr: NDArray[np.uint8], model: str = MODEL) -> NDArray[np.float32]:
+def pair_blob(rect_bgr: NDArray[np.uint8], before_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Input of a detector read against the empty board: the spread as ``detect.prepare``
+    gives it, then the spread less the empty board, each normalised by its own light
+    (a cloud between the two photos changes the exposure, not what the ground is)."""
+    now = detect.prepare(rect_bgr)
+    return np.asarray(np.concatenate([now, now - detect.prepare(before_bgr)], 1), np.float32)
+
+
+def heatmaps(
+    rect_bgr: NDArray[np.uint8],
+    model: str = MODEL,
+    before_bgr: NDArray[np.uint8] | None = None,
+) -> NDArray[np.float32]:
     """The heatmaps (small-piece centres, big-stone centres; each the canvas over the
     net's stride, values 0..1) of a rectified spread, averaged with those of its mirror images: the
     net saw mirrored boards in training, and the average of the four views steadies
-    the peaks of faint and touching pieces for four forwards' time (~25 ms each)."""
+    the peaks of faint and touching pieces for four forwards' time (~25 ms each).
+    ``before_bgr``: the empty board rectified alike, for a ``model`` that reads the
+    spread against it (``pair_blob``)."""
     views = []
     for flip in (None, 1, 0, -1):
-        img = rect_bgr if flip is None else np.asarray(cv2.flip(rect_bgr, flip), np.uint8)
-        out = np.asarray(detect.forward(detect.prepare(img), model)[0], dtype=np.float32)
+
+        def view(img: NDArray[np.uint8], flip: int | None = flip) -> NDArray[np.uint8]:
+            return img if flip is None else np.asarray(cv2.flip(img, flip), np.uint8)
+
+        blob = (
+            detect.prepare(view(rect_bgr))
+            if before_bgr is None
+            else pair_blob(view(rect_bgr), view(before_bgr))
+        )
+        out = np.asarray(detect.forward(blob, model)[0], dtype=np.float32)
         views.append(out if flip is None else np.stack([cv2.flip(c, flip) for c in out]))
     return np.asarray(np.mean(views, axis=0), dtype=np.float32)
 

@@ -193,12 +193,13 @@ def empty_board(
     grounds: tuple[str, ...] = WIDE_GROUNDS,
     pieces: tuple[str, ...] = PIECE_FAMILIES,
     size: tuple[int, int] = (1280, 960),
+    quan_pieces: bool = False,
 ) -> NDArray[np.uint8]:
     """Scene ``seed``'s board before the spread: the same ground, chalk, camera and
     shadows with no piece on it (tally mode photographs it first), taken a little
     earlier: the light drifted (``DRIFT_GAIN``, ``DRIFT_TINT``) and the sensor's noise
-    is a fresh draw."""
-    _, _, cond, _ = _setup(seed, grounds, pieces, size, False)
+    is a fresh draw. ``quan_pieces`` as the spread was drawn (it takes a draw)."""
+    _, _, cond, _ = _setup(seed, grounds, pieces, size, quan_pieces)
     rng = np.random.default_rng([seed, 18])
     gain = float(rng.uniform(*DRIFT_GAIN))
     r, g, b = (float(t * rng.uniform(*DRIFT_TINT)) for t in cond.tint)

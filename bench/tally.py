@@ -99,8 +99,10 @@ READING_VERSION = "r3-bignet"
 #: Bumped when the board search (``vision.locate``) changes what it finds: the cached
 #: located boards go stale (its settings and network are hashed with it).
 SEARCH_VERSION = "s31-out-of-view"
-#: Bumped when ``vision.spread.change_cover`` changes what it says (``--empty`` readings).
-EMPTY_VERSION = "empty4"
+#: Bumped when readings against the empty board change what they hold (``--empty``):
+#: ``vision.spread.change_cover``, the pair detector's second reading (``alone``), its
+#: candidates thinned (``vision.spread.thin``).
+EMPTY_VERSION = "empty6"
 #: Corner error (px) beyond which a scene counts as located wrong (for the split figures).
 LOCATED_PX = 20.0
 
@@ -228,14 +230,17 @@ def empty_scene(seed: int, kind: str) -> NDArray[np.uint8]:
     return image
 
 
-def with_detector(model: Path) -> VisionConfig:
-    """The shipped vision settings with ``model`` as the tally's piece detector."""
-    return VisionConfig(count=replace(VisionConfig().count, spread_model=str(model)))
+def with_detector(model: Path, pair: str) -> VisionConfig:
+    """The shipped vision settings with ``model`` as the tally's piece detector and
+    ``pair`` ("" for none) as the one read against the empty board."""
+    count = replace(VisionConfig().count, spread_model=str(model), spread_pair_model=pair)
+    return VisionConfig(count=count)
 
 
-def _model_tag(config: VisionConfig) -> str:
+def _model_tag(config: VisionConfig, empty: bool = False) -> str:
     """Readings depend on the networks read and the big-stone call's weights (a stone
-    takes its peak out of the pieces): a short hash of them."""
+    takes its peak out of the pieces): a short hash of them; ``empty``: readings against
+    the empty board, which the pair detector reads too."""
     h = hashlib.sha1(READING_VERSION.encode())
     h.update(repr(FITTED_BIG).encode())
     for path in (
@@ -243,6 +248,7 @@ def _model_tag(config: VisionConfig) -> str:
         config.count.model,
         config.count.big_model,
         config.count.mandarin_big_model,
+        config.count.spread_pair_model if empty else "",
     ):
         if path:  # ("" turns an optional network off)
             h.update(Path(path).read_bytes())
@@ -363,6 +369,7 @@ def reading_of(
         ],
         "changed": [list(s.changed) for s in reading.squares] if empty else None,
         "extra": [s.extra for s in reading.squares] if empty else None,
+        "alone": [s.alone for s in reading.squares] if empty else None,
         "outside": reading.outside,
         "inside_share": round(reading.inside_share, 4),
         "big_heat": [round(v, 4) for v in reading.big_heat],
@@ -385,9 +392,15 @@ def squares_of(record: dict[str, Any]) -> list[SpreadSquare]:
     ]
     if record.get("extra") is None or not squares:  # (no board: no squares)
         return squares
+    alone = record.get("alone") or [None] * len(squares)
     return [
-        replace(sq, changed=tuple(bool(c) for c in on), extra=e)
-        for sq, on, e in zip(squares, record["changed"], record["extra"], strict=True)
+        replace(
+            sq,
+            changed=tuple(bool(c) for c in on),
+            extra=e,
+            alone=None if own is None else tuple(float(v) for v in own),
+        )
+        for sq, on, e, own in zip(squares, record["changed"], record["extra"], alone, strict=True)
     ]
 
 
@@ -671,16 +684,24 @@ def main() -> int:
         default=Path(VisionConfig().count.spread_model),
         help="the piece detector (ONNX) to measure; the shipped one by default",
     )
+    ap.add_argument(
+        "--pair-model",
+        default=VisionConfig().count.spread_pair_model,
+        help="with --empty, the detector reading spread and empty board together (ONNX;"
+        ' the shipped one by default, "" for none: the spread\'s detector alone)',
+    )
     args = ap.parse_args()
     if not args.model.is_file():
         ap.error(f"--model: no such file: {args.model}")
+    if args.pair_model and not Path(args.pair_model).is_file():
+        ap.error(f"--pair-model: no such file: {args.pair_model}")
     if args.write_frames:
         write_frames(args.write_frames)
         return 0
     cv2.setNumThreads(1)
     keep_freed_memory()  # (as every oanquan command does: companion.appliance.memory)
-    config = with_detector(args.model)
-    tag = _model_tag(config)
+    config = with_detector(args.model, args.pair_model)
+    tag = _model_tag(config, args.empty)
     fit_kind = "classic" if args.classic else "wide"
     kind = "unseen" if args.unseen else fit_kind
     first = UNSEEN_SEEDS if args.unseen else EVAL_SEEDS

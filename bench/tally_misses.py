@@ -4,6 +4,7 @@
     python bench/tally_misses.py --stills           # the board located in the still (right)
     python bench/tally_misses.py --unseen           # brick ground and shells, seeds 20000..
     python bench/tally_misses.py --model other.onnx # another detector (bench/tally.py --model)
+    python bench/tally_misses.py --empty            # against the empty board (bench/tally.py --empty)
 
 Reads the readings ``bench/tally.py`` cached for the shipped models (run it first
 with the same scenes). A true piece is matched to the nearest unmatched candidate
@@ -33,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.tally import (
     CACHE,
+    EMPTY_VERSION,
     EVAL_SEEDS,
     UNSEEN_SEEDS,
     _model_tag,
@@ -85,10 +87,18 @@ def main() -> int:
         default=Path(VisionConfig().count.spread_model),
         help="the piece detector whose readings bench/tally.py --model cached",
     )
+    ap.add_argument("--empty", action="store_true", help="readings against the empty board")
+    ap.add_argument(
+        "--pair-model",
+        default=VisionConfig().count.spread_pair_model,
+        help="with --empty, the pair detector of bench/tally.py --pair-model",
+    )
     args = ap.parse_args()
-    config = with_detector(args.model)
+    config = with_detector(args.model, args.pair_model)
     kind, first = ("unseen", UNSEEN_SEEDS) if args.unseen else ("wide", EVAL_SEEDS)
-    tag, path = _model_tag(config), "located" if args.stills else "given"
+    tag, path = _model_tag(config, args.empty), "located" if args.stills else "given"
+    if args.empty:
+        path += f"_{EMPTY_VERSION}"
     pieces: list[dict[str, Any]] = []
     false: list[dict[str, Any]] = []
     scenes: list[dict[str, Any]] = []

@@ -130,6 +130,9 @@ class CountConfig:
     model: str = str(MODELS / "counter.onnx")  # pebble-density network (ONNX)
     big_model: str = str(MODELS / "bigstone.onnx")  # big-stone classifier (ONNX)
     spread_model: str = str(MODELS / "spread.onnx")  # tally's piece detector (ONNX)
+    # the same read against a photo of the empty board (spread and empty board in, one
+    # input of six channels: ``vision.spread.pair_blob``); "" reads the spread alone
+    spread_pair_model: str = str(MODELS / "spread_pair.onnx")
     # per-square count classifier (``vision.squares``) multiplied with the density's
     # distribution in every citizen square; "" counts by the density alone. Its softmax
     # temperature and the density's exponent in the product were set before any fit:

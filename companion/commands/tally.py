@@ -95,9 +95,10 @@ def read_spread(
     ``outline``: the board as the fixed camera already located it (else it
     is found here); ``calibration``: the scene's count gain from the opening
     (it scales the pile counter's mass, the second opinion); ``empty``: the same
-    camera's photo of the board before the spread (each candidate then says
+    camera's photo of the board before the spread: the pieces are then found by the
+    detector that reads the two together (``spread_pair_model``), each candidate says
     whether the ground changed under it, and each square how much change no
-    candidate explains: ``vision.spread.change_cover``).
+    candidate explains (``vision.spread.change_cover``).
     """
     import time
 
@@ -128,7 +129,16 @@ def read_spread(
     net_p = big_stone_probabilities(image, outline, count_cfg, rect)
     mass, _ = region_sums(np.where(dens > NOISE_FLOOR, dens, 0.0), labels)
     t2 = time.perf_counter()
-    heat = spread.heatmaps(spread.rectify(image, outline.homography), count_cfg.spread_model)
+    ref = empty if empty is not None and empty.shape == image.shape else None
+    before = None
+    if ref is not None and count_cfg.spread_pair_model:  # (a fixed camera: one outline)
+        before = spread.rectify(ref, outline.homography)
+    canvas = spread.rectify(image, outline.homography)
+    heat = spread.heatmaps(
+        canvas,
+        count_cfg.spread_model if before is None else count_cfg.spread_pair_model,
+        before,
+    )
     big_heat = spread.big_stones(heat[1], outline.arc_depth)
     big_p = np.zeros(12)
     big_net = (float(net_p[0]), float(net_p[1]))
@@ -137,11 +147,22 @@ def read_spread(
         spread.peaks(heat[0], outline.arc_depth), rect, outline, big_p, count_cfg
     )
     scores = spread.per_square(found)
+    alone: tuple[tuple[float, ...] | None, ...] = (None,) * 12
+    if before is not None:  # the spread's own detector too: the interval's second reading
+        plain = spread.heatmaps(canvas, count_cfg.spread_model)[0]
+        own = spread.peaks(plain, outline.arc_depth)
+        alone = spread.per_square(_off_big_stones(own, rect, outline, big_p, count_cfg))
     changed: tuple[tuple[bool, ...], ...] = ((),) * 12
     extra: tuple[float | None, ...] = (None,) * 12
-    if empty is not None and empty.shape == image.shape:
-        cover = spread.change_cover(empty, image, outline, found, cfg=cfg.change)
-        changed = spread.per_square_cover(found, cover.changed)
+    if ref is not None:
+        cover = spread.change_cover(ref, image, outline, found, cfg=cfg.change)
+        on = list(cover.changed)
+        if before is not None and cover.piece is not None:  # one piece's second peaks
+            keep = spread.thin(found, spread.THIN * cover.piece)
+            found = [p for p, k in zip(found, keep, strict=True) if k]
+            on = [c for c, k in zip(on, keep, strict=True) if k]
+            scores = spread.per_square(found)
+        changed = spread.per_square_cover(found, tuple(on))
         extra = cover.extra
     t3 = time.perf_counter()
     seen = _seen(outline, image.shape, [(p.x, p.y) for p in found])
@@ -159,6 +180,7 @@ def read_spread(
             scores[i],
             changed[i],
             extra[i],
+            alone[i],
         )
         for i in range(12)
     )

@@ -63,7 +63,9 @@ class SpreadSquare:
     the detector, whose ``peaks`` then stand as sure candidates). Against a
     photo of the empty board (``vision.spread.change_cover``): ``changed``, per
     candidate, whether the ground changed under it, and ``extra``, the pieces'
-    worth of changed blobs holding no candidate (None: no such photo).
+    worth of changed blobs holding no candidate (None: no such photo); ``alone``,
+    the candidates of the spread's own detector where another read the two photos
+    together (None: ``scores`` are that detector's).
     """
 
     peaks: int
@@ -72,6 +74,7 @@ class SpreadSquare:
     scores: tuple[float, ...] = ()
     changed: tuple[bool, ...] = ()
     extra: float | None = None
+    alone: tuple[float, ...] | None = None
 
     @property
     def referenced(self) -> bool:
@@ -111,20 +114,21 @@ FITTED_MISS: tuple[tuple[float, float], ...] = (
 )
 #: scene-level spread of the total: a + b x the squares' variance + c x faintness x total
 FITTED_SCENE = (1.0, 1.0, 0.0)
-#: ``bench/tally.py --fit --empty`` (the same seeds, each with a photo of the empty board):
-#: per clarity class, how often a candidate of each height bin on a change was a piece;
-#: one row for candidates on unchanged ground (almost never one); misses as a + b x the
-#: change no candidate explains (the fit gives that change little weight: most blobs
-#: without a peak are a shadow's rim or a crumb, and most misses hide in blobs with one).
+#: ``bench/tally.py --fit --empty`` (the same seeds, each with a photo of the empty board,
+#: the candidates those of the pair detector, ``[vision.count] spread_pair_model``): per
+#: clarity class, how often a candidate of each height bin on a change was a piece; one
+#: row for candidates on ground the change mask calls unchanged (below 0.3 almost never
+#: a piece; the few higher ones, a handful in 1,200 spreads, were pieces too faint for
+#: the mask); misses as a + b x the change no candidate explains.
 FITTED_REAL_CHANGED: tuple[tuple[float, ...], ...] = (
-    (0.5471, 0.8712, 0.9012, 0.9742, 0.9999, 0.9999, 0.9997, 0.9656, 0.9999),
-    (0.1716, 0.5877, 0.9089, 0.9719, 0.9849, 0.9904, 0.9997, 0.9987, 0.9853),
-    (0.0438, 0.3007, 0.6407, 0.7137, 0.8762, 0.9648, 0.9943, 0.9995, 0.9984),
-    (0.0006, 0.0853, 0.2601, 0.5514, 0.7964, 0.8914, 0.9868, 0.9998, 0.999),
+    (0.4601, 0.6171, 0.8886, 0.9471, 0.972, 0.9999, 0.9999, 0.9999, 0.9999),
+    (0.0567, 0.6477, 0.9124, 0.984, 0.9934, 0.9969, 0.9969, 0.9992, 0.9992),
+    (0.0929, 0.407, 0.7896, 0.9512, 0.9536, 0.9804, 0.9975, 0.9997, 0.9997),
+    (0.0001, 0.1985, 0.61, 0.7932, 0.9973, 0.9973, 0.9973, 0.9995, 0.9996),
 )
-FITTED_REAL_STILL = (0.0064, 0.0018, 0.0354, 0.0002, 0.0083, 0.0261, 0.0001, 0.0001, 0.0001)
-FITTED_MISS_EMPTY = (0.06167, 0.01521)
-FITTED_SCENE_EMPTY = (0.0, 0.8, 0.35)
+FITTED_REAL_STILL = (0.0017, 0.0817, 0.0817, 0.9999, 0.9999, 0.9999, 0.9999, 0.9999, 0.9999)
+FITTED_MISS_EMPTY = (0.05731, 0.04006)
+FITTED_SCENE_EMPTY = (0.0, 0.2, 0.5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,9 +391,11 @@ def count_spread(
     if read.referenced:
         # Against the empty board the count is surer, but that model's interval is fitted
         # on generated photo pairs only, and real light drifts in more ways between two
-        # photos: it also holds the interval of the same spread read without it (on the
-        # bench's unseen kinds its own held the truth in 98.4 % of stills, both 99.5 %).
-        bare = [replace(s, changed=(), extra=None) for s in read.spread]
+        # photos: it also holds the interval of the same spread read without it, by the
+        # spread's own detector (on the bench's unseen kinds its own held the truth in
+        # 98.4 % of stills, both 99.5 %; with the pair detector's candidates in the plain
+        # tables, 99.0 %: pieces neither detector sees, the plain one knows it is blind).
+        bare = [_alone(s) for s in read.spread]
         plain_low, plain_high = _Reading.of(bare, model).interval(model, outside)
         low, high = min(low, plain_low), max(high, plain_high)
     dists = read.dists
@@ -412,6 +418,14 @@ def count_spread(
         high=high,
         unsure=unsure,
     )
+
+
+def _alone(sq: SpreadSquare) -> SpreadSquare:
+    """``sq`` as the spread's own detector read it, without the empty board."""
+    if sq.alone is None:
+        return replace(sq, changed=(), extra=None)
+    sure = sum(v >= SURE for v in sq.alone)
+    return replace(sq, peaks=sure, scores=sq.alone, changed=(), extra=None, alone=None)
 
 
 def fit_spread_model(
@@ -470,7 +484,15 @@ def fit_spread_model(
             round(min(max((h[0] + 0.5 * prior) / (h[1] + 0.5), 1e-4), 1 - 1e-4), 4)
             for h, prior in zip(hits, priors, strict=True)
         ]
-        rows = [tuple(real[k * width : (k + 1) * width]) for k in range(2 * classes + 2)]
+        # a higher peak is never less likely a piece: a bin of a handful of candidates
+        # (sure peaks where nothing changed: three in 1,200 spreads) otherwise swings to
+        # 0 or 1 on its own and says the opposite of its neighbours
+        rows = [
+            _monotone(
+                real[k * width : (k + 1) * width], [h[1] for h in hits[k * width : (k + 1) * width]]
+            )
+            for k in range(2 * classes + 2)
+        ]
         model = replace(
             model,
             real=tuple(rows[:classes]),
@@ -481,6 +503,30 @@ def fit_spread_model(
             miss_empty=_fit_miss(miss_e, model.miss_empty),
         )
     return _fit_scene(model, samples)
+
+
+def _monotone(values: Sequence[float], weights: Sequence[float]) -> tuple[float, ...]:
+    """The nondecreasing sequence nearest ``values`` in weighted least squares (pool
+    adjacent violators); a bin of no weight takes the value of the bin below it (the
+    first ones, of the first bin with any)."""
+    blocks: list[list[float]] = []  # [value, weight, bins]
+    for v, w in zip(values, weights, strict=True):
+        if w <= 0:
+            continue
+        blocks.append([v, w, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            v2, w2, n2 = blocks.pop()
+            v1, w1, n1 = blocks.pop()
+            blocks.append([(v1 * w1 + v2 * w2) / (w1 + w2), w1 + w2, n1 + n2])
+    fitted = [b[0] for b in blocks for _ in range(int(b[2]))]
+    if not fitted:
+        return tuple(values)
+    out, k = [], 0
+    for w in weights:
+        if w > 0:
+            k += 1
+        out.append(round(fitted[max(k - 1, 0)], 4))
+    return tuple(out)
 
 
 def _posterior(probs: Sequence[float], lam: float, n: int) -> list[float]:

@@ -544,3 +544,73 @@ def test_the_interval_against_the_empty_board_also_holds_the_plain_readings() ->
     assert both.total == 46 and plain.total != 46
     assert both.low <= min(plain.low, alone[0]) and both.high >= max(plain.high, alone[1])
     assert alone[1] - alone[0] < plain.high - plain.low
+
+
+def test_against_the_empty_board_the_pair_detector_reads_both_photos() -> None:
+    """``[vision.count] spread_pair_model`` reads a spread with its empty board (a file
+    that is not there is named, and only then is it read); "" keeps the spread's own
+    detector, whose candidates are those of the spread read alone."""
+    from companion.commands.analyze import read_image
+    from companion.commands.tally import read_spread
+    from vision.config import VisionConfig
+    from vision.errors import ConfigError
+
+    image, empty = read_image(str(bundled_frames()[0])), read_image(str(bundled_empty()))
+    cfg = VisionConfig()
+    missing = replace(cfg, count=replace(cfg.count, spread_pair_model="/nowhere/pair.onnx"))
+    with pytest.raises(ConfigError, match=r"pair\.onnx does not exist"):
+        read_spread(image, missing, empty=empty)
+    assert read_spread(image, missing).found  # a spread alone never reads it
+    off = replace(cfg, count=replace(cfg.count, spread_pair_model=""))
+    alone, against = read_spread(image, off), read_spread(image, off, empty=empty)
+    assert against.candidates == alone.candidates
+    assert all(sq.referenced for sq in against.squares)
+    paired = read_spread(image, cfg, empty=empty)
+    assert paired.candidates != alone.candidates
+
+
+def test_the_interval_also_holds_the_spread_read_by_its_own_detector() -> None:
+    # the pair detector is sure of 41 pieces; the spread's own detector, reading it
+    # alone, is sure of few and doubtful of many: a scene it cannot see (blind), whose
+    # interval runs up to the most a spread holds. The two photos' count stays 41, the
+    # interval keeps the blind reading's reach.
+    squares = referenced(spread(*A_SPREAD))
+    blind = [
+        replace(sq, alone=(0.9,) if i == 1 else (0.3,) * sq.peaks) for i, sq in enumerate(squares)
+    ]
+    sure, doubtful = count_spread(squares, EMPTY_MODEL), count_spread(blind, EMPTY_MODEL)
+    assert sure.total == doubtful.total == 41 and doubtful.counts == sure.counts
+    assert sure.high < EMPTY_MODEL.most == doubtful.high
+    # its own detector seeing the same: the interval of the pair's reading alone
+    agree = [replace(sq, alone=sq.scores) for sq in squares]
+    assert (count_spread(agree, EMPTY_MODEL).low, count_spread(agree, EMPTY_MODEL).high) == (
+        sure.low,
+        sure.high,
+    )
+
+
+def test_fitting_keeps_a_higher_peak_at_least_as_likely_a_piece() -> None:
+    # on unchanged ground: many faint peaks never pieces, two middling ones pieces and
+    # one sure peak not; alone, that one bin would fit to "never", below its neighbours
+    squares = referenced(spread(*A_SPREAD))
+    truth = list(A_SPREAD)
+    for sq in (1, 2):
+        squares[sq] = replace(
+            squares[sq], scores=(*squares[sq].scores, 0.55), changed=(*squares[sq].changed, False)
+        )
+        truth[sq] += 1
+    squares[3] = replace(
+        squares[3], scores=(*squares[3].scores, 0.95), changed=(*squares[3].changed, False)
+    )
+    for sq in (4, 5, 7, 8):
+        squares[sq] = replace(
+            squares[sq],
+            scores=(*squares[sq].scores, 0.15, 0.15),
+            changed=(*squares[sq].changed, False, False),
+        )
+    model = fit_spread_model([(squares, truth, 0.0)] * 5, EMPTY_MODEL)
+    still = model.real_still
+    assert list(still) == sorted(still)
+    assert still[0] < 0.1 and still[4] > 0.5
+    for row in (*model.real_changed, *model.real):
+        assert list(row) == sorted(row)

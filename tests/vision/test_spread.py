@@ -152,6 +152,27 @@ def test_the_detector_is_sure_of_each_piece_of_the_bundled_stills(name: str) -> 
     assert (west > 0.2, east > 0.2) == tuple(bool(b) for b in truth["big"])
 
 
+@pytest.mark.parametrize("name", ["spread_a", "spread_b"])
+def test_the_pair_detector_is_sure_of_each_piece_against_the_bundled_empty_board(
+    name: str,
+) -> None:
+    image = cv2.imread(str(STILLS / f"{name}.jpg"))
+    before = cv2.imread(str(STILLS / "board_empty.jpg"))
+    truth = json.loads((STILLS / f"{name}.json").read_text())
+    cfg = VisionConfig()
+    outline = locate_board(image, cfg.locate, np.random.default_rng(cfg.locate.seed))
+    heat = spread.heatmaps(
+        spread.rectify(image, outline.homography),
+        cfg.count.spread_pair_model,
+        spread.rectify(before, outline.homography),
+    )
+    found = spread.peaks(heat[0], outline.arc_depth)
+    sure = [sum(1 for v in spread.per_square(found)[sq] if v >= 0.5) for sq in range(12)]
+    assert sum(abs(sure[sq] - truth["board"][sq]) for sq in CITIZENS) <= 1
+    west, east = spread.big_stones(heat[1], outline.arc_depth)
+    assert (west > 0.2, east > 0.2) == tuple(bool(b) for b in truth["big"])
+
+
 def test_rectify_maps_the_board_to_the_canvas() -> None:
     corners = np.array([[100.0, 400.0], [600.0, 400.0], [600.0, 200.0], [100.0, 200.0]])
     image = np.zeros((480, 700, 3), np.uint8)
@@ -233,3 +254,47 @@ def test_pieces_no_candidate_explains_show_as_extra_in_their_square() -> None:
     assert sum(cover.extra[sq] for sq in rest) < 0.1 * sum(board[sq] for sq in rest)
     per = spread.per_square_cover(found, cover.changed)
     assert [len(t) for t in per] == [len(s) for s in spread.per_square(found)]
+
+
+def test_the_pair_input_is_the_spread_and_what_changed_since_the_empty_board() -> None:
+    image, truth = spread_scene(3)
+    hom = homography_from_corners(np.array(truth["corners"]))
+    now, before = spread.rectify(image, hom), spread.rectify(empty_board(3), hom)
+    blob = spread.pair_blob(now, before)
+    assert blob.shape == (1, 6, *now.shape[:2])
+    assert np.array_equal(blob[:, :3], spread.detect.prepare(now))
+    # the board against itself has changed nowhere; against its empty board, where the
+    # pieces lie far more than on the bare ground between them
+    assert not spread.pair_blob(now, now)[:, 3:].any()
+    _, _, a = spread.canvas()
+    pts = np.round(_pieces(truth) @ a[:2, :2].T + a[:2, 2]).astype(int)
+    change = np.abs(blob[0, 3:]).sum(axis=0)
+    at_pieces = float(np.median(change[pts[:, 1], pts[:, 0]]))
+    assert at_pieces > 4 * float(np.median(change))
+
+
+def test_thinning_keeps_the_higher_of_one_pieces_two_peaks_and_touching_neighbours() -> None:
+    piece = 0.15
+    found = [
+        spread.Peak(1.50, 0.50, 0.9, 2),
+        spread.Peak(1.53, 0.52, 0.6, 2),  # the same piece's second peak
+        spread.Peak(1.50 + piece, 0.50, 0.8, 2),  # a neighbour touching it
+        spread.Peak(3.20, 1.50, 0.4, 9),
+        spread.Peak(3.17, 1.49, 0.7, 9),  # (the higher one comes later)
+    ]
+    assert spread.thin(found, spread.THIN * piece) == [True, False, True, False, True]
+    assert all(spread.thin(found, 0.0))
+
+
+def test_the_empty_board_tells_the_width_of_the_scenes_pieces() -> None:
+    image, truth = spread_scene(3)
+    found = [
+        spread.Peak(*p["position"], 0.9, REGION_NAMES.index(p["region"]))
+        for p in truth["pieces"]
+        if p["kind"] == "small"
+    ]
+    cover = spread.change_cover(empty_board(3), image, _outline_of(truth), found)
+    size = truth["conditions"]["pebble_size"]
+    assert cover.piece is not None and size <= cover.piece <= 1.8 * size  # shadow and blur
+    # no sure candidate alone in a blob: no width to tell
+    assert spread.change_cover(empty_board(3), image, _outline_of(truth), []).piece is None

@@ -200,7 +200,7 @@ def weights_from_onnx(path: Path, inputs: int) -> dict[str, Any]:
 
     from training.nets import folded_convs, unfold
 
-    folded = folded_convs(path)
+    folded, _ = folded_convs(path)
     width = int(folded[0][0].shape[0])
     state: dict[str, Any] = dict(_net(width, 2, 2, inputs).state_dict())
     convs = [k for k, v in state.items() if k.endswith(".0.weight") and v.ndim == 4]
@@ -320,17 +320,16 @@ def sample(
     if before is None:
         x = detect.prepare(COLOUR(win, rng))[0]
     else:
-        turn = np.deg2rad(rng.uniform(-PAIR_TURN, PAIR_TURN))
-        c, sn = np.cos(turn), np.sin(turn)
-        dx, dy = rng.uniform(-PAIR_SHIFT, PAIR_SHIFT, 2)
-        half = PATCH / 2
-        nudge = np.array(
+        # (the turn as drawn, clockwise in image rows: getRotationMatrix2D turns the other way)
+        nudge = np.vstack(
             [
-                [c, -sn, half - c * half + sn * half + dx],
-                [sn, c, half - sn * half - c * half + dy],
+                cv2.getRotationMatrix2D(
+                    (PATCH / 2, PATCH / 2), -rng.uniform(-PAIR_TURN, PAIR_TURN), 1.0
+                ),
                 [0, 0, 1],
             ]
         )
+        nudge[:2, 2] += rng.uniform(-PAIR_SHIFT, PAIR_SHIFT, 2)
         both = COLOUR(np.hstack([win, window(before, nudge @ m)]), rng)  # one camera, one look
         x = spread.pair_blob(both[:, :PATCH], both[:, PATCH:])[0]
     out = []

@@ -269,14 +269,11 @@ def weights_from_onnx(path: Path, classes: int) -> dict[str, Any]:
     """A state dict for ``_net(classes=classes)`` from a network this script exported, so a
     shipped model can be trained on without its ``.pt``: every batch norm the identity
     plus the folded bias (``training.nets.unfold``); train with them frozen."""
-    import onnx
     import torch
-    from onnx import numpy_helper
 
     from training.nets import folded_convs, unfold
 
-    init = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
-    folded = folded_convs(path)
+    folded, init = folded_convs(path)
     state: dict[str, Any] = dict(_net(classes=classes).state_dict())
     convs = [k for k, v in state.items() if k.endswith(".0.weight") and v.ndim == 4]
     if len(convs) != len(folded) or any(

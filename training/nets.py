@@ -85,19 +85,23 @@ def forked_batches(
     )
 
 
-def folded_convs(path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
+def folded_convs(
+    path: Path,
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, np.ndarray]]:
     """The weight and bias of every convolution with a bias in an ONNX export, in graph
-    order: the exporter folds each batch norm into the convolution before it."""
+    order (the exporter folds each batch norm into the convolution before it), and every
+    stored array by name (layers the exporter kept as named: linear heads)."""
     import onnx
     from onnx import numpy_helper
 
     model = onnx.load(str(path))
     init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    return [
+    convs = [
         (init[n.input[1]], init[n.input[2]])
         for n in model.graph.node
         if n.op_type == "Conv" and len(n.input) == 3
     ]
+    return convs, init
 
 
 def unfold(state: dict[str, torch.Tensor], key: str, weight: np.ndarray, bias: np.ndarray) -> None:

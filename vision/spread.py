@@ -15,7 +15,7 @@ count distribution per square. Only numpy and OpenCV run here.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, TypeVar
 
 import cv2
@@ -85,18 +85,18 @@ def heatmaps(
     spread against it (``pair_blob``)."""
     views = []
     for flip in (None, 1, 0, -1):
-
-        def view(img: NDArray[np.uint8], flip: int | None = flip) -> NDArray[np.uint8]:
-            return img if flip is None else np.asarray(cv2.flip(img, flip), np.uint8)
-
+        now = _mirror(rect_bgr, flip)
         blob = (
-            detect.prepare(view(rect_bgr))
-            if before_bgr is None
-            else pair_blob(view(rect_bgr), view(before_bgr))
+            detect.prepare(now) if before_bgr is None else pair_blob(now, _mirror(before_bgr, flip))
         )
         out = np.asarray(detect.forward(blob, model)[0], dtype=np.float32)
         views.append(out if flip is None else np.stack([cv2.flip(c, flip) for c in out]))
     return np.asarray(np.mean(views, axis=0), dtype=np.float32)
+
+
+def _mirror(image: NDArray[np.uint8], flip: int | None) -> NDArray[np.uint8]:
+    """``image`` flipped as ``cv2.flip`` says (None: as it is)."""
+    return image if flip is None else np.asarray(cv2.flip(image, flip), np.uint8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +291,16 @@ def thin(found: list[Peak], reach: float) -> list[bool]:
         else:
             kept.append(p)
     return keep
+
+
+def thinned(found: list[Peak], cover: Cover) -> tuple[list[Peak], Cover]:
+    """``found`` and its ``cover`` without one piece's second peaks (``thin`` within
+    ``THIN`` of the scene's piece width); as they are where the width is unknown."""
+    if cover.piece is None:
+        return found, cover
+    keep = thin(found, THIN * cover.piece)
+    changed = tuple(c for c, k in zip(cover.changed, keep, strict=True) if k)
+    return [p for p, k in zip(found, keep, strict=True) if k], replace(cover, changed=changed)
 
 
 def per_square_cover(found: list[Peak], changed: tuple[bool, ...]) -> tuple[tuple[bool, ...], ...]:

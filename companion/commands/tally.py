@@ -146,7 +146,6 @@ def read_spread(
     found = _off_big_stones(
         spread.peaks(heat[0], outline.arc_depth), rect, outline, big_p, count_cfg
     )
-    scores = spread.per_square(found)
     alone: tuple[tuple[float, ...] | None, ...] = (None,) * 12
     if before is not None:  # the spread's own detector too: the interval's second reading
         plain = spread.heatmaps(canvas, count_cfg.spread_model)[0]
@@ -156,14 +155,11 @@ def read_spread(
     extra: tuple[float | None, ...] = (None,) * 12
     if ref is not None:
         cover = spread.change_cover(ref, image, outline, found, cfg=cfg.change)
-        on = list(cover.changed)
-        if before is not None and cover.piece is not None:  # one piece's second peaks
-            keep = spread.thin(found, spread.THIN * cover.piece)
-            found = [p for p, k in zip(found, keep, strict=True) if k]
-            on = [c for c, k in zip(on, keep, strict=True) if k]
-            scores = spread.per_square(found)
-        changed = spread.per_square_cover(found, tuple(on))
+        if before is not None:  # the pair detector's: one piece's second peaks go
+            found, cover = spread.thinned(found, cover)
+        changed = spread.per_square_cover(found, cover.changed)
         extra = cover.extra
+    scores = spread.per_square(found)
     t3 = time.perf_counter()
     seen = _seen(outline, image.shape, [(p.x, p.y) for p in found])
     outside = sum(

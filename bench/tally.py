@@ -101,8 +101,9 @@ READING_VERSION = "r3-bignet"
 SEARCH_VERSION = "s31-out-of-view"
 #: Bumped when readings against the empty board change what they hold (``--empty``):
 #: ``vision.spread.change_cover``, the pair detector's second reading (``alone``), its
-#: candidates thinned (``vision.spread.thin``).
-EMPTY_VERSION = "empty6"
+#: candidates thinned (``vision.spread.thin``), the canvas scale chosen by the pieces'
+#: width (``vision.spread.scale_for``).
+EMPTY_VERSION = "empty8"
 #: Corner error (px) beyond which a scene counts as located wrong (for the split figures).
 LOCATED_PX = 20.0
 

@@ -503,16 +503,21 @@ def export(weights: Path, path: Path) -> None:
     export_onnx(net, path, torch.zeros(1, inputs_of(state), h, w))
 
 
-def levels(models: list[str], scenes: int, pairs: tuple[str, ...] = ()) -> None:
+def levels(
+    models: list[str], scenes: int, pairs: tuple[str, ...] = (), first: int | None = None
+) -> None:
     """Per detector, the share of citizen squares whose count of peaks at or above a level
-    is the true count, on the tally bench's new scenes (seeds 10000.., board known): how
-    well its raw peaks count, before the tally's maths. ``pairs``: those of ``models``
-    that read the spread against its empty board (``bench/tally.py``'s photo of it)."""
+    is the true count, on the tally bench's scenes from seed ``first`` (its new scenes,
+    10000.., by default; its fitting seeds, 0.., to choose between detectors without
+    looking at those), board known: how well its raw peaks count, before the tally's
+    maths. ``pairs``: those of ``models`` that read the spread against its empty board
+    (``bench/tally.py``'s photo of it)."""
     from bench import tally  # its scenes and their cache
 
     marks = (0.2, 0.3, 0.4, 0.5, 0.6)
     right = {model: dict.fromkeys(marks, 0) for model in models}
-    for seed in range(tally.EVAL_SEEDS, tally.EVAL_SEEDS + scenes):
+    first = tally.EVAL_SEEDS if first is None else first
+    for seed in range(first, first + scenes):
         image, truth = tally.scene(seed, "wide")  # read once, for every detector
         board = homography_from_corners(np.array(truth["corners"]))
         rect = spread.rectify(image, board)
@@ -573,6 +578,9 @@ def main() -> int:
         "--pair-model", action="append", default=[], help="ONNX read against the empty board"
     )
     lv.add_argument("--scenes", type=int, default=60)
+    lv.add_argument(
+        "--first-seed", type=int, help="from this seed (default the bench's new scenes, 10000)"
+    )
     e = sub.add_parser("export")
     e.add_argument("--weights", type=Path, default=DATA / "spread.pt")
     e.add_argument("--out", type=Path, default=Path(spread.MODEL))
@@ -601,7 +609,7 @@ def main() -> int:
         )
     elif args.cmd == "levels":
         pairs = tuple(args.pair_model)
-        levels([*args.model, *pairs] or [spread.MODEL], args.scenes, pairs)
+        levels([*args.model, *pairs] or [spread.MODEL], args.scenes, pairs, args.first_seed)
     else:
         export(args.weights, args.out)
     return 0

@@ -38,23 +38,28 @@ MODEL: Final = CountConfig().spread_model
 CANDIDATE_MIN = 0.1
 
 
-def canvas() -> tuple[int, int, FloatArray]:
-    """Width, height and board->canvas affine map of the spread canvas."""
-    w, h = round((X1 - X0) * PX), round((Y1 - Y0) * PX)
-    a = np.array([[PX, 0.0, -X0 * PX], [0.0, -PX, Y1 * PX], [0.0, 0.0, 1.0]])
+def canvas(px: int = PX) -> tuple[int, int, FloatArray]:
+    """Width, height and board->canvas affine map of the spread canvas at ``px`` pixels
+    a square side (``PX``, or what ``scale_for`` a scene's pieces gives)."""
+    w, h = round((X1 - X0) * px), round((Y1 - Y0) * px)
+    a = np.array([[px, 0.0, -X0 * px], [0.0, -px, Y1 * px], [0.0, 0.0, 1.0]])
     return w, h, a
 
 
-def stride_of(shape: tuple[int, ...]) -> int:
-    """Canvas pixels per heatmap cell, from a heatmap's shape: a detector's stride is
-    in its output, so another model (``CountConfig.spread_model``) needs no setting."""
-    w, _, _ = canvas()
+def stride_of(shape: tuple[int, ...], px: int = PX) -> int:
+    """Canvas pixels per heatmap cell, from a heatmap's shape read at ``px``: a
+    detector's stride is in its output, so another model (``CountConfig.spread_model``)
+    needs no setting."""
+    w, _, _ = canvas(px)
     return max(1, round(w / shape[-1]))
 
 
-def rectify(image_bgr: NDArray[np.uint8], homography: FloatArray) -> NDArray[np.uint8]:
-    """Warp the board (``homography``: board units -> image px) to the spread canvas."""
-    w, h, a = canvas()
+def rectify(
+    image_bgr: NDArray[np.uint8], homography: FloatArray, px: int = PX
+) -> NDArray[np.uint8]:
+    """Warp the board (``homography``: board units -> image px) to the spread canvas at
+    ``px`` pixels a square side."""
+    w, h, a = canvas(px)
     m = a @ np.linalg.inv(homography)
     return np.asarray(
         cv2.warpPerspective(
@@ -109,14 +114,17 @@ class Peak:
     square: int  # ring index, -1 off the board
 
 
-def peaks(heat: NDArray[np.float32], depth: float, floor: float = CANDIDATE_MIN) -> list[Peak]:
-    """Local maxima of ``heat`` above ``floor`` (3x3 neighbourhood, ties resolved by
-    keeping the first in raster order), with sub-cell centres and their squares."""
+def peaks(
+    heat: NDArray[np.float32], depth: float, floor: float = CANDIDATE_MIN, px: int = PX
+) -> list[Peak]:
+    """Local maxima of ``heat`` (read at ``px``) above ``floor`` (3x3 neighbourhood, ties
+    resolved by keeping the first in raster order), with sub-cell centres and their
+    squares."""
     h, w = heat.shape
-    stride = stride_of(heat.shape)
+    stride = stride_of(heat.shape, px)
     dil = cv2.dilate(heat, np.ones((3, 3), np.uint8))
     ys, xs = np.nonzero((heat >= dil) & (heat > floor))
-    labels = region_cells(round(depth, 3), (h, w))
+    labels = region_cells(round(depth, 3), (h, w), px)
     taken = np.zeros(heat.shape, bool)
     out: list[Peak] = []
     pad = np.pad(heat, 1)
@@ -129,26 +137,27 @@ def peaks(heat: NDArray[np.float32], depth: float, floor: float = CANDIDATE_MIN)
         dy = float((win.sum(axis=1) * (-1, 0, 1)).sum()) / wsum
         dx = float((win.sum(axis=0) * (-1, 0, 1)).sum()) / wsum
         cx, cy = (x + 0.5 + dx) * stride, (y + 0.5 + dy) * stride
-        out.append(Peak(X0 + cx / PX, Y1 - cy / PX, float(heat[y, x]), int(labels[y, x])))
+        out.append(Peak(X0 + cx / px, Y1 - cy / px, float(heat[y, x]), int(labels[y, x])))
     return out
 
 
 @functools.lru_cache(maxsize=8)
-def region_cells(depth: float, shape: tuple[int, int]) -> NDArray[np.int32]:
-    """Ring index (-1 off the board) of every heatmap cell's centre."""
-    _, _, a = canvas()
+def region_cells(depth: float, shape: tuple[int, int], px: int = PX) -> NDArray[np.int32]:
+    """Ring index (-1 off the board) of every heatmap cell's centre (read at ``px``)."""
+    _, _, a = canvas(px)
     lab = np.full(shape, -1, np.int32)
     for i, poly in enumerate(region_polygons_board(depth)):
         p = (np.concatenate([poly, np.ones((len(poly), 1))], axis=1) @ a.T)[:, :2]
-        cells = p / stride_of(shape) - 0.5
+        cells = p / stride_of(shape, px) - 0.5
         cv2.fillPoly(lab, [np.rint(cells * 16).astype(np.int32)], i, shift=4)
     lab.setflags(write=False)
     return lab
 
 
-def big_stones(heat: NDArray[np.float32], depth: float) -> tuple[float, float]:
-    """The highest big-stone peak in the west and in the east quan square."""
-    labels = region_cells(round(depth, 3), heat.shape)
+def big_stones(heat: NDArray[np.float32], depth: float, px: int = PX) -> tuple[float, float]:
+    """The highest big-stone peak in the west and in the east quan square (``heat``
+    read at ``px``)."""
+    labels = region_cells(round(depth, 3), heat.shape, px)
     west, east = heat[labels == 0], heat[labels == 6]
     return float(west.max(initial=0.0)), float(east.max(initial=0.0))
 
@@ -206,28 +215,44 @@ class Cover:
     piece: float | None = None
 
 
-def change_cover(
+def spread_changes(
     reference_bgr: NDArray[np.uint8],
     image_bgr: NDArray[np.uint8],
+    outline: Outline,
+    cfg: ChangeConfig | None = None,
+) -> NDArray[np.uint8]:
+    """Where ``image_bgr`` changed from ``reference_bgr``, the same fixed camera's photo
+    of the empty board (``outline`` in both): ``vision.change``'s mask on its canvas,
+    measured as ``cfg`` says (its defaults). Pure: a stage of the tally's vision, read
+    once for every set of candidates :func:`change_cover` weighs against it."""
+    from vision.change import change_canvas, changed_pixels
+
+    cfg = cfg or ChangeConfig()
+    return np.asarray(
+        changed_pixels(
+            change_canvas(reference_bgr, outline, cfg),
+            change_canvas(image_bgr, outline, cfg),
+            round(float(outline.arc_depth), 3),
+            cfg,
+        ),
+        np.uint8,
+    )
+
+
+def change_cover(
+    changes: NDArray[np.uint8],
     outline: Outline,
     found: list[Peak],
     sure: float = 0.5,
     cfg: ChangeConfig | None = None,
 ) -> Cover:
-    """:class:`Cover` of the candidates ``found`` in ``image_bgr``, against
-    ``reference_bgr``, the same fixed camera's photo of the empty board (``outline``
-    in both), changes measured as ``cfg`` says (``vision.change``'s defaults). Pure: a
-    stage of the tally's vision."""
-    from vision.change import canvas_squares, change_canvas, changed_pixels
+    """:class:`Cover` of the candidates ``found`` on a spread whose ``changes`` since
+    the empty board :func:`spread_changes` measured (with the same ``cfg``). Pure."""
+    from vision.change import canvas_squares
 
     cfg = cfg or ChangeConfig()
+    mask = changes
     depth = round(float(outline.arc_depth), 3)
-    mask = changed_pixels(
-        change_canvas(reference_bgr, outline, cfg),
-        change_canvas(image_bgr, outline, cfg),
-        depth,
-        cfg,
-    )
     labels = canvas_squares(depth, cfg.area_px)
     n, blobs, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
     _, _, a = detect.canvas(cfg.area_px)
@@ -301,6 +326,28 @@ def thinned(found: list[Peak], cover: Cover) -> tuple[list[Peak], Cover]:
     keep = thin(found, THIN * cover.piece)
     changed = tuple(c for c, k in zip(cover.changed, keep, strict=True) if k)
     return [p for p, k in zip(found, keep, strict=True) if k], replace(cover, changed=changed)
+
+
+#: the canvas scales (pixels a square side) a scene may be read at, coarsest first
+SCALES: Final = (80, 96, 112, 128)
+#: the narrowest a piece should look (``Cover.piece``, shadow and blur included, in
+#: canvas pixels): the pair detector merges touching pieces narrower than that into
+#: one peak and splits wider ones in two. On the tally bench's fitting seeds 0-299
+#: (board known, peaks at or above 0.3), the coarsest scale that shows the scene's
+#: pieces this wide reads 96.0% of citizen squares exact, against 93.1% at ``PX``
+#: alone; the best bounds between scales found by search are these within 0.005 of
+#: a square's width.
+PIECE_PX = 12.0
+
+
+def scale_for(piece: float | None) -> int:
+    """The canvas scale (pixels a square side) to read a scene whose pieces measure
+    ``piece`` square sides (``Cover.piece``; None where unknown: ``PX``): the coarsest
+    of ``SCALES`` that shows them ``PIECE_PX`` wide. The width is known only after a
+    first reading at ``PX``."""
+    if piece is None:
+        return PX
+    return next((px for px in SCALES if piece * px >= PIECE_PX), SCALES[-1])
 
 
 def per_square_cover(found: list[Peak], changed: tuple[bool, ...]) -> tuple[tuple[bool, ...], ...]:

@@ -76,6 +76,8 @@ class SpreadReading:
     given: bool = False
     #: a hand or arm lies over the board (the live camera's frames: ``vision.gate``)
     hand: bool = False
+    #: canvas pixels a square side the pieces were read at (``vision.spread.scale_for``)
+    scale: int = 0
 
 
 #: Confident candidates closer to the board than this (square sides) count as outside.
@@ -98,7 +100,8 @@ def read_spread(
     camera's photo of the board before the spread: the pieces are then found by the
     detector that reads the two together (``spread_pair_model``), each candidate says
     whether the ground changed under it, and each square how much change no
-    candidate explains (``vision.spread.change_cover``).
+    candidate explains (``vision.spread.change_cover``); the pair detector reads the
+    spread again at the scale its pieces' width asks for (``vision.spread.scale_for``).
     """
     import time
 
@@ -130,35 +133,44 @@ def read_spread(
     mass, _ = region_sums(np.where(dens > NOISE_FLOOR, dens, 0.0), labels)
     t2 = time.perf_counter()
     ref = empty if empty is not None and empty.shape == image.shape else None
-    before = None
-    if ref is not None and count_cfg.spread_pair_model:  # (a fixed camera: one outline)
-        before = spread.rectify(ref, outline.homography)
+    # the empty board, where the pair detector reads it (a fixed camera: one outline)
+    before = ref if ref is not None and count_cfg.spread_pair_model else None
+    pair = before is not None
+    model = count_cfg.spread_pair_model if pair else count_cfg.spread_model
     canvas = spread.rectify(image, outline.homography)
     heat = spread.heatmaps(
-        canvas,
-        count_cfg.spread_model if before is None else count_cfg.spread_pair_model,
-        before,
+        canvas, model, None if before is None else spread.rectify(before, outline.homography)
     )
     big_heat = spread.big_stones(heat[1], outline.arc_depth)
     big_p = np.zeros(12)
     big_net = (float(net_p[0]), float(net_p[1]))
     big_p[[0, 6]] = [big_stone_probability(h, p) for h, p in zip(big_heat, big_net, strict=True)]
-    found = _off_big_stones(
-        spread.peaks(heat[0], outline.arc_depth), rect, outline, big_p, count_cfg
-    )
-    alone: tuple[tuple[float, ...] | None, ...] = (None,) * 12
-    if before is not None:  # the spread's own detector too: the interval's second reading
-        plain = spread.heatmaps(canvas, count_cfg.spread_model)[0]
-        own = spread.peaks(plain, outline.arc_depth)
-        alone = spread.per_square(_off_big_stones(own, rect, outline, big_p, count_cfg))
+
+    def candidates(heat_px: NDArray[np.float32], px: int) -> list[Any]:
+        found_px = spread.peaks(heat_px, outline.arc_depth, px=px)
+        return _off_big_stones(found_px, rect, outline, big_p, count_cfg)
+
+    found = candidates(heat[0], spread.PX)
+    px = spread.PX
     changed: tuple[tuple[bool, ...], ...] = ((),) * 12
     extra: tuple[float | None, ...] = (None,) * 12
     if ref is not None:
-        cover = spread.change_cover(ref, image, outline, found, cfg=cfg.change)
-        if before is not None:  # the pair detector's: one piece's second peaks go
+        changes = spread.spread_changes(ref, image, outline, cfg.change)
+        cover = spread.change_cover(changes, outline, found, cfg=cfg.change)
+        if before is not None and spread.scale_for(cover.piece) != px:  # (see scale_for)
+            px = spread.scale_for(cover.piece)
+            canvas = spread.rectify(image, outline.homography, px)
+            fine = spread.heatmaps(canvas, model, spread.rectify(ref, outline.homography, px))
+            found = candidates(fine[0], px)
+            cover = spread.change_cover(changes, outline, found, cfg=cfg.change)
+        if pair:  # the pair detector's: one piece's second peaks go
             found, cover = spread.thinned(found, cover)
         changed = spread.per_square_cover(found, cover.changed)
         extra = cover.extra
+    alone: tuple[tuple[float, ...] | None, ...] = (None,) * 12
+    if pair:  # the spread's own detector too, at the same scale: the interval's second reading
+        plain = spread.heatmaps(canvas, count_cfg.spread_model)[0]
+        alone = spread.per_square(candidates(plain, px))
     scores = spread.per_square(found)
     t3 = time.perf_counter()
     seen = _seen(outline, image.shape, [(p.x, p.y) for p in found])
@@ -199,6 +211,7 @@ def read_spread(
         big_net=big_net,
         on_lines=_on_lines(found),
         given=given,
+        scale=px,
     )
 
 

@@ -117,18 +117,19 @@ FITTED_SCENE = (1.0, 1.0, 0.0)
 #: ``bench/tally.py --fit --empty`` (the same seeds, each with a photo of the empty board,
 #: the candidates those of the pair detector, ``[vision.count] spread_pair_model``): per
 #: clarity class, how often a candidate of each height bin on a change was a piece; one
-#: row for candidates on ground the change mask calls unchanged (below 0.3 almost never
+#: row for candidates on ground the change mask calls unchanged (below 0.5 almost never
 #: a piece; the few higher ones, a handful in 1,200 spreads, were pieces too faint for
-#: the mask); misses as a + b x the change no candidate explains.
+#: the mask); misses as a + b x the change no candidate explains. Read at the scale the
+#: scene's pieces ask for (``vision.spread.scale_for``).
 FITTED_REAL_CHANGED: tuple[tuple[float, ...], ...] = (
-    (0.4601, 0.6171, 0.8886, 0.9471, 0.972, 0.9999, 0.9999, 0.9999, 0.9999),
-    (0.0567, 0.6477, 0.9124, 0.984, 0.9934, 0.9969, 0.9969, 0.9992, 0.9992),
-    (0.0929, 0.407, 0.7896, 0.9512, 0.9536, 0.9804, 0.9975, 0.9997, 0.9997),
-    (0.0001, 0.1985, 0.61, 0.7932, 0.9973, 0.9973, 0.9973, 0.9995, 0.9996),
+    (0.0978, 0.1862, 0.5373, 0.942, 0.9563, 0.9999, 0.9999, 0.9999, 0.9999),
+    (0.0817, 0.5391, 0.7959, 0.9214, 0.9779, 0.9967, 0.9967, 0.9998, 0.9998),
+    (0.1757, 0.5386, 0.8462, 0.9027, 0.9706, 0.9876, 0.9976, 0.9991, 0.9999),
+    (0.0321, 0.2912, 0.5551, 0.9991, 0.9991, 0.9991, 0.9991, 0.9997, 0.9997),
 )
-FITTED_REAL_STILL = (0.0017, 0.0817, 0.0817, 0.9999, 0.9999, 0.9999, 0.9999, 0.9999, 0.9999)
-FITTED_MISS_EMPTY = (0.05731, 0.04006)
-FITTED_SCENE_EMPTY = (0.0, 0.2, 0.5)
+FITTED_REAL_STILL = (0.001, 0.001, 0.001, 0.001, 0.9999, 0.9999, 0.9999, 0.9999, 0.9999)
+FITTED_MISS_EMPTY = (0.02726, 0.01386)
+FITTED_SCENE_EMPTY = (0.0, 3.0, 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -525,7 +526,7 @@ def _monotone(values: Sequence[float], weights: Sequence[float]) -> tuple[float,
     for w in weights:
         if w > 0:
             k += 1
-        out.append(round(fitted[max(k - 1, 0)], 4))
+        out.append(round(float(fitted[max(k - 1, 0)]), 4))
     return tuple(out)
 
 
@@ -581,7 +582,7 @@ def _fit_miss(
     b = sum((x - mx) * (y - my) for x, y in points) / var if var > 0 else 0.0
     b = max(b, 1e-4)
     a = max(my - b * mx, 1e-4)
-    return round(a, 5), round(b, 5)
+    return round(float(a), 5), round(float(b), 5)
 
 
 #: Share of the misses ``coverage`` allows that the scene fit leaves out as a margin:

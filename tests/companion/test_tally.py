@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from companion.commands.tally import bundled_empty, bundled_frames
@@ -614,3 +615,28 @@ def test_fitting_keeps_a_higher_peak_at_least_as_likely_a_piece() -> None:
     assert still[0] < 0.1 and still[4] > 0.5
     for row in (*model.real_changed, *model.real):
         assert list(row) == sorted(row)
+
+
+@pytest.mark.parametrize("piece", [0.07, 0.19])
+def test_against_the_empty_board_the_pieces_are_read_at_the_scale_their_width_asks(
+    piece: float,
+) -> None:
+    """Small pieces are read again on a finer canvas, large ones on a coarser, where the
+    pair detector sees pieces of their look best; the spread alone stays at ``PX``."""
+    from companion.commands.tally import read_spread
+    from vision import spread as vspread
+    from vision.locate import outline_from_corners
+    from vision.synth import render_scene
+    from vision.synth_spread import layer_placer
+
+    board = [0, 4, 3, 5, 2, 4, 0, 3, 4, 2, 5, 3]
+    look = {"ground": "concrete", "pebble_size": piece, "tilt_deg": 10.0}
+    image, truth = render_scene(board, (0, 0), 5, placer=layer_placer(0.3), **look)
+    empty, _ = render_scene([0] * 12, (0, 0), 5, noise_seed=1, **look)
+    outline = outline_from_corners(
+        np.array(truth["corners"], np.float64), truth["conditions"]["arc_depth"], 1.0
+    )
+    against = read_spread(image, outline=outline, empty=empty)
+    assert against.scale > vspread.PX if piece < 0.1 else against.scale < vspread.PX
+    assert read_spread(image, outline=outline).scale == vspread.PX
+    assert sum(sq.peaks for sq in against.squares) == sum(board)

@@ -20,22 +20,26 @@ from vision.synth_spread import empty_board, layer_placer, spread_counts, spread
 STILLS = Path(__file__).resolve().parents[2] / "companion" / "commands" / "tally_frames"
 
 
-def cell_centre(bx: float, by: float, stride: int = spread.STRIDE) -> tuple[int, int, float, float]:
+def cell_centre(
+    bx: float, by: float, stride: int = spread.STRIDE, px: int = spread.PX
+) -> tuple[int, int, float, float]:
     """The heatmap cell holding board point (bx, by), and that cell's centre in board units."""
-    i = int((spread.Y1 - by) * spread.PX / stride)
-    j = int((bx - spread.X0) * spread.PX / stride)
-    step = stride / spread.PX
+    i = int((spread.Y1 - by) * px / stride)
+    j = int((bx - spread.X0) * px / stride)
+    step = stride / px
     return i, j, spread.X0 + (j + 0.5) * step, spread.Y1 - (i + 0.5) * step
 
 
-def heat_with(points: list[tuple[float, float, float]], stride: int = spread.STRIDE) -> np.ndarray:
-    """A heatmap of the spread canvas at ``stride`` with a bump of the given height centred
-    on the cell of each board point."""
-    w, h, _ = spread.canvas()
+def heat_with(
+    points: list[tuple[float, float, float]], stride: int = spread.STRIDE, px: int = spread.PX
+) -> np.ndarray:
+    """A heatmap of the spread canvas at ``px`` a square and ``stride`` with a bump of the
+    given height centred on the cell of each board point."""
+    w, h, _ = spread.canvas(px)
     heat = np.zeros((h // stride, w // stride), np.float32)
     ys, xs = np.mgrid[0 : heat.shape[0], 0 : heat.shape[1]].astype(np.float32)
     for bx, by, height in points:
-        i, j, _, _ = cell_centre(bx, by, stride)
+        i, j, _, _ = cell_centre(bx, by, stride, px)
         heat = np.maximum(heat, height * np.exp(-((xs - j) ** 2 + (ys - i) ** 2) / 2.0))
     return heat
 
@@ -56,17 +60,35 @@ def test_peaks_are_found_where_the_bumps_are_with_their_squares() -> None:
     )
 
 
+@pytest.mark.parametrize("px", spread.SCALES)
 @pytest.mark.parametrize("stride", [1, 2, 4])
-def test_peaks_and_squares_follow_the_heatmaps_own_stride(stride: int) -> None:
+def test_peaks_and_squares_follow_the_heatmaps_own_stride(stride: int, px: int) -> None:
     """A detector's stride is read off its heatmap: the same board points come back from a
-    finer or coarser net's output, in the same squares."""
+    finer or coarser net's output, on any canvas scale it was read at, in the same squares."""
     points = [(0.3, 0.4, 0.9), (4.6, 1.7, 0.8), (-0.5, 1.0, 0.7)]
-    found = sorted(spread.peaks(heat_with(points, stride), depth=1.0), key=lambda p: -p.score)
+    heat = heat_with(points, stride, px)
+    found = sorted(spread.peaks(heat, depth=1.0, px=px), key=lambda p: -p.score)
     assert [p.square for p in found] == [1, 7, 0]  # P1's row runs east to west
     for p, (bx, by, _) in zip(found, points, strict=True):
-        _, _, cx, cy = cell_centre(bx, by, stride)
+        _, _, cx, cy = cell_centre(bx, by, stride, px)
         assert abs(p.x - cx) < 0.005 and abs(p.y - cy) < 0.005
-        assert abs(p.x - bx) <= stride / spread.PX and abs(p.y - by) <= stride / spread.PX
+        assert abs(p.x - bx) <= stride / px and abs(p.y - by) <= stride / px
+    west, _ = spread.big_stones(heat, depth=1.0, px=px)
+    assert west == pytest.approx(0.7, abs=1e-3)  # (-0.5, 1.0) lies in the west quan square
+
+
+def test_the_canvas_scale_follows_the_pieces_width() -> None:
+    """Smaller pieces are read on a finer canvas, larger ones on a coarser, each shown
+    at least ``PIECE_PX`` wide where a scale can; ``PX`` where the width is unknown."""
+    widths = [0.06, 0.1, 0.11, 0.13, 0.2, 0.3]
+    scales = [spread.scale_for(w) for w in widths]
+    assert scales == sorted(scales, reverse=True)
+    assert scales[0] == max(spread.SCALES) and scales[-1] == min(spread.SCALES)
+    assert spread.PX in scales
+    for w, px in zip(widths[1:], scales[1:], strict=True):
+        assert w * px >= spread.PIECE_PX  # wide enough, and no coarser scale would be
+        assert all(w * q < spread.PIECE_PX for q in spread.SCALES if q < px)
+    assert spread.scale_for(None) == spread.PX
 
 
 def test_a_plateau_is_one_peak_and_big_stones_are_read_per_quan_square() -> None:
@@ -225,10 +247,14 @@ def test_a_candidate_on_a_piece_lies_on_a_change_and_one_on_bare_ground_does_not
     bare_xy = grid[int(np.argmax(gap))]
     assert gap.max() > 3 * size
     bare = spread.Peak(float(bare_xy[0]), float(bare_xy[1]), 0.9, CITIZENS[0])
-    cover = spread.change_cover(empty_board(7), image, outline, [on_piece, bare])
+    cover = spread.change_cover(
+        spread.spread_changes(empty_board(7), image, outline), outline, [on_piece, bare]
+    )
     assert cover.changed == (True, False)
     # the board against itself: nothing changed, nothing unexplained
-    still = spread.change_cover(image, image, outline, [on_piece, bare])
+    still = spread.change_cover(
+        spread.spread_changes(image, image, outline), outline, [on_piece, bare]
+    )
     assert still.changed == (False, False) and not any(still.extra)
 
 
@@ -246,7 +272,7 @@ def test_pieces_no_candidate_explains_show_as_extra_in_their_square() -> None:
         for p in pieces
         if REGION_NAMES.index(p["region"]) != full
     ]
-    cover = spread.change_cover(before, image, outline, found)
+    cover = spread.change_cover(spread.spread_changes(before, image, outline), outline, found)
     assert all(cover.changed)
     assert abs(cover.extra[full] - board[full]) <= max(1.0, 0.25 * board[full])
     # elsewhere only crumbs: a shadow's rim, a blob of a piece by a line, counted beside
@@ -293,8 +319,15 @@ def test_the_empty_board_tells_the_width_of_the_scenes_pieces() -> None:
         for p in truth["pieces"]
         if p["kind"] == "small"
     ]
-    cover = spread.change_cover(empty_board(3), image, _outline_of(truth), found)
+    cover = spread.change_cover(
+        spread.spread_changes(empty_board(3), image, _outline_of(truth)), _outline_of(truth), found
+    )
     size = truth["conditions"]["pebble_size"]
     assert cover.piece is not None and size <= cover.piece <= 1.8 * size  # shadow and blur
     # no sure candidate alone in a blob: no width to tell
-    assert spread.change_cover(empty_board(3), image, _outline_of(truth), []).piece is None
+    assert (
+        spread.change_cover(
+            spread.spread_changes(empty_board(3), image, _outline_of(truth)), _outline_of(truth), []
+        ).piece
+        is None
+    )

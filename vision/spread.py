@@ -251,12 +251,11 @@ def change_cover(
     from vision.change import canvas_squares
 
     cfg = cfg or ChangeConfig()
-    mask = changes
     depth = round(float(outline.arc_depth), 3)
     labels = canvas_squares(depth, cfg.area_px)
-    n, blobs, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, blobs, stats, centres = cv2.connectedComponentsWithStats(changes, connectivity=8)
     _, _, a = detect.canvas(cfg.area_px)
-    h, w = mask.shape
+    h, w = changes.shape
     r = COVER_RADIUS
     changed: list[bool] = []
     held: list[list[float]] = [[] for _ in range(n)]  # candidates' scores per blob
@@ -264,7 +263,7 @@ def change_cover(
         u, v, _ = a @ np.array([p.x, p.y, 1.0])
         x, y = round(float(u)), round(float(v))
         near = (slice(max(0, y - r), min(h, y + r + 1)), slice(max(0, x - r), min(w, x + r + 1)))
-        window = mask[near]
+        window = changes[near]
         on = bool(window.size) and float(window.mean()) >= COVER_SHARE
         changed.append(on)
         ids = blobs[near]
@@ -331,12 +330,12 @@ def thinned(found: list[Peak], cover: Cover) -> tuple[list[Peak], Cover]:
 #: the canvas scales (pixels a square side) a scene may be read at, coarsest first
 SCALES: Final = (80, 96, 112, 128)
 #: the narrowest a piece should look (``Cover.piece``, shadow and blur included, in
-#: canvas pixels): the pair detector merges touching pieces narrower than that into
-#: one peak and splits wider ones in two. On the tally bench's fitting seeds 0-299
-#: (board known, peaks at or above 0.3), the coarsest scale that shows the scene's
-#: pieces this wide reads 96.0% of citizen squares exact, against 93.1% at ``PX``
-#: alone; the best bounds between scales found by search are these within 0.005 of
-#: a square's width.
+#: canvas pixels): the pair detector merges touching pieces much narrower than that
+#: into one peak, and splits much wider ones in two. On the tally bench's fitting
+#: seeds 0-299 (board known, peaks at or above 0.3), the coarsest scale that shows the
+#: scene's pieces this wide reads 96.0% of citizen squares exact, against 93.1% at
+#: ``PX`` alone; the best bounds between scales found by search are these within
+#: 0.005 of a square's width.
 PIECE_PX = 12.0
 
 

@@ -227,16 +227,8 @@ def spread_changes(
     once for every set of candidates :func:`change_cover` weighs against it."""
     from vision.change import change_canvas, changed_pixels
 
-    cfg = cfg or ChangeConfig()
-    return np.asarray(
-        changed_pixels(
-            change_canvas(reference_bgr, outline, cfg),
-            change_canvas(image_bgr, outline, cfg),
-            round(float(outline.arc_depth), 3),
-            cfg,
-        ),
-        np.uint8,
-    )
+    before, now = (change_canvas(img, outline, cfg) for img in (reference_bgr, image_bgr))
+    return changed_pixels(before, now, float(outline.arc_depth), cfg)
 
 
 def change_cover(

@@ -135,8 +135,7 @@ def read_spread(
     ref = empty if empty is not None and empty.shape == image.shape else None
     # the empty board, where the pair detector reads it (a fixed camera: one outline)
     before = ref if ref is not None and count_cfg.spread_pair_model else None
-    pair = before is not None
-    model = count_cfg.spread_pair_model if pair else count_cfg.spread_model
+    model = count_cfg.spread_model if before is None else count_cfg.spread_pair_model
     canvas = spread.rectify(image, outline.homography)
     heat = spread.heatmaps(
         canvas, model, None if before is None else spread.rectify(before, outline.homography)
@@ -157,18 +156,20 @@ def read_spread(
     if ref is not None:
         changes = spread.spread_changes(ref, image, outline, cfg.change)
         cover = spread.change_cover(changes, outline, found, cfg=cfg.change)
-        if before is not None and spread.scale_for(cover.piece) != px:  # (see scale_for)
+        if before is not None:  # the pair detector's: again at its pieces' scale, thinned
             px = spread.scale_for(cover.piece)
-            canvas = spread.rectify(image, outline.homography, px)
-            fine = spread.heatmaps(canvas, model, spread.rectify(ref, outline.homography, px))
-            found = candidates(fine[0], px)
-            cover = spread.change_cover(changes, outline, found, cfg=cfg.change)
-        if pair:  # the pair detector's: one piece's second peaks go
-            found, cover = spread.thinned(found, cover)
+            if px != spread.PX:
+                canvas = spread.rectify(image, outline.homography, px)
+                fine = spread.heatmaps(
+                    canvas, model, spread.rectify(before, outline.homography, px)
+                )
+                found = candidates(fine[0], px)
+                cover = spread.change_cover(changes, outline, found, cfg=cfg.change)
+            found, cover = spread.thinned(found, cover)  # one piece's second peaks go
         changed = spread.per_square_cover(found, cover.changed)
         extra = cover.extra
     alone: tuple[tuple[float, ...] | None, ...] = (None,) * 12
-    if pair:  # the spread's own detector too, at the same scale: the interval's second reading
+    if before is not None:  # the interval's second reading: the spread's own detector, same scale
         plain = spread.heatmaps(canvas, count_cfg.spread_model)[0]
         alone = spread.per_square(candidates(plain, px))
     scores = spread.per_square(found)

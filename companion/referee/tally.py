@@ -371,6 +371,11 @@ class _Reading:
         return max(0, min(low, total)), max(high, total)
 
 
+#: How far inside the interval read against the empty board the spread's own
+#: detector's total must fall for the two readings to agree (``count_spread``).
+AGREE = 1
+
+
 def count_spread(
     squares: Sequence[SpreadSquare | SquareEvidence],
     model: SpreadModel | None = None,
@@ -392,13 +397,17 @@ def count_spread(
     if read.referenced:
         # Against the empty board the count is surer, but that model's interval is fitted
         # on generated photo pairs only, and real light drifts in more ways between two
-        # photos: it also holds the interval of the same spread read without it, by the
-        # spread's own detector (on the bench's unseen kinds its own held the truth in
-        # 98.4 % of stills, both 99.5 %; with the pair detector's candidates in the plain
-        # tables, 99.0 %: pieces neither detector sees, the plain one knows it is blind).
-        bare = [_alone(s) for s in read.spread]
-        plain_low, plain_high = _Reading.of(bare, model).interval(model, outside)
-        low, high = min(low, plain_low), max(high, plain_high)
+        # photos. The spread's own detector, which never sees the empty board, checks it:
+        # where its total is not at least one piece inside this interval the readings
+        # disagree, and the interval also holds that reading's (twice as wide, it adds
+        # only width where they agree). On the tally bench's fitting seeds, tables fitted
+        # on one half and counted on the other, this interval alone held the truth in
+        # 98.8 % of spreads, always joined 100 % (median width 11 pieces), joined where
+        # the total is not inside 99.2 %, not one inside 99.3 % (median 6), two 99.5 %.
+        plain = _Reading.of([_alone(s) for s in read.spread], model)
+        if not low + AGREE <= sum(plain.best) <= high - AGREE:
+            plain_low, plain_high = plain.interval(model, outside)
+            low, high = min(low, plain_low), max(high, plain_high)
     dists = read.dists
     sure = [dists[sq][read.best[sq]] / (sum(dists[sq]) or 1.0) for sq in range(NUM_SQUARES)]
     for sq in read.torn:

@@ -55,7 +55,7 @@ def test_accuracy_floor_on_easy_scenes(seed: int) -> None:
 
 def test_big_stone_absent_is_seen() -> None:
     # An empty mandarin square reads as empty, the other keeps its stone.
-    # (Piles there can still pass for the stone: see the README's vision notes.)
+    # (Piles there can still pass for the stone: see docs/vision.md, big stones.)
     counts = (0, 1, 0, 2, 0, 1, 1, 0, 0, 1, 2, 0)
     image, truth = scene(210, counts, (0, 1), **EASY)
     result = count_board(image, _truth_outline(truth))[0]

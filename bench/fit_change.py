@@ -108,11 +108,16 @@ def _units(model: ChangeModel, row: Row) -> float:
     return model.units(cleared or now < old or stone, old, now, stone)
 
 
+def _onto_pile(row: Row) -> bool:
+    _, _, cleared, old, now, stone, _ = row
+    return not (cleared or stone) and 0 < old < now
+
+
 def _kept(model: ChangeModel, row: Row, scale: float) -> float:
     _, _, cleared, old, now, stone, kept = row
     if kept is None:
         return 0.0
-    return model.kept_loglik(kept, cleared or now < old or stone, max(0, now - old), scale)
+    return model.kept_loglik(kept, cleared or now < old or stone, max(0, now - old), scale, old)
 
 
 def _scales(model: ChangeModel, rows: list[Row]) -> dict[int, float]:
@@ -128,7 +133,8 @@ def _scales(model: ChangeModel, rows: list[Row]) -> dict[int, float]:
 def total_loglik(model: ChangeModel, rows: list[Row]) -> float:
     scales = _scales(model, rows)
     return sum(
-        model.loglik(r[1], _units(model, r), scales[r[0]]) + _kept(model, r, scales[r[0]])
+        model.loglik(r[1], _units(model, r), scales[r[0]], _onto_pile(r))
+        + _kept(model, r, scales[r[0]])
         for r in rows
     )
 
@@ -143,6 +149,8 @@ STEPS = {
     "pile": 1.3,
     "big": 1.2,
     "sigma_rel": 1.15,
+    "pile_tail": 1.3,
+    "kept_nudge": 1.3,
     "sensed": 1.1,
     "kept_dropped": 1.02,
     "kept_sd": 1.15,

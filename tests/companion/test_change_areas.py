@@ -77,6 +77,50 @@ def test_a_photo_weighed_given_a_later_one_of_the_same_pile_misses_nothing() -> 
     assert MODEL.kept_again(0.4, 0.4) > MODEL.kept_again(1.0, 0.4) + 3
 
 
+def test_pieces_dropped_since_an_earlier_photo_may_be_the_ones_neither_photo_shows() -> None:
+    """A pebble dropped on a pebble can land where no photo shows it: the earlier
+    photo then looks like the later one, which costs about the missed share (and the
+    later area's wider spread), as a change missed in one photo does, not a wild
+    area's price."""
+    later, dropped = 1.95, 1.0  # one piece dropped since the earlier photo
+    expected = later - MODEL.added * dropped
+    as_later = MODEL.loglik_again(later, expected, later)
+    as_dropped = MODEL.loglik_again(expected, expected, later)
+    assert math.log(MODEL.missed) - 1.0 < as_later - as_dropped < 0.0
+    assert as_later > MODEL.loglik_again(later, expected) + 1.0  # (without that chance)
+    # nothing dropped since: the same pile, nothing to miss
+    assert MODEL.loglik_again(1.0, later, later) == MODEL.loglik_again(1.0, later)
+
+
+def test_a_piece_dropped_on_a_pile_may_nudge_it_into_a_larger_change() -> None:
+    """On a pile a drop nudges pieces: twice a pebble's area is a weaker sign of two
+    dropped than into an empty square, where the area follows the pieces closely."""
+    area = 1.9 * MODEL.added
+
+    def two_against_one(old: int) -> float:
+        two = MODEL.loglik(area, MODEL.units(False, old, old + 2, False), 1.0, old > 0)
+        one = MODEL.loglik(area, MODEL.units(False, old, old + 1, False), 1.0, old > 0)
+        return two - one
+
+    assert two_against_one(4) < two_against_one(0) - 1.0
+    assert two_against_one(4) > 0.0  # still the likelier
+
+
+def test_pieces_dropped_on_a_small_pile_may_knock_it_from_where_it_lay() -> None:
+    """A lone pebble that three drops landed on is often no longer where it lay: that
+    it moved is weak evidence it was picked up. A big pile with one dropped on it
+    stays put, and there it is strong evidence."""
+
+    def taken_against_left(old: int, dropped: int) -> float:
+        share = 1.0 - MODEL.sensed  # a kept share typical of a pile taken up
+        taken = MODEL.kept_loglik(share, True, dropped, 1.0, old)
+        return taken - MODEL.kept_loglik(share, False, dropped, 1.0, old)
+
+    assert taken_against_left(1, 3) < 2.0
+    assert taken_against_left(6, 1) > taken_against_left(1, 3) + 1.5
+    assert taken_against_left(6, 1) > 3.0
+
+
 def test_the_scale_is_one_unknown_shared_by_the_squares_of_a_frame() -> None:
     before = ((0, 1, 5, 0), (0,))
     after = ((0, 2, 0, 1), (0,))  # square 1 gains one, square 2 picked up into square 3
@@ -176,9 +220,9 @@ def test_a_fate_weighed_at_every_scale_at_once_is_each_scale_weighed_alone(clear
         row = scorer.fates(1.7, share, cleared, 4, 2 if cleared else 5, False, scales)
         for got, scale in zip(row, scales, strict=True):
             units = MODEL.units(cleared, 4, 2 if cleared else 5, False)
-            alone = MODEL.loglik(1.7, units, scale)
+            alone = MODEL.loglik(1.7, units, scale, not cleared)  # (5 on a pile of 4)
             if share is not None:
-                alone += MODEL.kept_loglik(share, cleared, 0 if cleared else 1, scale)
+                alone += MODEL.kept_loglik(share, cleared, 0 if cleared else 1, scale, 4)
             assert got == pytest.approx(alone, abs=1e-12)
 
 

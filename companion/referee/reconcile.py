@@ -94,6 +94,11 @@ class ReconcileConfig:
 
     floor: float = 1e-4  # smallest probability a reading gives any count
     accept: float = 0.995  # posterior needed to accept a move without asking
+    #: the same for several moves at once (photos between them lost or partly hidden):
+    #: the boards between rest on fewer photos, and on generated games with arms over
+    #: the board such runs were where wrong moves were taken (a pebble dropped on a
+    #: pebble that no photo shows); below it the first move alone may still be taken
+    accept_run: float = 0.999
     ask: float = 0.95  # posterior the top choices must share to ask between them
     #: How far below the reading's own most likely board (in log-likelihood) a
     #: candidate may fit and still be called a good fit. Relative, so it does not
@@ -964,7 +969,7 @@ def reconcile(
         if mass >= cfg.accept and weights[best_key] / (mass * total) >= cfg.correct_share:
             confidence = mass
 
-    if fit_ok and best.kind == "move" and best.follows and confidence < cfg.accept:
+    if fit_ok and best.kind == "move" and best.follows and confidence < cfg.accept_run:
         # Several moves since the last trusted board, the later ones unclear: the
         # first may still be certain. It is taken alone, and the same board is
         # judged again from the position after it (``behind``).
@@ -992,7 +997,7 @@ def reconcile(
     if fit_ok and best.kind in ("unchanged", "refill", "move", "moving"):
         # (a photo is taken after a move: that nothing moved must be as sure as a move)
         settled = best.kind == "moving" or (best.kind == "unchanged" and not still)
-        if confidence >= cfg.accept or settled:
+        if confidence >= (cfg.accept_run if best.follows else cfg.accept) or settled:
             if best.kind == "move" and best_t is not None and best.move is not None:
                 if best.follows:
                     chain = [play(position, best.move, rules)]

@@ -248,3 +248,18 @@ def test_no_foul_is_called_while_a_lawful_run_that_fits_is_likeliest() -> None:
     assert verdict.confidence < 0.95
     assert verdict.kind == VerdictKind.AMBIGUOUS, (verdict.kind, verdict.move)
     assert [str(m) for m in verdict.choices] == ["2+"] and verdict.behind
+
+
+def test_several_moves_at_once_need_more_certainty_than_one() -> None:
+    # 2+ then 9- read vaguely: the run is the likeliest story at about 0.9995, enough
+    # for one move (``accept``) and for a run (``accept_run``) at the defaults
+    start = Position.initial()
+    after = play(play(start, "2+").position, "9-").position
+    seen = exact(after.board, after.big, sure=0.7)
+    run = reconcile(start, seen, plies=2)
+    assert run.kind == "accept" and [str(t.move) for t in run.follows] == ["9-"]
+    assert ReconcileConfig().accept < run.confidence < 0.9999
+    # a stricter bar for runs: only the first move is taken (the rest judged after it)
+    strict = reconcile(start, seen, plies=2, config=ReconcileConfig(accept_run=0.9999))
+    assert strict.kind == "accept" and str(strict.move) == "2+"
+    assert strict.follows == () and strict.behind

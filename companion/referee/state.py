@@ -878,7 +878,15 @@ class Referee:
             # (a live frame with a hand may show a move under way: wait for a clear one;
             # a photo's first move, once certain, is taken, and the rest judged after it)
             verdict = replace(verdict, kind=VerdictKind.MOVING)
-        if partial and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked):
+        short = (
+            verdict.kind == VerdictKind.ACCEPT
+            and still
+            and not verdict.behind
+            and 1 + len(verdict.follows) < needed
+        )
+        if partial and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked or short):
+            # (``short``: the moves taken would leave a photo since the trusted board
+            # showing no move of its own, where the arm may hide the one it does show)
             # Hidden squares may hold anything: "unchanged", a dispute or a
             # question would rest on what the camera could not see. Wait, and
             # let the next clear frame decide (perhaps on one more move).

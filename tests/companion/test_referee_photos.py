@@ -3,12 +3,17 @@ the change evidence in the fit check and after several moves."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from companion.commands.track import _move_lines, _Players
 from companion.referee import Observation, Referee
 from companion.referee.change import ChangeEvidence, ChangeModel, square_units
 from companion.referee.reconcile import (
     Evidence,
     Glimpse,
+    Verdict,
     VerdictKind,
     board_of,
     cleared_squares,
@@ -275,3 +280,44 @@ def test_a_first_photo_of_the_trusted_board_rules_out_no_first_move_of_a_run() -
     verdict = reconcile(start, reading(board_of(boards[3])), plies=3, earlier=photos)
     assert verdict.kind == VerdictKind.ACCEPT, (verdict.kind, verdict.move)
     assert [str(verdict.move), *(str(t.move) for t in verdict.follows)] == ["9+", "1+", "10+"]
+
+
+def test_an_arm_photo_that_would_leave_a_photo_without_its_move_is_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Photos of settled scenes come one per move. Where the photo judged has an arm over
+    it and the moves its reading favours are fewer than the photos since the trusted
+    board, the move the missing photo showed may lie under the arm: the referee waits
+    for a clear photo rather than trust the board (a run of moves taken so on generated
+    games left the referee a move behind, and every later photo was judged wrongly)."""
+    import companion.referee.state as state_module
+
+    opening = Position.initial()
+    first = play(opening, "2+")
+    plies: list[int] = []
+
+    def unsure_then_one_move(position: Position, reading: object, *_: object, **kw: Any) -> Any:
+        plies.append(int(kw["plies"]))
+        if len(plies) == 1:  # the first arm photo: nothing decided
+            return Verdict(VerdictKind.AMBIGUOUS, 0.5, choices=(first.move,))
+        return Verdict(VerdictKind.ACCEPT, 0.9999, first.move, first)
+
+    hidden = tuple(sq in (9, 10) for sq in range(12))
+    covered = [
+        Evidence((1 / 41,) * 41, 0.5) if h else e
+        for e, h in zip(reading(board_of(first.position)), hidden, strict=True)
+    ]
+    for clear in (False, True):
+        plies.clear()
+        monkeypatch.setattr(state_module, "reconcile", unsure_then_one_move)
+        ref = Referee()
+        ref.vouch(Observation(reading(board_of(opening)), still=True))
+        held = ref.observe(covered, still=True, partial=True, hidden=hidden)
+        assert held.state == "moving" and plies == [1]
+        if clear:  # a clear photo may take the one move: nothing hides a second one
+            report = ref.observe(reading(board_of(first.position)), still=True)
+            assert plies[-1] == 2 and [str(a.move) for a in report.accepted] == ["2+"]
+        else:
+            report = ref.observe(covered, still=True, partial=True, hidden=hidden)
+            assert plies[-1] == 2 and report.state == "moving" and not report.accepted
+            assert ref.position == opening

@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 
 from bench.track import dataset_sequences, synth_sequences  # noqa: E402
 from companion.appliance.observe import VisionObserver  # noqa: E402
-from companion.referee.change import ChangeModel  # noqa: E402
+from companion.referee.change import ChangeModel, dropped_on_pile  # noqa: E402
 from companion.referee.reconcile import board_of, cleared_squares  # noqa: E402
 from device.ports import Frame  # noqa: E402
 from engine import Game, Move, Position  # noqa: E402
@@ -108,11 +108,6 @@ def _units(model: ChangeModel, row: Row) -> float:
     return model.units(cleared or now < old or stone, old, now, stone)
 
 
-def _onto_pile(row: Row) -> bool:
-    _, _, cleared, old, now, stone, _ = row
-    return not (cleared or stone) and 0 < old < now
-
-
 def _kept(model: ChangeModel, row: Row, scale: float) -> float:
     _, _, cleared, old, now, stone, kept = row
     if kept is None:
@@ -130,13 +125,15 @@ def _scales(model: ChangeModel, rows: list[Row]) -> dict[int, float]:
     return {k: (au / uu if uu > 0 else 1.0) for k, (au, uu) in sums.items()}
 
 
+def _area(model: ChangeModel, row: Row, scale: float) -> float:
+    _, area, cleared, old, now, stone, _ = row
+    onto = dropped_on_pile(cleared or stone, old, now)
+    return model.loglik(area, _units(model, row), scale, onto)
+
+
 def total_loglik(model: ChangeModel, rows: list[Row]) -> float:
     scales = _scales(model, rows)
-    return sum(
-        model.loglik(r[1], _units(model, r), scales[r[0]], _onto_pile(r))
-        + _kept(model, r, scales[r[0]])
-        for r in rows
-    )
+    return sum(_area(model, r, scales[r[0]]) + _kept(model, r, scales[r[0]]) for r in rows)
 
 
 #: the constants fitted, and the multiplicative steps tried for each. ``sigma_base``, the

@@ -125,11 +125,10 @@ class ChangeModel:
         return self._kept_mixture(kept, mean, sd, inside, wild)
 
     def _kept_mixture(
-        self, kept: float, mean: float, sd: float, inside: float = 1.0, wild: float | None = None
+        self, kept: float, mean: float, sd: float, inside: float, wild: float
     ) -> float:
         """log of a kept share's density: a Gaussian (``inside`` of it within 0-1) or,
-        for ``wild`` of squares (``kept_wild`` unless given), anything."""
-        wild = self.kept_wild if wild is None else wild
+        for ``wild`` of squares, anything."""
         z = (kept - mean) / sd
         seen = math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / (sd * max(inside, 1e-6))
         return math.log((1.0 - wild) * seen + wild)
@@ -149,7 +148,7 @@ class ChangeModel:
     def kept_again(self, kept: float, later: float) -> float:
         """log p(kept share | the same pile's in a later photo): about the same, with
         both photos' spread."""
-        return self._kept_mixture(kept, min(1.0, later), 2.0 * self.kept_sd)
+        return self._kept_mixture(kept, min(1.0, later), 2.0 * self.kept_sd, 1.0, self.kept_wild)
 
     def loglik(self, area: float, expected: float, scale: float, onto_pile: bool = False) -> float:
         """log p(area | expected units), at ``scale`` pebble areas per unit.
@@ -176,6 +175,12 @@ class ChangeModel:
             total = (1.0 - missed - self.wild) * seen + missed * quiet + wild
             out.append(math.log(max(total, self.floor)))
         return out
+
+
+def dropped_on_pile(cleared: bool, old: int, now: int) -> bool:
+    """Whether a square's fate put pieces on a pile that stayed (``ChangeModel``'s
+    ``pile_tail``): not picked up, held ``old`` pieces, holds more ``now``."""
+    return not cleared and 0 < old < now
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,8 +386,8 @@ class ChangeScorer:
     ) -> list[float]:
         """:meth:`fate` at each of ``scales``, sharing what does not depend on the scale."""
         model = self.model
-        onto_pile = not cleared and 0 < old < now
-        row = model.logliks(area, model.units(cleared, old, now, big_gone), scales, onto_pile)
+        onto = dropped_on_pile(cleared, old, now)
+        row = model.logliks(area, model.units(cleared, old, now, big_gone), scales, onto)
         if share is not None:
             dropped = max(0, now - old)
             if cleared:

@@ -21,6 +21,7 @@ from companion.referee.tally import (
     SideCount,
     SpreadModel,
     SpreadSquare,
+    _alone,
     _Reading,
     big_stone_probability,
     board_trust,
@@ -591,14 +592,6 @@ def test_the_interval_also_holds_the_spread_read_by_its_own_detector() -> None:
     )
 
 
-def own(squares: list[SpreadSquare]) -> list[SpreadSquare]:
-    """The squares as the spread's own detector read them, without the empty board."""
-    return [
-        SpreadSquare(sum(v >= 0.5 for v in sq.alone or ()), sq.mass, sq.big_prob, sq.alone or ())
-        for sq in squares
-    ]
-
-
 def test_the_plain_reading_widens_the_interval_only_where_the_two_disagree() -> None:
     # the spread's own detector sees every pair peak less surely and a few doubtful
     # peaks more: its interval is wider, its total the same 41, well inside
@@ -608,14 +601,14 @@ def test_the_plain_reading_widens_the_interval_only_where_the_two_disagree() -> 
         replace(sq, alone=(0.9,) * sq.peaks + ((0.45,) * 2 if i in (2, 3) else ()))
         for i, sq in enumerate(squares)
     ]
-    plain = count_spread(own(doubt), EMPTY_MODEL)
+    plain = count_spread([_alone(sq) for sq in doubt], EMPTY_MODEL)
     agreeing = count_spread(doubt, EMPTY_MODEL)
     assert plain.total == agreeing.total == 41
     assert plain.high - plain.low > pair_only[1] - pair_only[0]
     assert (agreeing.low, agreeing.high) == pair_only
     # one square of it read four short: its total falls outside, and its interval joins
     short = [replace(sq, alone=sq.alone[:-4] if i == 2 else sq.alone) for i, sq in enumerate(doubt)]
-    outside = count_spread(own(short), EMPTY_MODEL)
+    outside = count_spread([_alone(sq) for sq in short], EMPTY_MODEL)
     assert not pair_only[0] + AGREE <= outside.total <= pair_only[1] - AGREE
     joined = count_spread(short, EMPTY_MODEL)
     assert joined.total == 41 and joined.low == min(pair_only[0], outside.low)

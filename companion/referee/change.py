@@ -259,7 +259,7 @@ class AreaScale:
 
 #: where the scale is tried (standard deviations of its logarithm) and each point's weight
 _GRID = (-2.25, -1.5, -0.75, 0.0, 0.75, 1.5, 2.25)
-_LOG_WEIGHTS = tuple(
+SCALE_LOG_WEIGHTS = tuple(
     -0.5 * z * z - math.log(sum(math.exp(-0.5 * y * y) for y in _GRID)) for z in _GRID
 )
 
@@ -275,9 +275,9 @@ def totals(rows: Sequence[tuple[float, ...] | None]) -> tuple[float, ...]:
     :meth:`ChangeScorer.rows`, added in square order), before the scale is summed out."""
     present = [row for row in rows if row is not None]
     if not present:
-        return tuple(_LOG_WEIGHTS)
+        return tuple(SCALE_LOG_WEIGHTS)
     return tuple(
-        sum(col, w) for w, col in zip(_LOG_WEIGHTS, zip(*present, strict=True), strict=True)
+        sum(col, w) for w, col in zip(SCALE_LOG_WEIGHTS, zip(*present, strict=True), strict=True)
     )
 
 
@@ -476,13 +476,22 @@ class ChangeScorer:
             gone = sq % side == 0 and big0[sq // side] > big1[sq // side]
             now = counts1[sq]
             was_cleared = sq in cleared or sq in before_gone or now < counts0[sq] or gone
-            key = (sq, was_cleared, now, gone)
-            row = cache.get(key)
-            if row is None:
-                share = ev.kept[sq] if ev.kept is not None else None
-                row = tuple(
-                    self.fates(area, share, was_cleared, counts0[sq], now, gone, self.scales)
-                )
-                cache[key] = row
-            out.append(row)
+            row = cache.get((sq, was_cleared, now, gone))
+            out.append(row or self.row(sq, was_cleared, now, gone))
         return tuple(out)
+
+    def row(self, sq: int, cleared: bool, now: int, big_gone: bool) -> tuple[float, ...]:
+        """Square ``sq``'s log-likelihood at each scale where it now holds ``now`` pieces
+        (``cleared``: taken up since the reference, or fewer than it held; ``big_gone``:
+        its big stone taken), cached; the square must have an area."""
+        key = (sq, cleared, now, big_gone)
+        row = self._cache.get(key)
+        if row is None:
+            ev = self.evidence
+            area = ev.areas[sq]
+            assert area is not None  # (callers skip squares without an area)
+            share = ev.kept[sq] if ev.kept is not None else None
+            old = self.before[0][sq]
+            row = tuple(self.fates(area, share, cleared, old, now, big_gone, self.scales))
+            self._cache[key] = row
+        return row

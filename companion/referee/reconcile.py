@@ -26,7 +26,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol
 
-from companion.referee.change import ChangeEvidence, ChangeScorer, log_sum_exp, totals
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.referee.change import SCALE_LOG_WEIGHTS, ChangeEvidence, ChangeScorer
 from engine import (
     Capture,
     Drop,
@@ -389,6 +392,19 @@ def _walk(transition: Transition) -> list[tuple[Board, bool, frozenset[int]]]:
     return states
 
 
+@functools.lru_cache(maxsize=2048)
+def _played(
+    position: Position, move: Move, rules: Rules
+) -> tuple[Transition, tuple[tuple[Board, bool, frozenset[int]], ...], frozenset[int]]:
+    """``move`` played from ``position``, its walk (``_walk``) and the squares it cleared.
+
+    Cached: every frame of a run of moves judges the runs from the same trusted position
+    again (each way round while the side is open), and playing them took a third of the
+    slowest frames' judging. (A few MB: the runs from one or two positions.)"""
+    t = play(position, move, rules)
+    return t, tuple(_walk(t)), cleared_squares(t)
+
+
 def after_sowing(transition: Transition) -> Board:
     """The board right after the sowing and captures, before any refill that follows."""
     states = _walk(transition)
@@ -494,10 +510,10 @@ def _later_results(
         return out
     path = (*path, (board_of(t.position), cleared))
     for later in legal_moves(t.position, rules):
-        t2 = play(t.position, later, rules)
+        t2, walk, taken = _played(t.position, later, rules)
         chain = (*follows, later)
-        sown = after_sowing(t2)
-        gone = cleared | cleared_squares(t2)
+        sown = walk[-1][0] if walk else board_of(t2.before)
+        gone = cleared | taken
         out.append((Candidate("move", sown, move, follows=chain, path=path, cleared=gone), t2))
         if board_of(t2.position) != sown:
             board = board_of(t2.position)
@@ -529,10 +545,8 @@ def candidates(
         return out
     pauses: list[tuple[Candidate, Transition]] = []
     for move in legal_moves(position, rules):
-        t = play(position, move, rules)
-        walk = _walk(t)
+        t, walk, gone = _played(position, move, rules)
         sown = walk[-1][0] if walk else current
-        gone = cleared_squares(t)
         out.append((Candidate("move", sown, move, cleared=gone), t))
         normalized = board_of(t.position)
         if normalized != sown:
@@ -564,19 +578,51 @@ class Glimpse:
     change: ChangeEvidence | None = None
 
 
-class _Base(NamedTuple):
-    """A witness's term for one board on a candidate's way (see ``_Witness._base``)."""
+class _Ways(NamedTuple):
+    """The boards several candidates pass through at one point of their ways, as arrays
+    (a row each): what a witness weighs them on, all at once."""
 
-    whole: float
-    #: the counts' part (with the pooled squares' shared terms)
-    counts: float
-    #: the changed areas' rows per square (None: not weighed) and their per-scale totals
-    rows: tuple[tuple[float, ...] | None, ...]
-    sums: tuple[float, ...]
+    #: pieces per square, and big stones per mandarin
+    counts: NDArray[np.int64]
+    big: NDArray[np.int64]
+    #: squares picked up or captured since the trusted board by then
+    gone: NDArray[np.bool_]
+    #: squares whose pile differs from the candidate's result (another count or big stone,
+    #: or taken up since), and of those the ones only added to (see ``_changed``)
+    changed: NDArray[np.bool_]
+    grown: NDArray[np.bool_]
+
+
+def _ways_at(
+    boards: Sequence[tuple[Board, frozenset[int]]],
+    results: Sequence[tuple[Board, frozenset[int]]] | None = None,
+) -> _Ways:
+    """``boards`` (each with the squares picked up by then) as :class:`_Ways`, against
+    each candidate's result in ``results`` (None: against none, nothing changed)."""
+    counts = np.array([b[0] for b, _ in boards], np.int64)
+    big = np.array([b[1] for b, _ in boards], np.int64)
+    gone = _square_mask([g for _, g in boards], counts.shape[1])
+    if results is None:
+        none = np.zeros_like(gone)
+        return _Ways(counts, big, gone, none, none)
+    final = np.array([b[0] for b, _ in results], np.int64)
+    final_big = np.array([b[1] for b, _ in results], np.int64)
+    taken = _square_mask([c for _, c in results], counts.shape[1]) & ~gone
+    stone = np.zeros_like(gone)
+    stone[:, ::SIDE] = big != final_big
+    changed = (counts != final) | stone | taken
+    grown = (final > counts) & ~taken & ~stone
+    return _Ways(counts, big, gone, changed, grown)
+
+
+def _square_mask(sets: Sequence[frozenset[int]], squares: int) -> NDArray[np.bool_]:
+    """One row per set of squares, True on its squares."""
+    bits = np.array([sum(1 << sq for sq in group) for group in sets], np.int64)
+    return (bits[:, None] >> np.arange(squares) & 1).astype(np.bool_)
 
 
 class _Witness:
-    """How well one :class:`Glimpse` shows a board (counts and changed areas), cached.
+    """How well one :class:`Glimpse` shows boards (counts and changed areas), many at once.
 
     Given the frame being judged (``final``: its reading and its areas), a square that no move
     changes between the glimpse and that frame holds the same pile in both photos, and
@@ -584,6 +630,10 @@ class _Witness:
     witness, not two. There the glimpse gives the same term whatever the candidate (its
     reading's likelihood under the count the frame's reading implies), so only the
     squares moves changed since it tell candidates apart by it.
+
+    A run of moves has hundreds of candidates, each weighed on every board of its way
+    by every photo: the boards are weighed as arrays (a Python loop per board cost the
+    slowest frames their 250 ms).
     """
 
     def __init__(
@@ -600,29 +650,33 @@ class _Witness:
         ch = glimpse.change
         self.changes = ChangeScorer(ch, ch.reference or start, ch.gone) if ch else None
         self._later = later
-        self._cache: dict[tuple[Board, frozenset[int], int, int, tuple[int, ...]], float] = {}
-        self._base_cache: dict[tuple[Board, frozenset[int], int], _Base] = {}
         self._given: dict[tuple[int, int], tuple[float, ...]] = {}
-        self._diffs: dict[tuple[int, int, tuple[float, ...]], tuple[float, ...]] = {}
-        #: squares whose change since the reference both this photo and the frame judged measure
+        squares = len(glimpse.reading)
+        # the counts' log-likelihoods, one column more for any count past the reading's
+        width = max(len(t) for t in self.counts.tables) + 1
+        self._table = np.full((squares, width), self.counts.floor)
+        for sq, table in enumerate(self.counts.tables):
+            self._table[sq, : len(table)] = table
+        self._stones = np.array(self.counts.big, np.float64)
         mine, theirs = (ch.areas if ch else ()), (later.areas if later else ())
-        self._both = tuple(
-            sq
-            for sq, (a, b) in enumerate(zip(mine, theirs, strict=False))
-            if a is not None and b is not None
-        )
-        self.measured = sum(1 << sq for sq in self._both)
+        #: squares whose area this photo measures, and of those the ones the frame judged
+        #: measures too (against the same reference)
+        self._area = np.array([a is not None for a in mine] or [False] * squares)
+        self._both = np.zeros(squares, np.bool_)
+        for sq, (a, b) in enumerate(zip(mine, theirs, strict=False)):
+            self._both[sq] = a is not None and b is not None
         #: per square, the glimpse's term when it shows the frame's very pile (None: it
         #: is not shown twice, so the glimpse weighs in as it is)
-        self.same: tuple[float | None, ...] = ()
-        if final is not None and len(final[0]) == len(glimpse.reading):
+        same: list[float | None] = [None] * squares
+        if final is not None and len(final[0]) == squares:
             reading, areas = final
-            self.same = tuple(
-                self._same(sq, glimpse, reading[sq], areas[sq], cfg.floor)
-                for sq in range(len(reading))
-            )
-        #: the squares it may share with the frame judged, as bits
-        self.poolable = sum(1 << sq for sq, v in enumerate(self.same) if v is not None)
+            same = [
+                self._same(sq, glimpse, reading[sq], areas[sq], cfg.floor) for sq in range(squares)
+            ]
+        #: the squares it may share with the frame judged
+        self._poolable = np.array([v is not None for v in same])
+        self._pooled = np.array([v or 0.0 for v in same])
+        self._squares = np.arange(squares)
 
     def _same(
         self,
@@ -656,17 +710,11 @@ class _Witness:
         value += self.changes.model.loglik(ch.areas[sq] or 0.0, area, 1.0)
         return value
 
-    def __call__(
-        self,
-        board: Board,
-        gone: frozenset[int],
-        since: tuple[int, int] = (0, 0),
-        final: tuple[int, ...] = (),
-    ) -> float:
-        """The glimpse's log-likelihood of ``board`` (the squares ``gone`` since the
-        trusted board); ``since``: the squares moves change between the glimpse and
-        the frame judged, and of those the ones they only add to, as bits
-        (``_changed``). The rest it shares with that frame.
+    def __call__(self, ways: _Ways, final: NDArray[np.int64] | None = None) -> NDArray[np.float64]:
+        """The glimpse's log-likelihood of each board of ``ways`` (one per row), where
+        the frame judged shows the counts ``final`` of that row's result (None: weighed
+        without it). Squares that no move changed between the glimpse and the frame are
+        shared with the frame where the glimpse may pool with it.
 
         Where no move took a pile up after the glimpse (it only grew, or stayed), the
         frame judged measures the same change since the reference and more: a lone
@@ -675,125 +723,109 @@ class _Witness:
         frame's (less what the pieces added since show), a density of the same number
         whatever the candidate, so it no longer votes twice for how the pile changed.
         """
-        changed, grown = since
-        shared = self.poolable & ~changed
-        # every square both photos measure that no move took up between them: one pile
-        again = (grown | ~changed) & self.measured & ~shared if final else 0
-        base = self._base(board, gone, shared)
-        if not again:
-            return base.whole
-        counts = board[0]
-        added = tuple(final[sq] - counts[sq] for sq in self._both if again >> sq & 1)
-        key = (board, gone, shared, again, added)
-        value = self._cache.get(key)
-        if value is None:
-            squares = (sq for sq in self._both if again >> sq & 1)
-            cols = [self._diff(sq, base.rows, n) for sq, n in zip(squares, added, strict=True)]
-            sums = [sum(col) for col in zip(base.sums, *cols, strict=True)]
-            value = base.counts + log_sum_exp(sums)
-            self._cache[key] = value
-        return value
+        shared = self._poolable & ~ways.changed
+        term = self._table[self._squares, np.minimum(ways.counts, self._table.shape[1] - 1)]
+        term[:, ::SIDE] += self._stones[np.arange(len(self._stones)), ways.big]
+        counts: NDArray[np.float64] = np.where(shared, self._pooled, term).sum(axis=1)
+        if self.changes is None:
+            return counts
+        # each square's row of the changed areas (per scale) under its fate
+        rows = np.zeros((*shared.shape, len(SCALE_LOG_WEIGHTS)))
+        weighed = self._area & ~shared
+        before, big_before = self.changes.before
+        stone_gone = np.zeros_like(shared)
+        stone_gone[:, ::SIDE] = np.array(big_before) > ways.big
+        emptied = np.zeros(shared.shape[1], np.bool_)
+        emptied[list(self.changes.gone)] = True
+        cleared = ways.gone | emptied | (ways.counts < np.array(before)) | stone_gone
+        at = np.nonzero(weighed)
+        if at[0].size:
+            # each distinct fate (square, taken up, count, big stone taken) as one number
+            fates = ((ways.counts[at] * 2 + cleared[at]) * 2 + stone_gone[at]) * 64 + at[1]
+            kinds, which = np.unique(fates, return_inverse=True)
+            table = [
+                self.changes.row(int(f % 64), bool(f // 128 % 2), int(f // 256), bool(f // 64 % 2))
+                for f in kinds
+            ]
+            rows[at] = np.array(table)[which]
+        if final is not None:
+            # every square both photos measure that no move took up between them: one pile
+            at = np.nonzero((ways.grown | ~ways.changed) & self._both & ~shared)
+            if at[0].size:
+                pairs = (final[at] - ways.counts[at]) * 64 + at[1]
+                kinds, which = np.unique(pairs, return_inverse=True)
+                given = [self._given_later(int(p % 64), int(p // 64)) for p in kinds]
+                rows[at] = np.array(given)[which]
+        sums = rows.sum(axis=1) + np.array(SCALE_LOG_WEIGHTS)
+        top = sums.max(axis=1)
+        whole: NDArray[np.float64] = counts + top + np.log(np.exp(sums - top[:, None]).sum(axis=1))
+        return whole
 
-    def _diff(
-        self, sq: int, rows: tuple[tuple[float, ...] | None, ...], added: int
-    ) -> tuple[float, ...]:
-        """Per scale, what weighing square ``sq`` given the frame judged (``added``
-        pieces dropped on it since) changes in the glimpse's term."""
-        alone = rows[sq]
-        assert alone is not None  # (both photos measure it)
-        key = (sq, added, alone)
-        diff = self._diffs.get(key)
-        if diff is None:
-            given = self._given.get((sq, added))
-            if given is None:
-                assert self.changes is not None and self._later is not None
-                area = self._later.areas[sq]
-                assert area is not None
-                kept = self._later.kept[sq] if self._later.kept is not None else None
-                given = self.changes.given_later(sq, area, kept, added)
-                self._given[sq, added] = given
-            diff = self._diffs[key] = tuple(g - a for g, a in zip(given, alone, strict=True))
-        return diff
-
-    def _base(self, board: Board, gone: frozenset[int], shared: int) -> _Base:
-        """The glimpse's term with the squares ``shared`` pooled, and its parts (to which
-        the squares weighed again add what they change). Cached: the way's boards recur
-        across hundreds of candidates; which squares are weighed again varies with each
-        candidate's result."""
-        key = (board, gone, shared)
-        hit = self._base_cache.get(key)
-        if hit is None:
-            skip = frozenset(sq for sq in range(len(board[0])) if shared >> sq & 1)
-            counts = self.counts.loglik_without(board, skip)
-            counts += sum(self.same[sq] or 0.0 for sq in skip)
-            if self.changes is None:
-                hit = _Base(counts, counts, (), ())
-            else:
-                rows = self.changes.rows(board, gone, skip)
-                sums = totals(rows)
-                hit = _Base(counts + log_sum_exp(sums), counts, rows, sums)
-            self._base_cache[key] = hit
-        return hit
+    def _given_later(self, sq: int, added: int) -> tuple[float, ...]:
+        """Square ``sq``'s row given the frame judged's area (``added`` pieces dropped on
+        it since this photo), cached."""
+        given = self._given.get((sq, added))
+        if given is None:
+            assert self.changes is not None and self._later is not None
+            area = self._later.areas[sq]
+            assert area is not None  # (both photos measure it)
+            kept = self._later.kept[sq] if self._later.kept is not None else None
+            given = self._given[sq, added] = self.changes.given_later(sq, area, kept, added)
+        return given
 
 
-def _changed(board: Board, gone: frozenset[int], cand: Candidate) -> tuple[int, int]:
-    """Squares whose pile differs between ``board`` (on ``cand``'s way, ``gone`` picked
-    up by then) and ``cand``'s result, as bits (square ``sq`` is ``1 << sq``): another
-    count or big stone, or taken up since; and of those, the ones only added to. (A
-    witness asks this of every board on every candidate's way: bits are cheap.)"""
-    counts, big = board
-    final, stones = cand.board
-    taken = cand.cleared - gone
-    out = grown = 0
-    for sq, (a, b) in enumerate(zip(counts, final, strict=True)):
-        if a != b:
-            out |= 1 << sq
-            if b > a and sq not in taken:
-                grown |= 1 << sq
-    for m, (a, b) in enumerate(zip(big, stones, strict=True)):
-        if a != b:
-            out |= 1 << (m * SIDE)
-            grown &= ~(1 << (m * SIDE))
-    for sq in taken:
-        out |= 1 << sq
-    return out, grown
-
-
-def _glimpsed(witnesses: Sequence[_Witness], start: Board, cand: Candidate) -> float:
-    """How well the frames a hand partly hid show the boards ``cand`` passes through.
+def _glimpsed(
+    witnesses: Sequence[_Witness], start: Board, pool: Sequence[Candidate]
+) -> list[float]:
+    """How well the frames a hand partly hid show the boards each candidate passes through.
 
     Each frame showed one board of the way (the trusted one, one between the
     moves, or the result), in order, and no frame more than one move after the
     one before it (nor the result more than one after the last): each frame is
     a settled board a player stepped back from, so a run of moves is seen move
     by move. The best such alignment counts (where the moves outnumber the
-    frames, any order-keeping one).
+    frames, any order-keeping one). The unchanged board and the refill show the
+    trusted board only.
     """
-    # (what changed after each board matters only to a witness that pools with the frame
-    # or is judged given its changed areas)
-    joins = any(w.poolable or w.measured for w in witnesses)
-    if cand.move is None:  # unchanged, or the refill: the frames showed the trusted board
-        nothing = _changed(start, frozenset(), cand) if joins else (0, 0)
-        return sum(w(start, frozenset(), nothing, cand.board[0]) for w in witnesses)
-    ways = [(start, frozenset[int]()), *cand.path, (cand.board, cand.cleared)]
-    k = len(ways) - 1
-    since = [_changed(board, gone, cand) if joins else (0, 0) for board, gone in ways]
-    step = 1 if k <= len(witnesses) + 1 else k
-    best = {0: 0.0}
-    for w in witnesses:
-        # each board the witness may show is weighed once, however many alignments reach it
-        lo = min(best)
-        shows = [
-            w(*ways[a], since[a], cand.board[0]) for a in range(lo, min(max(best) + step, k) + 1)
+    out = [0.0] * len(pool)
+    groups: dict[int, list[int]] = {}
+    for i, cand in enumerate(pool):
+        groups.setdefault(0 if cand.move is None else len(cand.path) + 1, []).append(i)
+    nothing = (start, frozenset[int]())
+    for k, members in groups.items():
+        cands = [pool[i] for i in members]
+        results = [(c.board, c.cleared) for c in cands]
+        final = np.array([c.board[0] for c in cands], np.int64)
+        ways = [
+            _ways_at(
+                [nothing] * len(cands)
+                if a == 0
+                else [c.path[a - 1] for c in cands]
+                if a < k
+                else results,
+                results,
+            )
+            for a in range(k + 1)
         ]
-        nxt: dict[int, float] = {}
-        for at, total in best.items():
-            for a in range(at, min(at + step, k) + 1):
-                v = total + shows[a - lo]
-                if v > nxt.get(a, -math.inf):
-                    nxt[a] = v
-        best = nxt
-    return max(v for a, v in best.items() if k - a <= step)
+        # (alignments as in one candidate's: which boards each photo may show is the
+        # same for every candidate of a group)
+        step = 1 if k <= len(witnesses) + 1 else k
+        best = {0: np.zeros(len(cands))}
+        for i, w in enumerate(witnesses):
+            # each board the witness may show is weighed once, however many alignments
+            # reach it; not those too far from the result for the photos left to reach it
+            lo = max(min(best), k - step * (len(witnesses) - i))
+            shows = {a: w(ways[a], final) for a in range(lo, min(max(best) + step, k) + 1)}
+            nxt: dict[int, NDArray[np.float64]] = {}
+            for at, total in best.items():
+                for a in range(max(at, lo), min(at + step, k) + 1):
+                    v = total + shows[a]
+                    nxt[a] = np.maximum(nxt[a], v) if a in nxt else v
+            best = nxt
+        last = np.max([v for a, v in best.items() if k - a <= step], axis=0)
+        for i, v in zip(members, last.tolist(), strict=True):
+            out[i] = v
+    return out
 
 
 def reconcile(
@@ -872,12 +904,15 @@ def reconcile(
         # move that photo rules out are not followed to the end (most of the cost). With
         # more photos than that, the first may still show the trusted board: a first
         # move is then ruled out only where the photo shows neither board.
-        stayed = witnesses[0](start_board, frozenset()) if len(witnesses) >= plies else -math.inf
-        opening: dict[Move, float] = {}
-        for first_move in legal_moves(position, rules):
-            after = play(position, first_move, rules)
-            shown = witnesses[0](board_of(after.position), cleared_squares(after))
-            opening[first_move] = max(shown, stayed)
+        first_moves = list(legal_moves(position, rules))
+        afters = [_played(position, m, rules) for m in first_moves]
+        shown = witnesses[0](
+            _ways_at(
+                [(start_board, frozenset()), *((board_of(t.position), c) for t, _, c in afters)]
+            )
+        ).tolist()
+        stayed = shown[0] if len(witnesses) >= plies else -math.inf
+        opening = {m: max(v, stayed) for m, v in zip(first_moves, shown[1:], strict=True)}
         top = max(opening.values(), default=0.0)
         deep = {m for m, v in opening.items() if v >= top - cfg.run_margin}
     pool = candidates(position, rules, current, plies, deep)
@@ -893,7 +928,8 @@ def reconcile(
         if cand.kind in ("moving", "mistake"):
             variants[cand.kind, cand.move] = variants.get((cand.kind, cand.move), 0) + 1
     temp = cfg.temperature
-    for cand, t in pool:
+    glimpsed = _glimpsed(witnesses, start_board, [c for c, _ in pool]) if witnesses else None
+    for i, (cand, t) in enumerate(pool):
         raw, _ = score(cand.board, cand.cleared)
         ll, outliers = fit_score(cand.board, cand.cleared) if fit_score is not score else (raw, _)
         cll = changes(cand.board, cand.cleared) if changes is not None else 0.0
@@ -902,8 +938,8 @@ def reconcile(
             prior -= math.log(variants[cand.kind, cand.move])
         # (the change-only score leaves out the earlier frame too: its counts weigh in it)
         by_change.append(cll / temp + prior)
-        if witnesses:
-            prior += _glimpsed(witnesses, start_board, cand) / temp
+        if glimpsed is not None:
+            prior += glimpsed[i] / temp
         cand = replace(cand, loglik=ll, outliers=outliers, change_ll=cll)
         scored.append(((raw + cll) / temp + prior, cand, t))
     # Merge a move's variants that end in the same position (same board, same score).

@@ -321,3 +321,42 @@ def test_an_arm_photo_that_would_leave_a_photo_without_its_move_is_held(
             report = ref.observe(covered, still=True, partial=True, hidden=hidden)
             assert plies[-1] == 2 and report.state == "moving" and not report.accepted
             assert ref.position == opening
+
+
+def test_arm_photos_weigh_each_candidate_of_a_run_as_they_would_weigh_it_alone() -> None:
+    """The arm photos weigh the boards of hundreds of candidate runs at once, as arrays:
+    each candidate's term must be the one it gets weighed alone (no row borrowing another
+    row's fates, counts or alignment), with photos pooled with the frame judged and
+    weighed given its changed areas, and without."""
+    from companion.referee.reconcile import ReconcileConfig, _glimpsed, _Witness, candidates
+    from engine import Rules
+
+    before = START
+    boards = [before]
+    moves = ("1+", "9-", "2+")
+    for move in moves:
+        boards.append(play(boards[-1], move).position)
+    start = board_of(before)
+    model = ChangeModel()
+
+    def areas(board: Position, gone: frozenset[int], wobble: float) -> tuple[float, ...]:
+        units = square_units(start, board_of(board), gone, model)
+        return tuple(max(0.0, u + wobble * ((sq * 7) % 5 - 2)) for sq, u in enumerate(units))
+
+    gone: frozenset[int] = frozenset()
+    photos = []
+    for move, a, b in zip(moves, boards, boards[1:], strict=False):
+        gone |= cleared_squares(play(a, move))
+        evidence = ChangeEvidence(areas(b, gone, 0.1 * len(photos) + 0.1), kept=(0.9,) * 12)
+        photos.append(Glimpse(tuple(torn(board_of(b), board_of(a))), evidence))
+    now = ChangeEvidence(areas(boards[-1], gone, 0.05), kept=(0.95,) * 12)
+    seen = torn(board_of(boards[-1]), board_of(boards[-2]))
+    pool = [c for c, _ in candidates(before, Rules(), None, 3, None)]
+    assert len(pool) > 300 and len({len(c.path) for c in pool}) == 3
+    cfg = ReconcileConfig()
+    for count, pooled in ((1, (seen, now.areas)), (2, None), (3, None)):
+        witnesses = [_Witness(g, start, cfg, pooled, now) for g in photos[:count]]
+        together = _glimpsed(witnesses, start, pool)
+        alone = [_glimpsed(witnesses, start, [c])[0] for c in pool]
+        assert max(abs(a - b) for a, b in zip(together, alone, strict=True)) < 1e-9
+        assert len({round(v, 6) for v in together}) > 20  # (the photos tell runs apart)

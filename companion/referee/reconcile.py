@@ -392,7 +392,7 @@ def _walk(transition: Transition) -> list[tuple[Board, bool, frozenset[int]]]:
     return states
 
 
-@functools.lru_cache(maxsize=2048)
+@functools.lru_cache(maxsize=1024)
 def _played(
     position: Position, move: Move, rules: Rules
 ) -> tuple[Transition, tuple[tuple[Board, bool, frozenset[int]], ...], frozenset[int]]:
@@ -400,7 +400,8 @@ def _played(
 
     Cached: every frame of a run of moves judges the runs from the same trusted position
     again (each way round while the side is open), and playing them took a third of the
-    slowest frames' judging. (A few MB: the runs from one or two positions.)"""
+    slowest frames' judging. (About 8 KB a move: 8 MB at most, the runs of three from
+    a position or two.)"""
     t = play(position, move, rules)
     return t, tuple(_walk(t)), cleared_squares(t)
 

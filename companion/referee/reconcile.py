@@ -589,7 +589,7 @@ class _Ways(NamedTuple):
     #: squares picked up or captured since the trusted board by then
     gone: NDArray[np.bool_]
     #: squares whose pile differs from the candidate's result (another count or big stone,
-    #: or taken up since), and of those the ones only added to (see ``_changed``)
+    #: or taken up since), and of those the ones only added to (no move took them up)
     changed: NDArray[np.bool_]
     grown: NDArray[np.bool_]
 
@@ -741,7 +741,8 @@ class _Witness:
         cleared = ways.gone | emptied | (ways.counts < np.array(before)) | stone_gone
         at = np.nonzero(weighed)
         if at[0].size:
-            # each distinct fate (square, taken up, count, big stone taken) as one number
+            # each distinct fate as one number: the square in the low 6 bits, then whether
+            # its big stone was taken, whether it was taken up, and its count
             fates = ((ways.counts[at] * 2 + cleared[at]) * 2 + stone_gone[at]) * 64 + at[1]
             kinds, which = np.unique(fates, return_inverse=True)
             table = [

@@ -62,10 +62,11 @@ def test_packages_resolve_inside_the_repo() -> None:
 
 
 #: companion's rooms -> (our modules they may import, third-party roots; None = any).
-#: The referee is pure game-side judgement, the UI draws and takes buttons, the
-#: appliance wires hardware, vision and both; commands may use anything.
+#: The referee is pure game-side judgement (numpy only, to weigh hundreds of candidate
+#: runs at once), the UI draws and takes buttons, the appliance wires hardware, vision
+#: and both; commands may use anything.
 ROOMS: dict[str, tuple[set[str], set[str] | None]] = {
-    "companion.referee": ({"engine", "companion.referee"}, set()),
+    "companion.referee": ({"engine", "companion.referee"}, {"numpy"}),
     "companion.ui": (
         {"engine", "companion.referee", "companion.ui", "device.ports", "device.clock"},
         {"PIL"},

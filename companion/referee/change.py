@@ -24,6 +24,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+from numpy.typing import NDArray
+
 Board = tuple[tuple[int, ...], tuple[int, ...]]  # (square counts, big stones per mandarin)
 
 _SQRT2 = math.sqrt(2.0)
@@ -479,6 +482,38 @@ class ChangeScorer:
             row = cache.get((sq, was_cleared, now, gone))
             out.append(row or self.row(sq, was_cleared, now, gone))
         return tuple(out)
+
+    def rows_at(
+        self,
+        counts: NDArray[np.int64],
+        big: NDArray[np.int64],
+        cleared: NDArray[np.bool_],
+        skip: NDArray[np.bool_],
+    ) -> NDArray[np.float64]:
+        """:meth:`rows` of many boards at once (one per row of ``counts`` and ``big``,
+        ``cleared``: the squares picked up since the trusted board), zeros where a square
+        has no area or is in ``skip``: one array (boards, squares, scales). The fates are
+        those of :meth:`rows`, each distinct one worked out once."""
+        before, big_before = self.before
+        side = len(before) // len(big_before) if big_before else len(before)
+        stone = np.zeros_like(skip)
+        stone[:, ::side] = np.array(big_before) > big
+        emptied = np.zeros(len(before), np.bool_)
+        emptied[list(self.gone)] = True
+        taken = cleared | emptied | (counts < np.array(before)) | stone
+        rows = np.zeros((*skip.shape, len(self.scales)))
+        at = np.nonzero(~skip & np.array([a is not None for a in self.evidence.areas]))
+        if at[0].size:
+            # each distinct fate as one number: the square in the low 6 bits, then whether
+            # its big stone was taken, whether it was taken up, and its count
+            fates = ((counts[at] * 2 + taken[at]) * 2 + stone[at]) * 64 + at[1]
+            kinds, which = np.unique(fates, return_inverse=True)
+            table = [
+                self.row(int(f % 64), bool(f // 128 % 2), int(f // 256), bool(f // 64 % 2))
+                for f in kinds
+            ]
+            rows[at] = np.array(table)[which]
+        return rows
 
     def row(self, sq: int, cleared: bool, now: int, big_gone: bool) -> tuple[float, ...]:
         """Square ``sq``'s log-likelihood at each scale where it now holds ``now`` pieces

@@ -408,8 +408,12 @@ def _played(
 
 def after_sowing(transition: Transition) -> Board:
     """The board right after the sowing and captures, before any refill that follows."""
-    states = _walk(transition)
-    return states[-1][0] if states else board_of(transition.before)
+    return _sown(transition, _walk(transition))
+
+
+def _sown(transition: Transition, walk: Sequence[tuple[Board, bool, frozenset[int]]]) -> Board:
+    """``after_sowing`` from the move's walk (``_walk``), where it is already at hand."""
+    return walk[-1][0] if walk else board_of(transition.before)
 
 
 def refills_after(transition: Transition) -> list[Refill]:
@@ -513,7 +517,7 @@ def _later_results(
     for later in legal_moves(t.position, rules):
         t2, walk, taken = _played(t.position, later, rules)
         chain = (*follows, later)
-        sown = walk[-1][0] if walk else board_of(t2.before)
+        sown = _sown(t2, walk)
         gone = cleared | taken
         out.append((Candidate("move", sown, move, follows=chain, path=path, cleared=gone), t2))
         if board_of(t2.position) != sown:
@@ -660,9 +664,8 @@ class _Witness:
             self._table[sq, : len(table)] = table
         self._stones = np.array(self.counts.big, np.float64)
         mine, theirs = (ch.areas if ch else ()), (later.areas if later else ())
-        #: squares whose area this photo measures, and of those the ones the frame judged
-        #: measures too (against the same reference)
-        self._area = np.array([a is not None for a in mine] or [False] * squares)
+        #: squares whose area this photo and the frame judged both measure (against the
+        #: same reference)
         self._both = np.zeros(squares, np.bool_)
         for sq, (a, b) in enumerate(zip(mine, theirs, strict=False)):
             self._both[sq] = a is not None and b is not None
@@ -731,25 +734,7 @@ class _Witness:
         if self.changes is None:
             return counts
         # each square's row of the changed areas (per scale) under its fate
-        rows = np.zeros((*shared.shape, len(SCALE_LOG_WEIGHTS)))
-        weighed = self._area & ~shared
-        before, big_before = self.changes.before
-        stone_gone = np.zeros_like(shared)
-        stone_gone[:, ::SIDE] = np.array(big_before) > ways.big
-        emptied = np.zeros(shared.shape[1], np.bool_)
-        emptied[list(self.changes.gone)] = True
-        cleared = ways.gone | emptied | (ways.counts < np.array(before)) | stone_gone
-        at = np.nonzero(weighed)
-        if at[0].size:
-            # each distinct fate as one number: the square in the low 6 bits, then whether
-            # its big stone was taken, whether it was taken up, and its count
-            fates = ((ways.counts[at] * 2 + cleared[at]) * 2 + stone_gone[at]) * 64 + at[1]
-            kinds, which = np.unique(fates, return_inverse=True)
-            table = [
-                self.changes.row(int(f % 64), bool(f // 128 % 2), int(f // 256), bool(f // 64 % 2))
-                for f in kinds
-            ]
-            rows[at] = np.array(table)[which]
+        rows = self.changes.rows_at(ways.counts, ways.big, ways.gone, shared)
         if final is not None:
             # every square both photos measure that no move took up between them: one pile
             at = np.nonzero((ways.grown | ~ways.changed) & self._both & ~shared)

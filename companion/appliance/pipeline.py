@@ -148,7 +148,9 @@ class FramePipeline:
             self.observer.confirmed()
             self._held = False
 
-    def __call__(self, frame: Frame) -> FrameResult:
+    def __call__(self, frame: Frame, *, last: bool = False) -> FrameResult:
+        """Read one frame and judge it. ``last``: no frame follows (the end of a folder
+        of photos), so none is kept for the next one to decide."""
         self._sync_reference()
         observer, referee = self.observer, self.referee
         obs = observer(frame)
@@ -175,7 +177,9 @@ class FramePipeline:
             report = referee.vouch(obs, frame.source)
         else:
             held = referee.partials_held
-            report = referee.see(obs, frame.source, side_doubt=doubt, earlier=self._held)
+            report = referee.see(
+                obs, frame.source, side_doubt=doubt, earlier=self._held, final=last
+            )
             if report.earlier_trusted:
                 obs, report = self._judge_again(obs, frame, doubt, report)
             elif obs.partial and referee.partials_held > held:

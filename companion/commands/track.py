@@ -173,7 +173,8 @@ def track(
             continue
         started, cpu = time.perf_counter(), time.process_time()
         # IMREAD_COLOR always reads 8-bit: asarray returns the same array, typed for Frame
-        report = pipeline(Frame(np.asarray(image, np.uint8), float(seq), seq, path.name)).report
+        frame = Frame(np.asarray(image, np.uint8), float(seq), seq, path.name)
+        report = pipeline(frame, last=seq == len(frames) - 1).report
         if timings is not None:
             timings.append((time.perf_counter() - started) * 1000)
         if cpu_timings is not None:  # the process's own CPU, whatever else the machine runs

@@ -153,6 +153,8 @@ class _Partial:
     change: ChangeEvidence | None
     learn: tuple[SquareEvidence, ...]  # as learnt from when its board is trusted
     hidden: tuple[bool, ...] | None
+    #: a clear photo whose move was in doubt, kept for the next photo to decide
+    doubt: bool = False
 
     def half_turned(self) -> _Partial:
         """The same frame seen from the other side of the board (:func:`half_turned`)."""
@@ -161,7 +163,7 @@ class _Partial:
             kept = None if change.kept is None else _turned(change.kept)
             change = replace(change, areas=_turned(change.areas), kept=kept)
         hidden = None if self.hidden is None else _turned(self.hidden)
-        return _Partial(_turned(self.reading), change, _turned(self.learn), hidden)
+        return _Partial(_turned(self.reading), change, _turned(self.learn), hidden, self.doubt)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +219,11 @@ class RefereeConfig:
     #: moves: each of those photos shows the board between two of them, which keeps
     #: the runs that fit few
     max_chain: int = 3
+    #: a clear photo that leaves its move in doubt is kept as a witness and the next
+    #: photo decides both moves (asking only if it cannot): a move that leaves one
+    #: square's pebble in question usually leaves the next move's board unlike the
+    #: other's
+    defer_doubt: bool = True
     reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
     change: ChangeModel = field(default_factory=ChangeModel)
 
@@ -453,12 +460,36 @@ class Referee:
         reading: Sequence[SquareEvidence],
         change: ChangeEvidence | None,
         hidden: tuple[bool, ...] | None,
+        *,
+        doubt: bool = False,
     ) -> None:
         """Keep an undecided photo as a witness of the board between moves: the next
-        frame is weighed for one move more, this one matched with the board it showed."""
+        frame is weighed for one move more, this one matched with the board it showed.
+        ``doubt``: a clear photo whose move is in doubt (:meth:`_may_defer`)."""
         self._undecided += 1
         last = self._last_reading
-        self._partials.append(_Partial(reading, change, last[0] if last else (), hidden))
+        learn = last[0] if last else ()
+        self._partials.append(_Partial(reading, change, learn, hidden, doubt))
+
+    def _may_defer(self, still: bool, partial: bool, judged: bool, plies: int) -> bool:
+        """Whether a clear photo whose move is in doubt may wait for the next photo
+        (``RefereeConfig.defer_doubt``): only a photo of one move, judged for the first
+        time and not the last, with every photo since the trusted board seen and no answer awaited (the
+        next photo then weighs two moves, with this one as the board between them)."""
+        return (
+            self.config.defer_doubt
+            and still
+            and not partial
+            and not judged
+            and plies == 1
+            and self.setup_checked
+            and not self.blind
+            and not self._partials
+            and self._lost == 0
+            and self.owed is None
+            and not self._recheck
+            and self.state not in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE)
+        )
 
     def _may_catch_up(self) -> bool:
         """Whether several moves may be accepted from one frame without the players.
@@ -515,6 +546,7 @@ class Referee:
         again: bool = False,
         in_place: Sequence[float | None] | None = None,
         side_doubt: float = 0.0,
+        final: bool = False,
     ) -> Report:
         """One camera frame: ``fit`` False (motion, hand, exposure) means do not count it.
 
@@ -530,6 +562,7 @@ class Referee:
         ``side_doubt``: the chance that the camera sees the board from the other
         side than the reading assumes (while the game has not shown it): a move is
         only as sure as that side, so none is taken by itself below the accept level.
+        ``final``: no photo follows (see :meth:`see`).
         """
         return self.see(
             Observation(
@@ -546,6 +579,7 @@ class Referee:
             frame,
             again=again,
             side_doubt=side_doubt,
+            final=final,
         )
 
     def see(
@@ -556,6 +590,7 @@ class Referee:
         again: bool = False,
         side_doubt: float = 0.0,
         earlier: bool = False,
+        final: bool = False,
     ) -> Report:
         """:meth:`observe` for an observation from :mod:`companion.appliance.observe`.
 
@@ -565,13 +600,15 @@ class Referee:
         after it and answer ``earlier_trusted`` instead of judging the rest on
         changes measured from before the first move: the caller makes vision compare
         with the held frame and judges this frame again (``again=True``).
+        ``final``: no photo follows this one (the end of a folder of photos), so it is
+        not kept for the next one to decide: what it leaves in doubt is asked now.
         """
         if observation.still and not again:
             self._photos += 1
         if not again:
             self._recheck = False
             self._judged = None
-        report = self._observe(observation, frame, side_doubt, earlier, again)
+        report = self._observe(observation, frame, side_doubt, earlier, again, final)
         if report.earlier_trusted:
             return report  # (trusted already: the board the earlier frame showed)
         decided = report.accepted or (
@@ -715,6 +752,7 @@ class Referee:
         side_doubt: float,
         earlier: bool = False,
         again: bool = False,
+        final: bool = False,
     ) -> Report:
         reading, fit, reason = observation.reading, observation.fit, observation.reason
         still, changed, partial = observation.still, observation.changed, observation.partial
@@ -859,13 +897,26 @@ class Referee:
                 # settled scenes, so the referee has lost the thread (a move it took for
                 # "nothing happened"): the players say what was played.
                 verdict = self._blind_question(verdict)
+        # The photo after one held in doubt has one try, and what it takes then must
+        # clear the bar of a run (the first move alone may not: the held photo and this
+        # one read the piles it left alone twice, and such readings err alike). A
+        # question now is about one move; held too, the next photos would have to be
+        # judged for three or more.
+        doubted = not again and bool(self._partials) and self._partials[0].doubt
+        if doubted and (
+            verdict.kind != VerdictKind.ACCEPT
+            or verdict.confidence < self.config.reconcile.accept_run
+        ):
+            asked = as_question(verdict)
+            if asked.choices:
+                verdict = asked
         if (
             verdict.kind == VerdictKind.ACCEPT
             and verdict.confidence * (1.0 - side_doubt) < self.config.reconcile.accept
         ):
             # the board may be seen from the other side
             room = len(self._partials) + 2 <= self.config.max_chain
-            if still and not partial and not again and room:
+            if still and not partial and not (again or final or doubted) and room:
                 # A photo that cannot show where P0 sits (a board that looks the same
                 # turned half round): the next one may. It is kept as a witness of the
                 # board between, as a photo with an arm is, and the next photo is judged
@@ -874,6 +925,13 @@ class Referee:
                 self._hold(reading, change, hidden)
                 return Report(RefereeState.MOVING, "side not yet known", verdict=verdict)
             verdict = as_question(verdict)
+        if verdict.kind == VerdictKind.AMBIGUOUS and self._may_defer(
+            still, partial, again or final, plies
+        ):
+            self._hold(reading, change, hidden, doubt=True)
+            return Report(
+                RefereeState.MOVING, "not sure yet: the next photo decides", verdict=verdict
+            )
         if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial and not still:
             # (a live frame with a hand may show a move under way: wait for a clear one;
             # a photo's first move, once certain, is taken, and the rest judged after it)
@@ -884,7 +942,12 @@ class Referee:
             and not verdict.behind
             and 1 + len(verdict.follows) < needed
         )
-        if partial and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked or short):
+        asking = doubted and verdict.kind == VerdictKind.AMBIGUOUS
+        if (
+            partial
+            and not asking
+            and (verdict.kind != VerdictKind.ACCEPT or not self.setup_checked or short)
+        ):
             # (``short``: the moves taken would leave a photo since the trusted board
             # showing no move of its own, where the arm may hide the one it does show)
             # Hidden squares may hold anything: "unchanged", a dispute or a
@@ -932,7 +995,7 @@ class Referee:
                         verdict,
                         earlier_trusted=True,
                     )
-                then = self._observe(observation, frame, side_doubt, again=True)
+                then = self._observe(observation, frame, side_doubt, again=True, final=final)
                 detail = f"{accepted.move} accepted; {then.detail}"
                 return replace(then, detail=detail, accepted=(accepted, *then.accepted))
             if verdict.follows:

@@ -84,7 +84,7 @@ def test_ambiguous_reading_opens_the_confirm_screen_and_ok_settles_it() -> None:
     c.on_report(ref.observe(exact(start), still=True))
     a, b = play(start, "2+").position.board, play(start, "4-").position.board
     evidence = [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
-    c.on_report(ref.observe(evidence, still=True))
+    c.on_report(ref.observe(evidence, still=True, final=True))
     screen = c.screen()
     assert isinstance(screen, ConfirmScreen)
     chosen = screen.candidates[0]

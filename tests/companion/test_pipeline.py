@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
+import cv2
 import numpy as np
 
-from companion.appliance.pipeline import FramePipeline
+from companion.appliance.pipeline import FramePipeline, FrameResult
+from companion.commands.track import frame_files, track
 from companion.referee import Observation, Referee
 from companion.referee.reconcile import Evidence
 from device.ports import Frame
-from engine import Game, Move, Position
+from engine import Game, Move, Position, play
 from tests.companion.test_referee import _two_moves_scene, hide
 
 
@@ -337,3 +342,34 @@ def test_a_photo_of_moves_the_players_named_shows_the_side() -> None:
         pipeline.answer(move)
     assert referee.position == game.position
     assert pipeline.turned is True
+
+
+def test_the_last_photo_of_a_folder_is_asked_about_rather_than_held(tmp_path: Path) -> None:
+    """A photo in doubt waits for the next one, but after the last none comes."""
+    start = Position.initial()
+    a, b = play(start, "2+").position.board, play(start, "4-").position.board
+    doubtful = [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
+    states = []
+    for last in (False, True):
+        observer = FakeObserver()
+        pipeline = FramePipeline(observer, Referee())
+        pipeline.turned = False  # (which side P0 sits on is not what this is about)
+        observer.board = reading(start.board, start.big)
+        pipeline(frame("f0"))
+        observer.board = doubtful
+        states.append(pipeline(frame("f1"), last=last).report.state)
+    assert states == ["moving", "ambiguous"]
+    # and ``track`` says which photo is the last
+    told: list[bool] = []
+
+    class Recording(FramePipeline):
+        def __call__(self, frame: Frame, *, last: bool = False) -> FrameResult:
+            told.append(last)
+            return super().__call__(frame, last=last)
+
+    for name in ("f1.png", "f2.png", "f10.png"):
+        cv2.imwrite(str(tmp_path / name), np.zeros((8, 8, 3), np.uint8))
+    observer = FakeObserver()
+    observer.board = reading(start.board, start.big)
+    track(frame_files(tmp_path), Recording(observer, Referee()), io.StringIO())
+    assert told == [False, False, True]

@@ -14,7 +14,7 @@ from companion.referee.change import ChangeModel, square_units
 from companion.referee.evidence import tally
 from companion.referee.reconcile import Evidence, board_of, cleared_squares
 from companion.referee.records import RecordWriter
-from companion.referee.state import VERDICTS_KEPT
+from companion.referee.state import VERDICTS_KEPT, RefereeConfig
 from engine import Game, IllegalMoveError, Position, Rules, legal_moves, play
 
 
@@ -98,7 +98,7 @@ def test_ambiguous_reading_is_settled_by_the_players_choice() -> None:
     ref.observe(reading(start.board, start.big), still=True)
     a, b = play(start, "2+").position.board, play(start, "4-").position.board
     evidence = [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
-    report = ref.observe(evidence, still=True)
+    report = ref.observe(evidence, still=True, final=True)  # (no photo follows)
     assert report.state == "ambiguous"
     with pytest.raises(IllegalMoveError):
         ref.confirm("8+")
@@ -740,3 +740,62 @@ def test_a_photo_judged_again_after_the_held_frame_still_counts_as_a_move_shown(
     assert report.state != "dispute", report.detail
     assert report.verdict is not None and report.verdict.behind
     assert ref.pending is not None and str(ref.pending.choices[0]) == "10-"
+
+
+def doubtful_first_photo() -> tuple[Referee, Position, list[Evidence]]:
+    """A referee past the opening, and a photo that fits 2+ and 4- equally."""
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    a, b = play(start, "2+").position.board, play(start, "4-").position.board
+    return ref, start, [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
+
+
+def test_a_photo_in_doubt_waits_for_the_next_which_decides_both_moves() -> None:
+    ref, start, doubtful = doubtful_first_photo()
+    held = ref.observe(doubtful, still=True)
+    assert held.state == "moving" and not held.accepted
+    assert ref.partials_held == 1
+    after = play(play(start, "4-").position, "7+").position
+    other_way = {
+        play(play(start, "2+").position, m).position.board
+        for m in legal_moves(play(start, "2+").position)
+    }
+    assert after.board not in other_way  # (the test's premise: only 4- then 7+ fits)
+    report = ref.observe(reading(after.board, after.big), still=True)
+    assert report.state == "settled", report.detail
+    assert [str(a.move) for a in report.accepted] == ["4-", "7+"]
+    assert all(a.how == "camera" for a in report.accepted)
+    assert ref.position == after
+
+
+def test_a_photo_in_doubt_is_asked_about_once_the_photo_after_it_is_lost() -> None:
+    ref, start, doubtful = doubtful_first_photo()
+    assert ref.observe(doubtful, still=True).state == "moving"
+    ref.observe(None, fit=False, reason="unreadable image", still=True)
+    after = play(play(start, "4-").position, "7+").position
+    report = ref.observe(reading(after.board, after.big), still=True)
+    assert report.state == "ambiguous" and not report.accepted
+    assert ref.position == start
+
+
+def test_a_camera_config_may_ask_at_once_instead_of_waiting() -> None:
+    ref = Referee(config=RefereeConfig(defer_doubt=False))
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    _, _, doubtful = doubtful_first_photo()
+    assert ref.observe(doubtful, still=True).state == "ambiguous"
+
+
+def test_the_photo_after_one_in_doubt_asks_about_its_move_rather_than_wait_again() -> None:
+    ref, start, doubtful = doubtful_first_photo()
+    assert ref.observe(doubtful, still=True).state == "moving"
+    # the next photo has a hand over all but square 5: it cannot decide, and held
+    # too, it would leave a third photo to be judged for three moves
+    after = play(play(start, "4-").position, "7+").position
+    covered = hide(reading(after.board, after.big), set(range(12)) - {5})
+    report = ref.observe(covered, still=True, partial=True)
+    assert report.state == "ambiguous" and report.behind
+    assert {"2+", "4-"} <= {str(m) for m in report.verdict.choices}
+    assert ref.confirm("4-").behind  # (then the photo is judged again from after it)
+    assert ref.position == play(start, "4-").position

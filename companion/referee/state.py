@@ -753,7 +753,10 @@ class Referee:
         earlier: bool = False,
         again: bool = False,
         final: bool = False,
+        fitted: bool = False,
     ) -> Report:
+        """``fitted``: judged again after the first move of a lawful run that fitted
+        this photo was taken (no foul is called on it then)."""
         reading, fit, reason = observation.reading, observation.fit, observation.reason
         still, changed, partial = observation.still, observation.changed, observation.partial
         hidden, areas, in_place = observation.hidden, observation.areas, observation.kept
@@ -885,6 +888,13 @@ class Referee:
             asked = self._blind_question(verdict)
             if asked.kind == VerdictKind.AMBIGUOUS:
                 verdict = replace(asked, behind=True)
+        if verdict.kind == VerdictKind.DISPUTE and fitted:
+            # A lawful run fitted this photo when its first move was taken; judged again
+            # from after that move (its changes still measured from before it), no move
+            # fits: that is the judging, not a foul, so the players say the move.
+            asked = self._blind_question(verdict)
+            if asked.kind == VerdictKind.AMBIGUOUS:
+                verdict = asked
         if still and self.blind and verdict.kind != VerdictKind.AMBIGUOUS:
             proven = self._proven_by_change(verdict)
             verdict = self._blind_question(verdict) if proven is None else proven
@@ -995,7 +1005,9 @@ class Referee:
                         verdict,
                         earlier_trusted=True,
                     )
-                then = self._observe(observation, frame, side_doubt, again=True, final=final)
+                then = self._observe(
+                    observation, frame, side_doubt, again=True, final=final, fitted=True
+                )
                 detail = f"{accepted.move} accepted; {then.detail}"
                 return replace(then, detail=detail, accepted=(accepted, *then.accepted))
             if verdict.follows:

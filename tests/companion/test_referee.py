@@ -12,7 +12,7 @@ import pytest
 from companion.referee import Observation, Referee, half_turned
 from companion.referee.change import ChangeModel, square_units
 from companion.referee.evidence import tally
-from companion.referee.reconcile import Evidence, board_of, cleared_squares
+from companion.referee.reconcile import Evidence, VerdictKind, board_of, cleared_squares
 from companion.referee.records import RecordWriter
 from companion.referee.state import VERDICTS_KEPT, RefereeConfig
 from engine import Game, IllegalMoveError, Position, Rules, legal_moves, play
@@ -799,3 +799,33 @@ def test_the_photo_after_one_in_doubt_asks_about_its_move_rather_than_wait_again
     assert {"2+", "4-"} <= {str(m) for m in report.verdict.choices}
     assert ref.confirm("4-").behind  # (then the photo is judged again from after it)
     assert ref.position == play(start, "4-").position
+
+
+def test_a_photo_judged_again_after_a_runs_first_move_asks_rather_than_calls_a_foul(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The run 4- then 8+ or 11+ fitted the photo, so 4- is taken alone; judged again
+    from after it, no foul may be called on that photo (here reconcile is made to find
+    none that fits, as measuring the changes from before 4- can)."""
+    ref, start, doubtful = doubtful_first_photo()
+    assert ref.observe(doubtful, still=True).state == "moving"
+    between = play(start, "4-").position
+    a, b = (play(between, m).position for m in ("8+", "11+"))
+    assert a.big == b.big
+    shown = [
+        Evidence.either(a.board[sq], b.board[sq], a.big[sq // 6] if sq % 6 == 0 else 0)
+        for sq in range(12)
+    ]
+    real = ref._reconciled
+
+    def judged(reading: Any, **kw: Any) -> Any:
+        verdict = real(reading, **kw)
+        if ref.position == between:  # (judged again, after 4-)
+            return replace(verdict, kind=VerdictKind.DISPUTE, mistake="no legal move fits")
+        return verdict
+
+    monkeypatch.setattr(ref, "_reconciled", judged)
+    report = ref.observe(shown, still=True)
+    assert [str(m.move) for m in report.accepted] == ["4-"]
+    assert report.state == "ambiguous", report.detail
+    assert {"8+", "11+"} <= {str(m) for m in report.verdict.choices}

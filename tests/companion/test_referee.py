@@ -829,3 +829,18 @@ def test_a_photo_judged_again_after_a_runs_first_move_asks_rather_than_calls_a_f
     assert [str(m.move) for m in report.accepted] == ["4-"]
     assert report.state == "ambiguous", report.detail
     assert {"8+", "11+"} <= {str(m) for m in report.verdict.choices}
+
+
+def test_a_photo_in_doubt_that_a_live_stream_keeps_showing_is_asked_about() -> None:
+    """A replayed folder in ``run`` ends on its last photo, repeated as a live stream:
+    no next photo comes to decide, so once that board has settled the players are asked."""
+    ref, start, doubtful = doubtful_first_photo()
+    assert ref.observe(doubtful, still=True).state == "moving"
+    states = [ref.observe(doubtful).state for _ in range(ref.config.settle_frames)]
+    assert states[-1] == "ambiguous" and "moving" in states[:-1]
+    ref.confirm("4-")
+    assert ref.position == play(start, "4-").position
+    shown = reading(ref.position.board, ref.position.big)
+    after = [ref.observe(shown) for _ in range(ref.config.settle_frames)]
+    assert after[-1].state == "waiting" and after[-1].confirmed  # (its board trusted)
+    assert ref.position.ply == 1

@@ -18,6 +18,9 @@ time from a frame to the decision (median and p95, one thread; wall clock
 and the process's own CPU time, which a busy machine does not inflate; CPU
 maximum too). Each game's first frame, where the board is searched for and
 vision calibrates on the opening, is timed apart (``opening_cpu_ms_median``).
+``held_in_doubt`` counts the clear photos kept for the next one to decide
+("not sure yet"), and ``after_doubt`` how the moves that next photo showed were
+decided.
 """
 
 from __future__ import annotations
@@ -70,6 +73,9 @@ def start_position(truth: dict[str, Any]) -> Position:
     )
 
 
+#: How ``track`` says a clear photo in doubt waits for the next photo to decide.
+DOUBT = "not sure yet"
+
 #: Confidence bins of the reliability table (lower edges).
 BINS = (0.0, 0.95, 0.99, 0.995, 0.999, 0.9999)
 
@@ -104,11 +110,15 @@ def run_sequence(
     cpu: list[float] = []
     track([p for p, _ in frames], pipeline, out, timings=times, answers=answers, cpu_timings=cpu)
     state = ""
+    details = ["", ""]  # the frame line before this frame's, and this frame's
+    held = 0
     moves: list[dict[str, Any]] = []
     for text in out.getvalue().splitlines():
         line = json.loads(text)
         if "state" in line:
             state = line["state"]
+            details = [details[1], line["detail"]]
+            held += line["detail"].startswith(DOUBT)
         elif "move" in line:
             if "expected" in line:
                 how = "wrong"
@@ -119,7 +129,8 @@ def run_sequence(
             # filed under the frame that showed the board after it (not the one
             # where it was reported, later when a hand hid it)
             shown = min(line["ply"] - start.ply, len(labels) - 1)
-            moves.append({**line, "how": how, "labels": labels[shown]})
+            after = details[0].startswith(DOUBT)  # decided by the photo after one in doubt
+            moves.append({**line, "how": how, "labels": labels[shown], "after_doubt": after})
     side = {True: "turned", False: "as found", None: "undecided"}[pipeline.turned]
     return {
         "moves": moves,
@@ -127,6 +138,7 @@ def run_sequence(
         "decision_ms": times,
         "cpu_ms": cpu,
         "side": side,
+        "held_in_doubt": held,
     }
 
 
@@ -357,6 +369,7 @@ def main() -> int:
     cpu_times: list[float] = []
     opening_cpu: list[float] = []  # each game's first frame: board search and calibration
     true_moves = 0
+    held = 0
     with tempfile.TemporaryDirectory() as tmp:
         if args.synth:
             where = args.save or Path(tmp)
@@ -385,6 +398,7 @@ def main() -> int:
                         # where the referee found P0 to sit: the board as found, or
                         # turned half round (the camera on P1's side)
                         "side": result["side"],
+                        "held_in_doubt": result["held_in_doubt"],
                         "decision_ms_median": _percentile(result["decision_ms"], 0.5),
                         # the frames (after the opening) whose decision took over 250 ms of
                         # CPU: where to look when the bound is missed
@@ -400,6 +414,7 @@ def main() -> int:
             cpu_times += result["cpu_ms"][1:]
             opening_cpu += result["cpu_ms"][:1]
             true_moves += result["true_moves"]
+            held += result["held_in_doubt"]
             for (_, move), label in zip(frames, labels, strict=True):
                 if move is None:
                     continue
@@ -440,6 +455,13 @@ def main() -> int:
                 "decisions": len(cpu_times),
                 "decisions_over_250_cpu_ms": sum(t > 250.0 for t in cpu_times),
                 "opening_cpu_ms_median": _percentile(opening_cpu, 0.5),
+                # clear photos held for the next to decide, and how the moves that next
+                # photo showed were decided (by itself, asked, disputed, wrong)
+                "held_in_doubt": held,
+                "after_doubt": {
+                    k: sum(m["how"] == k for m in moves if m["after_doubt"])
+                    for k in ("identified", "asked", "disputed", "wrong")
+                },
             }
         )
     )

@@ -220,9 +220,9 @@ class RefereeConfig:
     #: the runs that fit few
     max_chain: int = 3
     #: a clear photo that leaves its move in doubt is kept as a witness and the next
-    #: photo decides both moves (asking only if it cannot): a move that leaves one
-    #: square's pebble in question usually leaves the next move's board unlike the
-    #: other's
+    #: photo decides both moves (asking only if it cannot): two moves whose boards
+    #: differ by a pebble in a small pile or two often lead to boards the next photo
+    #: tells apart
     defer_doubt: bool = True
     reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
     change: ChangeModel = field(default_factory=ChangeModel)
@@ -474,8 +474,9 @@ class Referee:
     def _may_defer(self, still: bool, partial: bool, judged: bool, plies: int) -> bool:
         """Whether a clear photo whose move is in doubt may wait for the next photo
         (``RefereeConfig.defer_doubt``): only a photo of one move, judged for the first
-        time and not the last, with every photo since the trusted board seen and no answer awaited (the
-        next photo then weighs two moves, with this one as the board between them)."""
+        time and not the last, with every photo since the trusted board seen and no
+        answer awaited (the next photo then weighs two moves, with this one as the
+        board between them), on a scene whose pieces the counter can see."""
         return (
             self.config.defer_doubt
             and still

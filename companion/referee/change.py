@@ -20,6 +20,7 @@ must explain the squares' areas in proportion to one another.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -494,15 +495,12 @@ class ChangeScorer:
         ``cleared``: the squares picked up since the trusted board), zeros where a square
         has no area or is in ``skip``: one array (boards, squares, scales). The fates are
         those of :meth:`rows`, each distinct one worked out once."""
-        before, big_before = self.before
-        side = len(before) // len(big_before) if big_before else len(before)
+        before, big_before, side, emptied, measured = self._arrays
         stone = np.zeros_like(skip)
-        stone[:, ::side] = np.array(big_before) > big
-        emptied = np.zeros(len(before), np.bool_)
-        emptied[list(self.gone)] = True
-        taken = cleared | emptied | (counts < np.array(before)) | stone
+        stone[:, ::side] = big_before > big
+        taken = cleared | emptied | (counts < before) | stone
         rows = np.zeros((*skip.shape, len(self.scales)))
-        at = np.nonzero(~skip & np.array([a is not None for a in self.evidence.areas]))
+        at = np.nonzero(~skip & measured)
         if at[0].size:
             # each distinct fate as one number: the square in the low 6 bits, then whether
             # its big stone was taken, whether it was taken up, and its count
@@ -514,6 +512,20 @@ class ChangeScorer:
             ]
             rows[at] = np.array(table)[which]
         return rows
+
+    @functools.cached_property
+    def _arrays(
+        self,
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], int, NDArray[np.bool_], NDArray[np.bool_]]:
+        """What :meth:`rows_at` needs of the reference, worked out once per scorer (it
+        is called for every point of every run a frame weighs): the counts and big
+        stones before, squares per side, the squares ``gone`` and those with an area."""
+        before, big_before = self.before
+        side = len(before) // len(big_before) if big_before else len(before)
+        emptied = np.zeros(len(before), np.bool_)
+        emptied[list(self.gone)] = True
+        measured = np.array([a is not None for a in self.evidence.areas], np.bool_)
+        return np.array(before), np.array(big_before), side, emptied, measured
 
     def row(self, sq: int, cleared: bool, now: int, big_gone: bool) -> tuple[float, ...]:
         """Square ``sq``'s log-likelihood at each scale where it now holds ``now`` pieces

@@ -879,23 +879,19 @@ class Referee:
             verdict = as_question(verdict)
         if verdict.kind == VerdictKind.ACCEPT and self._recheck:
             verdict = as_question(verdict)  # (after a dispute: see confirm)
-        if verdict.kind == VerdictKind.ACCEPT and still and needed > plies:
-            # more moves may have been made than were weighed: whatever fits best
-            # may be the wrong story, so the players say how it began
+        unweighed = still and needed > plies  # more moves may have been made than weighed
+        if verdict.kind == VerdictKind.ACCEPT and unweighed:
+            # whatever fits best may be the wrong story, so the players say how it began
             verdict = as_question(verdict)
-        if verdict.kind == VerdictKind.DISPUTE and still and needed > plies:
-            # no run of moves weighed fits, but more may have been made: that shows no
-            # foul, so the players say how it began (the photo is judged again after)
+        if verdict.kind == VerdictKind.DISPUTE and (unweighed or fitted):
+            # No foul is shown, so the players say the move: where no run weighed fits
+            # but more moves may have been made, how it began (the photo is judged again
+            # after); where a lawful run fitted this photo when its first move was taken
+            # (``fitted``, its changes still measured from before that move), which
+            # move came next.
             asked = self._blind_question(verdict)
             if asked.kind == VerdictKind.AMBIGUOUS:
-                verdict = replace(asked, behind=True)
-        if verdict.kind == VerdictKind.DISPUTE and fitted:
-            # A lawful run fitted this photo when its first move was taken; judged again
-            # from after that move (its changes still measured from before it), no move
-            # fits: that is the judging, not a foul, so the players say the move.
-            asked = self._blind_question(verdict)
-            if asked.kind == VerdictKind.AMBIGUOUS:
-                verdict = asked
+                verdict = replace(asked, behind=True) if unweighed else asked
         if still and self.blind and verdict.kind != VerdictKind.AMBIGUOUS:
             proven = self._proven_by_change(verdict)
             verdict = self._blind_question(verdict) if proven is None else proven
@@ -1006,9 +1002,7 @@ class Referee:
                         verdict,
                         earlier_trusted=True,
                     )
-                then = self._observe(
-                    observation, frame, side_doubt, again=True, final=final, fitted=True
-                )
+                then = self._observe(observation, frame, side_doubt, again=True, fitted=True)
                 detail = f"{accepted.move} accepted; {then.detail}"
                 return replace(then, detail=detail, accepted=(accepted, *then.accepted))
             if verdict.follows:

@@ -4,6 +4,8 @@
     python bench/track.py --synth 10 --seed 3      # fresh generated games, never tuned on
     python bench/track.py --synth 10 --hands 0.25  # ... with an arm over the board in 25% of frames
     python bench/track.py DATASET_DIR --config vision.toml   # e.g. [locate] finder = "classical"
+    python bench/track.py DATASET_DIR --live 5     # each photo as 5 frames of a live camera
+    python bench/track.py --synth 8 --hands 0.25 --live 5    # ... arms seen as moves end
 
 Every sequence is run exactly as ``oanquan track --answers`` runs it: the
 referee starts from the position of the first frame (the players' confirmed
@@ -21,6 +23,10 @@ vision calibrates on the opening, is timed apart (``opening_cpu_ms_median``).
 ``held_in_doubt`` counts the clear photos kept for the next one to decide
 ("not sure yet"), and ``after_doubt`` how the moves that next photo showed were
 decided.
+
+``--live K`` replays the frames as a live camera's (``run``'s): each photo K times,
+led by two frames of the arm over the board as the move ends where a generated live
+game has one (``--synth --live`` photographs it, then the board once it has gone).
 """
 
 from __future__ import annotations
@@ -51,6 +57,11 @@ from vision import config_from_dict, warm_up  # noqa: E402
 from vision.synth import REGION_NAMES  # noqa: E402
 
 REGION_SQUARE = {name: sq for sq, name in enumerate(REGION_NAMES)}
+#: a generated live game's photos of the arm over the board as a move ends, in this
+#: folder beside the photos of the board at rest (``--synth --live``)
+LIVE_ARMS = "arms"
+#: frames of that arm a live replay shows before the board at rest
+LIVE_ARM_FRAMES = 2
 
 
 def start_position(truth: dict[str, Any]) -> Position:
@@ -86,6 +97,7 @@ def run_sequence(
     labels: list[dict[str, str]],
     corners: list[list[float]] | None = None,
     settings: dict[str, Any] | None = None,
+    live: int = 0,
 ) -> dict[str, Any]:
     """Referee one sequence as ``oanquan track --answers`` does; ``frames`` pairs each
     image with the true move that led to it, ``labels`` names each frame's conditions.
@@ -103,23 +115,37 @@ def run_sequence(
     if corners:
         tables.setdefault("locate", {})["manual_corners"] = corners
     config = config_from_dict(tables)
-    pipeline = FramePipeline(VisionObserver(config, stills=True), referee, start_shown=True)
+    observer = VisionObserver(config, stills=not live)
+    pipeline = FramePipeline(observer, referee, start_shown=True)
     answers = [Move.parse(m) for _, m in frames if m is not None]
     out = io.StringIO()
     times: list[float] = []
     cpu: list[float] = []
-    track([p for p, _ in frames], pipeline, out, timings=times, answers=answers, cpu_timings=cpu)
+    paths: list[Path] = []
+    shows: list[int] = []
+    for i, (p, _) in enumerate(frames):
+        # live: an arm over the board as the move ends (where the game has it), then the
+        # camera at rest on the board until the next move
+        arm = p.parent / LIVE_ARMS / p.name
+        shot = ([arm] * LIVE_ARM_FRAMES if live and arm.exists() else []) + [p] * max(1, live)
+        paths += shot
+        shows += [i] * len(shot)
+    track(paths, pipeline, out, timings=times, answers=answers, cpu_timings=cpu, shows=shows)
     state = ""
-    details = ["", ""]  # the frame line before this frame's, and this frame's
     held = 0
+    holding = False  # a frame in doubt waits for the next move (a live camera's, many)
+    after = False  # this frame's moves come after one in doubt
     moves: list[dict[str, Any]] = []
     for text in out.getvalue().splitlines():
         line = json.loads(text)
         if "state" in line:
             state = line["state"]
-            details = [details[1], line["detail"]]
-            held += line["detail"].startswith(DOUBT)
+            after = holding
+            doubt = line["detail"].startswith(DOUBT)
+            held += doubt and not holding
+            holding = holding or doubt
         elif "move" in line:
+            holding = False
             if "expected" in line:
                 how = "wrong"
             elif line.get("answered"):
@@ -129,7 +155,6 @@ def run_sequence(
             # filed under the frame that showed the board after it (not the one
             # where it was reported, later when a hand hid it)
             shown = min(line["ply"] - start.ply, len(labels) - 1)
-            after = details[0].startswith(DOUBT)  # decided by the photo after one in doubt
             moves.append({**line, "how": how, "labels": labels[shown], "after_doubt": after})
     side = {True: "turned", False: "as found", None: "undecided"}[pipeline.turned]
     return {
@@ -208,7 +233,7 @@ def dataset_sequences(root: Path) -> list[Sequence]:
 
 
 def synth_sequences(
-    count: int, seed: int, workdir: Path, plies: int = 20, hands: float = 0.0
+    count: int, seed: int, workdir: Path, plies: int = 20, hands: float = 0.0, live: bool = False
 ) -> list[Sequence]:
     """Random self-play games photographed by the scene generator, one fixed scene each.
 
@@ -223,12 +248,16 @@ def synth_sequences(
     players' hands come in and out of real photos. A game that ends shows the
     board as the last pebble left it, then one more frame, swept bare by the
     players (no move led to it): the sweep leaves the same bare board whichever
-    move ended the game, so only the frame before it tells the move.
+    move ended the game, so only the frame before it tells the move. ``live``: an arm
+    is photographed over the board as the move ends, and the board then again once it
+    has gone (a live camera sees both), the first kept in ``LIVE_ARMS``.
     """
-    return [_synth_sequence(seed, n, workdir, plies, hands) for n in range(count)]
+    return [_synth_sequence(seed, n, workdir, plies, hands, live) for n in range(count)]
 
 
-def _synth_sequence(seed: int, n: int, workdir: Path, plies: int, hands: float) -> Sequence:
+def _synth_sequence(
+    seed: int, n: int, workdir: Path, plies: int, hands: float, live: bool = False
+) -> Sequence:
     """Game ``n`` of ``synth_sequences``: its frames, written under ``workdir``."""
     import random
 
@@ -260,8 +289,25 @@ def _synth_sequence(seed: int, n: int, workdir: Path, plies: int, hands: float) 
     n_frame = 0
 
     def shoot(board: tuple[int, ...], big: tuple[int, ...], hand: bool, hand_seed: int) -> None:
-        """Photograph ``placed`` as ``board`` and file it with the move that led to it."""
+        """Photograph ``placed`` as ``board`` and file it with the move that led to it
+        (live, an arm's photo first, kept aside)."""
         nonlocal sun, n_frame
+        if live and hand:
+            arm, _ = render_scene(
+                list(board),
+                cast(tuple[int, int], big),
+                seed * 100_000 + n * 100,
+                scene_seed=scene,
+                placed=placed,
+                hand=True,
+                hand_seed=hand_seed,
+                light_deg=sun,
+            )
+            grain = noise_rng.normal(0.0, 2.0, arm.shape)
+            arm = np.clip(arm.astype(np.float32) + grain, 0, 255).astype(np.uint8)
+            (folder / LIVE_ARMS).mkdir(exist_ok=True)
+            cv2.imwrite(str(folder / LIVE_ARMS / f"frame_{n_frame:03d}.jpg"), arm)
+            hand = False
         image, truth = render_scene(
             list(board),
             cast(tuple[int, int], big),  # two mandarins
@@ -352,6 +398,14 @@ def main() -> int:
         help="keep the generated sequences here (render-public's layout: run them again "
         "with bench/track.py SAVE)",
     )
+    parser.add_argument(
+        "--live",
+        type=int,
+        default=0,
+        metavar="K",
+        help="replay each photo K times as a live camera's frames (the camera at rest "
+        "between moves) instead of as stills",
+    )
     args = parser.parse_args()
     settings: dict[str, Any] = {}
     if args.config is not None:
@@ -375,7 +429,12 @@ def main() -> int:
             where = args.save or Path(tmp)
             where.mkdir(parents=True, exist_ok=True)
             sequences = synth_sequences(
-                args.synth, args.seed, where, plies=args.plies, hands=args.hands
+                args.synth,
+                args.seed,
+                where,
+                plies=args.plies,
+                hands=args.hands,
+                live=args.live > 0,
             )
         elif args.dataset is not None:
             sequences = dataset_sequences(args.dataset)
@@ -388,7 +447,7 @@ def main() -> int:
             if args.given_corners:
                 truth = json.loads(frames[0][0].with_suffix(".json").read_text())
                 corners = truth["corners"]
-            result = run_sequence(frames, start, labels, corners, settings)
+            result = run_sequence(frames, start, labels, corners, settings, args.live)
             seq_moves = result["moves"]
             print(
                 json.dumps(

@@ -146,22 +146,28 @@ def track(
     timings: list[float] | None = None,
     answers: list[Move] | None = None,
     cpu_timings: list[float] | None = None,
+    shows: list[int] | None = None,
 ) -> int:
     """Referee every frame; returns how many frames could not be read.
 
     ``timings`` / ``cpu_timings`` collect each frame's wall / CPU milliseconds.
     With ``answers`` the players' part is played: a question or a dispute is
     answered with the next move of the list, and a move the camera accepted
-    wrongly is corrected to it.
+    wrongly is corrected to it. ``shows``: which position each frame shows, where
+    several frames show one (a live camera's, replayed by ``bench/track.py --live``);
+    by default each frame shows a position of its own.
     """
     unreadable = 0
     players = _Players(answers, pipeline.referee.position.ply) if answers is not None else None
     unsettled = 0
     for seq, path in enumerate(frames):
+        # one photo per move at most: a frame shows no more moves than there were
+        # positions shown since the last board the referee trusted
+        new = shows is None or seq == 0 or shows[seq] != shows[seq - 1]
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None or image.size == 0:
             unreadable += 1
-            unsettled += 1  # a photo all the same: of a position, one more move on
+            unsettled += new  # a photo all the same: of a position, one more move on
             # a position nobody will see again: the referee must not guess past it
             pipeline.referee.observe(None, fit=False, reason="unreadable image", still=True)
             line = {
@@ -186,9 +192,7 @@ def track(
         lines = _move_lines(report, path.name, referee, players)
         corrected = any("expected" in line for line in lines)
         reports = [report]
-        # One photo per move at most: a frame shows no more moves than there
-        # were frames since the last board the referee trusted.
-        unsettled += 1
+        unsettled += new
         answered = 0
         while (
             players is not None

@@ -5,7 +5,7 @@
     python bench/track.py --synth 10 --hands 0.25  # ... with an arm over the board in 25% of frames
     python bench/track.py DATASET_DIR --config vision.toml   # e.g. [locate] finder = "classical"
     python bench/track.py DATASET_DIR --live 5     # each photo as 5 frames of a live camera
-    python bench/track.py --synth 8 --hands 0.25 --live 5    # ... arms seen as moves end
+    python bench/track.py --synth 8 --live 5       # ... every move's arm seen as it ends
 
 Every sequence is run exactly as ``oanquan track --answers`` runs it: the
 referee starts from the position of the first frame (the players' confirmed
@@ -26,7 +26,8 @@ decided.
 
 ``--live K`` replays the frames as a live camera's (``run``'s): each photo K times,
 led by two frames of the arm over the board as the move ends where a generated live
-game has one (``--synth --live`` photographs it, then the board once it has gone).
+game has one (``--synth --live`` photographs one for every move, then the board once
+it has gone).
 """
 
 from __future__ import annotations
@@ -249,8 +250,9 @@ def synth_sequences(
     board as the last pebble left it, then one more frame, swept bare by the
     players (no move led to it): the sweep leaves the same bare board whichever
     move ended the game, so only the frame before it tells the move. ``live``: an arm
-    is photographed over the board as the move ends, and the board then again once it
-    has gone (a live camera sees both), the first kept in ``LIVE_ARMS``.
+    is photographed over the board as each move ends, and the board then again once it
+    has gone (a live camera sees both), the first kept in ``LIVE_ARMS``; ``hands`` then
+    has no say.
     """
     return [_synth_sequence(seed, n, workdir, plies, hands, live) for n in range(count)]
 
@@ -347,7 +349,8 @@ def _synth_sequence(
         # judged on a board nobody will show again)
         last = ply == plies or game.is_over
         hand = ply > 0 and hand_rng.random() < hands and not last
-        shoot(board, big, hand, ply)
+        # (live, every move ends with the arm over the board: a camera sees it go)
+        shoot(board, big, hand or (live and ply > 0), ply)
         if game.is_over:
             # the players sweep their rows once the last pebble has landed: the
             # camera saw that board, now it sees the bare one (no move led to it)

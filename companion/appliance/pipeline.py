@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from companion.referee import Observation, Referee, Report, half_turned
-from companion.referee.reconcile import SquareEvidence, board_fit, board_of
+from companion.referee.reconcile import Board, SquareEvidence, board_fit, board_of, map_board
 from device.ports import Frame
 from engine import Move
 from engine.board import NUM_SQUARES
@@ -40,6 +40,10 @@ SIDE_PLIES = 8
 #: wrong side by ``SIDE_EVIDENCE`` (a generated game did, by 9.9, and its next frame
 #: said the other way by 28.5); till then a move is only taken as surely as its side
 SIDE_FRAMES = 2
+#: seconds a live camera's clear frame waits for the next move to decide it (its move
+#: or its side in doubt, ``Referee.holding``): past them the players are asked (the
+#: game may have stopped, or ended on that move)
+HOLD_SECONDS = 30.0
 
 
 class Observer(Protocol):
@@ -114,6 +118,11 @@ class FramePipeline:
         self._side_from = 0
         self._side_odds = 0.0  # log odds, summed over frames, that the board is turned
         self._side_frames = 0  # frames whose odds were summed
+        #: the boards (as read) whose odds were summed: a live camera shows one board in
+        #: many frames, before and after its move is taken, and they are one witness
+        self._side_seen: set[Board] = set()
+        #: when the clear frame the referee holds for the next move was first held
+        self._held_since: float | None = None
         self._open_side()
 
     def follow(self, referee: Referee, *, start_shown: bool = False) -> None:
@@ -133,6 +142,7 @@ class FramePipeline:
         self._side_from = position.ply
         self._side_odds = 0.0
         self._side_frames = 0
+        self._side_seen = set()
 
     def _sync_reference(self) -> None:
         if self.referee.trusted_boards != self._trusted:
@@ -177,8 +187,10 @@ class FramePipeline:
             report = referee.vouch(obs, frame.source)
         else:
             held = referee.partials_held
+            # (a clear frame held too long is asked about: no move may come to decide it)
+            waited = self._held_since is not None and frame.t - self._held_since >= HOLD_SECONDS
             report = referee.see(
-                obs, frame.source, side_doubt=doubt, earlier=self._held, final=last
+                obs, frame.source, side_doubt=doubt, earlier=self._held, final=last or waited
             )
             if report.earlier_trusted:
                 obs, report = self._judge_again(obs, frame, doubt, report)
@@ -186,6 +198,10 @@ class FramePipeline:
                 self._held = observer.hold_earlier()
         self._last = (obs, frame.source, doubt)
         self._sync_reference()
+        if not referee.holding:
+            self._held_since = None
+        elif self._held_since is None:
+            self._held_since = frame.t
         return FrameResult(obs, report)
 
     def _judge_again(
@@ -240,6 +256,8 @@ class FramePipeline:
         same = False
         if vouched:
             odds = self._vouched_odds(obs.reading, turned.reading)
+        elif not obs.still and self._weighed(obs.reading):
+            return self._viewed(obs), self._doubt()
         else:
             seen = self._viewed(obs)  # (the referee weighs frames the way it judges them)
             found = referee.weigh(seen, half_turn=self._view_turned)
@@ -248,10 +266,17 @@ class FramePipeline:
                 return seen, self._doubt()
             odds = other.evidence - found.evidence
             same = bool(found.moves) and found.moves == other.moves
+            self._side_seen.add(map_board(obs.reading))
         # frames add up: each is judged from the position the game reached, so their
         # likelihoods multiply as a run of independent witnesses
         taken = self._add_side(odds, known=vouched)
         return self._viewed(obs), 0.0 if taken or same else self._doubt()
+
+    def _weighed(self, reading: Sequence[SquareEvidence]) -> bool:
+        """Whether a live frame shows a board already weighed for the side: the frames of
+        one board are one witness (summed, the odds of the same reading would take the
+        side on however little one frame shows), judged as a move or as none after it."""
+        return map_board(reading) in self._side_seen
 
     def _viewed(self, obs: Observation) -> Observation:
         return half_turned(obs) if self._view_turned else obs

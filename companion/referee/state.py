@@ -144,6 +144,12 @@ class Observation:
     kept: tuple[float | None, ...] | None = None
 
 
+#: what the referee says while a clear frame waits for the next to decide: its move
+#: (``RefereeConfig.defer_doubt``), or the side P0 sits on
+HELD_DOUBT = "not sure yet: the next photo decides"
+HELD_SIDE = "side not yet known"
+
+
 @dataclass(frozen=True, slots=True)
 class _Partial:
     """A frame the referee could not decide on (a hand over it, or a photo whose side is
@@ -155,6 +161,10 @@ class _Partial:
     hidden: tuple[bool, ...] | None
     #: a clear photo whose move was in doubt, kept for the next photo to decide
     doubt: bool = False
+    #: what a clear frame kept for the next to decide (its move or its side in doubt)
+    #: showed, as the referee read it: a live camera keeps showing that board until
+    #: the next move, and those frames are not judged again (``Referee._shows_held``)
+    seen: Board | None = None
 
     def half_turned(self) -> _Partial:
         """The same frame seen from the other side of the board (:func:`half_turned`)."""
@@ -163,7 +173,10 @@ class _Partial:
             kept = None if change.kept is None else _turned(change.kept)
             change = replace(change, areas=_turned(change.areas), kept=kept)
         hidden = None if self.hidden is None else _turned(self.hidden)
-        return _Partial(_turned(self.reading), change, _turned(self.learn), hidden, self.doubt)
+        seen = None if self.seen is None else _turned_board(self.seen)
+        return _Partial(
+            _turned(self.reading), change, _turned(self.learn), hidden, self.doubt, seen
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +196,11 @@ def _turned(values: Sequence[Any]) -> tuple[Any, ...]:
     """Per-square values of a two-player board seen from the other side: k from k + 6."""
     n = len(values)
     return tuple(values[(k + n // 2) % n] for k in range(n))
+
+
+def _turned_board(board: Board) -> Board:
+    """A two-player board as read from the other side (its mandarins swap too)."""
+    return _turned(board[0]), board[1][::-1]
 
 
 def half_turned(observation: Observation) -> Observation:
@@ -320,6 +338,17 @@ class Referee:
         self._recheck = False
         #: clear photos in a row judged to show a move half made (``moving``)
         self._paused_stills = 0
+        #: a live frame with a hand, or one that could not be read, came since the clear
+        #: frame kept for the next to decide: the next move has begun (``_shows_held``)
+        self._held_moved = False
+        #: a live camera's runs of frames with motion or a hand in them since the last
+        #: board decided or held (each a move made), and whether the last frame was one
+        self._episodes = 0
+        self._in_motion = False
+        #: frames come from a live camera (one was not a photo of a settled scene): a
+        #: frame that differs much from the one before it is judged at once, as a photo
+        #: is, but the photos' count of one move each does not hold for it
+        self._live = False
         self._stale_after_trust: frozenset[int] = frozenset()
         #: the last few verdicts by reconcile's whole input: while the side is open a frame
         #: is judged on a copy the way it is then judged for real (``weigh``), and reconcile
@@ -376,10 +405,13 @@ class Referee:
             self._ref_touched |= touched_squares(t)
         return Accepted(move, self.position.ply, confidence, how)
 
-    def _trust(self) -> None:
-        """The board in the frame just judged is trusted: it is vision's new reference."""
+    def _trust(self, learn: bool = True) -> None:
+        """The board in the frame just judged is trusted: it is vision's new reference.
+        ``learn``: what the frame shows of this scene is learnt (not from a live
+        camera's frames of a board trusted already: they are one witness, and summed
+        they made the counter's readings look twice as sharp as they are)."""
         now = self.owed or board_of(self.position)
-        if self._last_areas is not None:
+        if self._last_areas is not None and learn:
             units = square_units(self._vref, now, self._vref_gone, self.config.change)
             pairs = [(a, u) for a, u in zip(self._last_areas, units, strict=True) if a is not None]
             self._area_scale = self._area_scale.learn(pairs, self.config.change)
@@ -388,7 +420,7 @@ class Referee:
             reading, hidden = self._last_reading
             seen = [sq for sq in range(len(reading)) if not (hidden and hidden[sq])]
             truth = sum(now[0][sq] for sq in seen)
-            if truth >= 10:
+            if truth >= 10 and learn:
                 self._sight[0] += sum(abs(mean_count(reading[sq]) - now[0][sq]) for sq in seen)
                 self._sight[1] += truth
         # vision keeps the old reference of squares a hand hid in the frame trusted
@@ -409,8 +441,11 @@ class Referee:
             reading, hidden = self._last_reading
             counts = (self.owed or board_of(self.position))[0]
             self._offsets = pile_offsets(reading, counts, hidden)
-            scores = sharpness_scores(reading, counts, hidden)
-            self._sharp_scores = [a + b for a, b in zip(self._sharp_scores, scores, strict=True)]
+            if learn:
+                scores = sharpness_scores(reading, counts, hidden)
+                self._sharp_scores = [
+                    a + b for a, b in zip(self._sharp_scores, scores, strict=True)
+                ]
         else:
             self._offsets = (0.0,) * len(self.position.board)
         for sq in self._stale_after_trust:
@@ -423,6 +458,12 @@ class Referee:
         self._lost = 0
         self._photos = 0
         self._trust_ply = self.position.ply
+
+    @property
+    def holding(self) -> bool:
+        """Whether a clear frame waits for the next move to decide it (its move or its
+        side in doubt): a live camera's frames of that board wait with it."""
+        return bool(self._partials) and self._partials[-1].seen is not None
 
     @property
     def partials_held(self) -> int:
@@ -462,27 +503,49 @@ class Referee:
         hidden: tuple[bool, ...] | None,
         *,
         doubt: bool = False,
+        seen: Board | None = None,
     ) -> None:
         """Keep an undecided photo as a witness of the board between moves: the next
         frame is weighed for one move more, this one matched with the board it showed.
-        ``doubt``: a clear photo whose move is in doubt (:meth:`_may_defer`)."""
+        ``doubt``: a clear photo whose move is in doubt (:meth:`_may_defer`). ``seen``:
+        a clear frame's board as read (its move or its side in doubt)."""
         self._undecided += 1
         last = self._last_reading
         learn = last[0] if last else ()
-        self._partials.append(_Partial(reading, change, learn, hidden, doubt))
+        self._partials.append(_Partial(reading, change, learn, hidden, doubt, seen))
+        if seen is not None:
+            self._held_moved = False
+            self._episodes = 0  # (the moves before it end at the board it shows)
 
-    def _may_defer(self, still: bool, partial: bool, judged: bool, plies: int) -> bool:
-        """Whether a clear photo whose move is in doubt may wait for the next photo
-        (``RefereeConfig.defer_doubt``): only a photo of one move, judged for the first
-        time and not the last, with every photo since the trusted board seen and no
-        answer awaited (the next photo then weighs two moves, with this one as the
-        board between them), on a scene whose pieces the counter can see."""
+    def _shows_held(self, still: bool, settled: bool, seen: Board) -> bool:
+        """Whether a live frame shows the clear frame kept for the next to decide, and so
+        waits for the next move (unless none may follow): nothing has moved since (no
+        hand, no frame unread) and the board is read as it was. A live camera sees the
+        same board for as long as the players think: judged again, it would be asked
+        about at once, where the next move's board may settle it as the next photo does.
+        A board that settles read otherwise is judged (the next move, or a reading that
+        drifted: then the question comes, never a move taken on the same evidence
+        twice)."""
+        held = self._partials[-1].seen if self._partials else None
+        return held is not None and not still and settled and not self._held_moved and seen == held
+
+    def _again_live(self, verdict: Verdict | None) -> bool:
+        """Whether a live camera's frame shows a board already trusted (no move since):
+        one more frame of it, which teaches nothing new of the scene."""
+        return self._live and verdict is not None and verdict.kind == VerdictKind.UNCHANGED
+
+    def _may_defer(self, partial: bool, judged: bool, single: bool) -> bool:
+        """Whether a clear photo (or a live camera's settled frame) whose move is in doubt
+        may wait for the next photo (``RefereeConfig.defer_doubt``): only a photo of one
+        move (``single``), judged for the first time and not the last, with every photo
+        since the trusted board seen and no answer awaited (the next photo then weighs
+        two moves, with this one as the board between them), on a scene whose pieces the
+        counter can see."""
         return (
             self.config.defer_doubt
-            and still
             and not partial
             and not judged
-            and plies == 1
+            and single
             and self.setup_checked
             and not self.blind
             and not self._partials
@@ -617,7 +680,7 @@ class Referee:
             and report.verdict.kind in (VerdictKind.UNCHANGED, VerdictKind.REFILL_DONE)
         )
         if decided and report.state in (RefereeState.WAITING, RefereeState.SETTLED):
-            self._trust()
+            self._trust(learn=not self._again_live(report.verdict))
             return replace(report, confirmed=True)
         return report
 
@@ -680,7 +743,9 @@ class Referee:
         if self._last_areas is not None:
             self._last_areas = _turned(self._last_areas)
         self._partials = [p.half_turned() for p in self._partials]
-        self._last_seen = None
+        # (a live camera's board that has held holds turned too: judged at once, not
+        # after the frames it takes to settle again)
+        self._last_seen = None if self._last_seen is None else _turned_board(self._last_seen)
 
     @property
     def blind(self) -> bool:
@@ -763,9 +828,18 @@ class Referee:
         hidden, areas, in_place = observation.hidden, observation.areas, observation.kept
         if self.position.over:
             return Report(RefereeState.SETTLED, "game over")
+        self._live = self._live or not still
+        live = self._live
+        if live:
+            if not fit or reading is None or partial:
+                self._episodes += not self._in_motion
+                self._in_motion = True
+            else:
+                self._in_motion = False
         if not fit or reading is None:
             self._stable = 0
             self._undecided += 1
+            self._held_moved = True
             if still:
                 self._lost += 1  # a photo of a position that nobody will see again
             if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
@@ -822,6 +896,20 @@ class Referee:
         self._stable = self._stable + 1 if seen == self._last_seen else 1
         self._last_seen = seen
         settled = still or self._stable >= self.config.settle_frames
+        if live and not still and partial and self.holding:
+            # a live frame with a hand while a clear frame waits: the next move has begun
+            # (the frame with the hand is no witness then: the next clear one is)
+            self._held_moved = True
+            return Report(RefereeState.MOVING, reason or "hand over the board")
+        if self._shows_held(still, settled, seen):
+            if not final:
+                return Report(
+                    RefereeState.MOVING, HELD_DOUBT if self._partials[-1].doubt else HELD_SIDE
+                )
+            # no move came to decide it: the board held is the board shown, and its own
+            # move is asked about (not as the first of several)
+            self._partials.pop()
+            self._undecided = max(0, self._undecided - 1)
         if not settled:
             # Nothing is decided on a scene that may still be changing: a board
             # in the middle of one move can look like the result of another.
@@ -833,7 +921,12 @@ class Referee:
             return Report(RefereeState.MOVING, "move in progress")
         # After frames that decided nothing, more moves may have been made since.
         needed = 1 + self._undecided
-        if still and self._photos:
+        if live:
+            # a live camera: a run of frames with motion or a hand is a move, and each
+            # clear frame held since was the board between two (its frames are many, and
+            # a move's are no more moves than one)
+            needed = (len(self._partials) if self.holding else 0) + max(1, self._episodes)
+        elif self._photos:
             # every photo since the trusted board shows at most one move: those the
             # players answered since are accounted for
             unexplained = self._photos - (self.position.ply - self._trust_ply)
@@ -841,10 +934,13 @@ class Referee:
         cap = self.config.max_catch_up
         # photos with a hand, each a move apart, witness the boards between the moves
         # (live frames with a hand come many to a move: only the last is kept as one)
-        glimpsed = self._partials if still else self._partials[-1:]
+        # (clear frames a live camera held are one each, as photos are)
+        glimpsed = self._partials[-1:] if live and not self.holding else self._partials
         if len(glimpsed) >= cap:
             cap = max(cap, min(len(glimpsed) + 1, self.config.max_chain))
         plies = min(needed, cap)
+        if live and self._episodes and plies == 1:
+            plies = 2  # (a move may follow another before the camera sees the first settle)
         # (folded here, not where the readings are kept: a kept reading may be turned
         # half round later, and the stoneless mandarin with it)
         # (their areas were measured against vision's reference, as this frame's are:
@@ -910,9 +1006,15 @@ class Referee:
         # question now is about one move; held too, the next photos would have to be
         # judged for three or more.
         doubted = not again and bool(self._partials) and self._partials[0].doubt
-        if doubted and (
-            verdict.kind != VerdictKind.ACCEPT
-            or verdict.confidence < self.config.reconcile.accept_run
+        # (a live frame judged to show a move half made is no try: a player paused)
+        paused = verdict.kind == VerdictKind.MOVING and live
+        if (
+            doubted
+            and not paused
+            and (
+                verdict.kind != VerdictKind.ACCEPT
+                or verdict.confidence < self.config.reconcile.accept_run
+            )
         ):
             asked = as_question(verdict)
             if asked.choices:
@@ -923,22 +1025,23 @@ class Referee:
         ):
             # the board may be seen from the other side
             room = len(self._partials) + 2 <= self.config.max_chain
-            if still and not partial and not (again or final or doubted) and room:
+            if not partial and not (again or final or doubted) and room:
                 # A photo that cannot show where P0 sits (a board that looks the same
                 # turned half round): the next one may. It is kept as a witness of the
                 # board between, as a photo with an arm is, and the next photo is judged
                 # for one move more (asking now, the players would answer a question
                 # the camera could settle).
-                self._hold(reading, change, hidden)
-                return Report(RefereeState.MOVING, "side not yet known", verdict=verdict)
+                self._hold(reading, change, hidden, seen=seen)
+                return Report(RefereeState.MOVING, HELD_SIDE, verdict=verdict)
             verdict = as_question(verdict)
+        # (a live frame may be judged for two moves after the frames of one: it waits
+        # when its choices are single moves)
+        single = not verdict.behind if live else plies == 1
         if verdict.kind == VerdictKind.AMBIGUOUS and self._may_defer(
-            still, partial, again or final, plies
+            partial, again or final, single
         ):
-            self._hold(reading, change, hidden, doubt=True)
-            return Report(
-                RefereeState.MOVING, "not sure yet: the next photo decides", verdict=verdict
-            )
+            self._hold(reading, change, hidden, doubt=True, seen=seen)
+            return Report(RefereeState.MOVING, HELD_DOUBT, verdict=verdict)
         if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial and not still:
             # (a live frame with a hand may show a move under way: wait for a clear one;
             # a photo's first move, once certain, is taken, and the rest judged after it)
@@ -971,9 +1074,12 @@ class Referee:
             VerdictKind.REFILL_DONE,
         )
         self._undecided = 0 if decided else self._undecided + 1
+        if decided:
+            self._episodes = 0
         if not self.setup_checked:
             return self._check_setup(verdict, settled)
-        if decided and not partial:  # hidden squares would teach nothing but noise
+        if decided and not partial and not self._again_live(verdict):
+            # (hidden squares would teach nothing but noise)
             self._learn(changed, before, verdict, raw)
         if verdict.kind == VerdictKind.ACCEPT and verdict.move is not None:
             if partial and hidden is not None:
@@ -988,6 +1094,7 @@ class Referee:
                 # The first of several moves is certain: judge the board again from
                 # after it (it shows the later ones, so it is not trusted yet).
                 self._undecided = max(0, plies - 2)
+                self._episodes = 1  # (the board shows one move more at least)
                 self._stable -= 1
                 self.state = RefereeState.SETTLED
                 if (
@@ -1249,11 +1356,13 @@ class Referee:
         accepted = self._apply(move, how, 1.0, None)
         report = self._after_move_report(accepted, refilled=False, verdict=None)
         self._undecided = 0
+        self._episodes = 0
         if behind:
             # More moves were made since: the board asked about shows a later
             # position, so it is judged again (from here) before it is trusted,
             # and the moves after this answer are asked too, never taken at once.
             self._undecided = 1
+            self._episodes = 1
             self._partials = []
             return replace(report, behind=True)
         if asked and self.owed is None:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
-from companion.appliance.pipeline import FramePipeline, FrameResult
+from companion.appliance.pipeline import HOLD_SECONDS, FramePipeline, FrameResult
 from companion.commands.track import frame_files, track
-from companion.referee import Observation, Referee
+from companion.referee import Observation, Referee, Report
 from companion.referee.reconcile import Evidence
+from companion.referee.state import HELD_DOUBT
 from device.ports import Frame
 from engine import Game, Move, Position, play
 from tests.companion.test_referee import _two_moves_scene, hide
@@ -31,12 +33,16 @@ class FakeObserver:
         self.references = 0
         self.unseen: set[str] = set()  # frames whose board it does not find
         self.hand: frozenset[int] = frozenset()  # squares a hand hides in the next frames
+        self.still = True  # False: frames of a live camera, many to a board
+        self.moving: set[str] = set()  # live frames with motion in them (not read)
 
     def __call__(self, frame: Frame) -> Observation:
         if frame.source in self.unseen:
             return Observation(None, fit=False, reason="board not found", board_found=False)
+        if frame.source in self.moving:
+            return Observation(None, fit=False, reason="motion since the previous frame")
         if not self.hand:
-            return Observation(self.board, still=True)
+            return Observation(self.board, still=self.still)
         hidden = tuple(sq in self.hand for sq in range(12))
         return Observation(
             hide(self.board, set(self.hand)), still=True, partial=True, hidden=hidden
@@ -59,8 +65,8 @@ class FakeObserver:
         self.calibrated = True
 
 
-def frame(name: str) -> Frame:
-    return Frame(np.zeros((4, 4, 3), np.uint8), 0.0, 0, name)
+def frame(name: str, t: float = 0.0) -> Frame:
+    return Frame(np.zeros((4, 4, 3), np.uint8), t, 0, name)
 
 
 def test_an_opening_the_players_confirm_is_learnt_from_and_becomes_the_reference() -> None:
@@ -373,3 +379,87 @@ def test_the_last_photo_of_a_folder_is_asked_about_rather_than_held(tmp_path: Pa
     observer.board = reading(start.board, start.big)
     track(frame_files(tmp_path), Recording(observer, Referee()), io.StringIO())
     assert told == [False, False, True]
+
+
+class LiveCamera:
+    """A live camera's frames through a pipeline: each move is a few frames with motion
+    in them, then the board at rest for as many as the players take (one a second)."""
+
+    def __init__(self, start: Position | None = None, look: Any = reading) -> None:
+        self.observer, self.referee, self.pipeline = tracked(start)
+        self.observer.still = False
+        self.look = look
+        self.t = 0.0
+        self.reports: list[Report] = []
+
+    def rest(self, board: list[Evidence], frames: int) -> Report:
+        """The board at rest for ``frames`` frames; the last frame's report."""
+        self.observer.board = board
+        for _ in range(frames):
+            self.reports.append(self.shoot(f"rest{self.t}"))
+        return self.reports[-1]
+
+    def move(self, board: list[Evidence], frames: int = 4, motion: int = 3) -> Report:
+        """A move made (``motion`` frames of it), then its board at rest."""
+        for _ in range(motion):
+            self.observer.moving.add(f"move{self.t}")
+            self.shoot(f"move{self.t}")
+        return self.rest(board, frames)
+
+    def shoot(self, name: str) -> Report:
+        self.t += 1.0
+        return self.pipeline(frame(name, self.t)).report
+
+
+def test_a_live_camera_on_p1s_side_is_followed_from_the_first_move() -> None:
+    """A live camera sees each board in many frames: they are one witness of the side
+    (summed, the same reading would take it on little), and the side is taken from the
+    moves' boards as from photos; each move is then taken by the camera."""
+    game = Game()
+    live = LiveCamera()
+    live.rest(turned(game.position.board, game.position.big), 3)
+    for n, move in enumerate(("2+", "9-", "4-", "7+")):
+        game.play(Move.parse(move))
+        live.move(turned(game.position.board, game.position.big))
+        assert live.pipeline.turned is (None if n == 0 else True), n
+    assert live.referee.position == game.position
+    taken = [(str(a.move), a.how) for r in live.reports for a in r.accepted]
+    assert taken == [(m, "camera") for m in ("2+", "9-", "4-", "7+")]
+
+
+def test_a_live_board_in_doubt_waits_for_the_next_move_to_decide_it() -> None:
+    """A board that fits two moves alike is held while the camera keeps showing it (no
+    question while the next player thinks); the next move's board decides both."""
+    start = Position.initial()
+    live = LiveCamera()
+    live.rest(reading(start.board, start.big), 3)
+    a, b = play(start, "2+").position.board, play(start, "4-").position.board
+    doubtful = [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
+    live.pipeline.turned = False  # (which side P0 sits on is not what this is about)
+    report = live.move(doubtful, frames=10)
+    assert report.state == "moving" and report.detail == HELD_DOUBT
+    assert live.referee.position == start and live.referee.partials_held == 1
+    after = play(play(start, "4-").position, "7+").position
+    live.move(reading(after.board, after.big))
+    taken = [str(a.move) for r in live.reports for a in r.accepted]
+    assert taken == ["4-", "7+"]
+    assert live.referee.position == after
+    assert not {"ambiguous", "dispute"} & {r.state for r in live.reports}
+
+
+def test_a_live_board_in_doubt_is_asked_about_when_no_move_comes_to_decide_it() -> None:
+    start = Position.initial()
+    live = LiveCamera()
+    live.pipeline.turned = False
+    live.rest(reading(start.board, start.big), 3)
+    a, b = play(start, "2+").position.board, play(start, "4-").position.board
+    doubtful = [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
+    live.move(doubtful, frames=3)
+    held = live.t  # (the frame that was held)
+    waited = live.rest(doubtful, int(HOLD_SECONDS) - 1)
+    assert live.t - held < HOLD_SECONDS and waited.detail == HELD_DOUBT
+    asked = live.rest(doubtful, 1)
+    assert asked.state == "ambiguous" and asked.verdict is not None
+    assert {"2+", "4-"} <= {str(m) for m in asked.verdict.choices}
+    live.pipeline.answer("4-")
+    assert live.referee.position == play(start, "4-").position

@@ -14,7 +14,7 @@ from companion.referee.change import ChangeModel, square_units
 from companion.referee.evidence import tally
 from companion.referee.reconcile import Evidence, VerdictKind, board_of, cleared_squares
 from companion.referee.records import RecordWriter
-from companion.referee.state import VERDICTS_KEPT, RefereeConfig
+from companion.referee.state import HELD_DOUBT, VERDICTS_KEPT, RefereeConfig
 from engine import Game, IllegalMoveError, Position, Rules, legal_moves, play
 
 
@@ -831,16 +831,53 @@ def test_a_photo_judged_again_after_a_runs_first_move_asks_rather_than_calls_a_f
     assert {"8+", "11+"} <= {str(m) for m in report.verdict.choices}
 
 
-def test_a_photo_in_doubt_that_a_live_stream_keeps_showing_is_asked_about() -> None:
-    """A replayed folder in ``run`` ends on its last photo, repeated as a live stream:
-    no next photo comes to decide, so once that board has settled the players are asked."""
+def test_a_photo_in_doubt_that_a_live_stream_keeps_showing_waits_till_none_can_follow() -> None:
+    """A live camera keeps showing the board held in doubt while the next player thinks:
+    those frames wait for the next move (asked about, each would bring the question at
+    once); told that no frame will follow (the pipeline's time limit, a folder's end),
+    the referee asks, and trusts the board after the answer."""
     ref, start, doubtful = doubtful_first_photo()
     assert ref.observe(doubtful, still=True).state == "moving"
-    states = [ref.observe(doubtful).state for _ in range(ref.config.settle_frames)]
-    assert states[-1] == "ambiguous" and "moving" in states[:-1]
-    ref.confirm("4-")
-    assert ref.position == play(start, "4-").position
-    shown = reading(ref.position.board, ref.position.big)
-    after = [ref.observe(shown) for _ in range(ref.config.settle_frames)]
-    assert after[-1].state == "waiting" and after[-1].confirmed  # (its board trusted)
-    assert ref.position.ply == 1
+    waits = [ref.observe(doubtful) for _ in range(3 * ref.config.settle_frames)]
+    assert {r.state for r in waits} == {"moving"} and waits[-1].detail == HELD_DOUBT
+    assert ref.position == start and ref.partials_held == 1
+    asked = ref.observe(doubtful, final=True)
+    assert asked.state == "ambiguous" and asked.verdict is not None
+    assert {"2+", "4-"} <= {str(m) for m in asked.verdict.choices}
+    assert asked.verdict is not None and not asked.behind  # (about the board shown)
+    assert ref.confirm("4-").confirmed  # (the board the camera shows, trusted)
+    assert ref.position == play(start, "4-").position and ref.partials_held == 0
+
+
+def test_a_live_frame_with_a_hand_while_a_board_waits_is_no_witness() -> None:
+    """The next player's hand over the board held in doubt: the next move has begun, and
+    its clear board, not a frame of the move under way, decides (with the held one)."""
+    ref, start, doubtful = doubtful_first_photo()
+    for _ in range(ref.config.settle_frames):
+        report = ref.observe(doubtful)
+    assert (report.state, report.detail) == ("moving", HELD_DOUBT)
+    after = play(play(start, "4-").position, "7+").position
+    hand = ref.observe(hide(reading(after.board, after.big), {1, 2, 3}), partial=True)
+    assert hand.state == "moving" and ref.partials_held == 1
+    for _ in range(ref.config.settle_frames):
+        report = ref.observe(reading(after.board, after.big))
+    assert [str(a.move) for a in report.accepted] == ["4-", "7+"], report.detail
+    assert all(a.how == "camera" for a in report.accepted)
+
+
+def test_a_live_moves_frames_with_motion_are_one_move_not_many() -> None:
+    """A live camera sees a move in many frames with motion in them (not read): they are
+    one move made, so the board after it is weighed whole (all the moves it may show),
+    which is what lets it say where P0 sits."""
+    ref = Referee()
+    start = Position.initial()
+    ref.vouch(Observation(reading(start.board, start.big), still=False))
+    for _ in range(8):
+        ref.observe(None, fit=False, reason="motion since the previous frame")
+    after = play(start, "2+").position
+    seen = Observation(reading(after.board, after.big))
+    for _ in range(ref.config.settle_frames - 1):
+        assert ref.see(seen).state == "moving"  # (not settled yet)
+    weighed = ref.weigh(seen)
+    assert weighed is not None and weighed.complete
+    assert [str(m) for m in weighed.moves] == ["2+"]

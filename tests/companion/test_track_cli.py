@@ -10,9 +10,12 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.appliance.observe import VisionObserver
+from companion.appliance.pipeline import FramePipeline
 from companion.commands import track
+from companion.referee import Referee
 from companion.referee.reconcile import cleared_squares
-from engine import Game
+from engine import Game, Move
 from vision.synth import rearranged, render_scene, scene_depth
 
 
@@ -250,3 +253,26 @@ def test_vision_is_warmed_up_at_the_frames_size_before_the_first_frame(
     monkeypatch.setattr(track, "track", lambda *a, **k: events.append("frames") or real(*a, **k))
     status, _ = run([str(tmp_path)], monkeypatch)
     assert status == 0 and events == [("warm", (640, 480)), "frames"]
+
+
+def test_a_live_cameras_frames_of_a_game_are_followed_move_by_move(tmp_path: Path) -> None:
+    """The same photos as a live camera's frames (``run``'s), each board in several
+    frames: its first differs from the frame before (vision sees motion), the others
+    show the board at rest. Each move is then taken by the camera, as from photos, the
+    side found from the boards' frames (one witness a board)."""
+    moves = ["2+", "9-", "4+", "8-"]
+    frames_of_a_game(tmp_path, moves)
+    photos = track.frame_files(tmp_path)
+    frames = [p for p in photos for _ in range(5)]
+    shows = [n for n in range(len(photos)) for _ in range(5)]
+    referee = Referee()
+    referee.setup_checked = True
+    pipeline = FramePipeline(VisionObserver(stills=False), referee, start_shown=True)
+    out = io.StringIO()
+    answers = [Move.parse(m) for m in moves]
+    assert track.track(frames, pipeline, out, answers=answers, shows=shows) == 0
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    move_lines = [line for line in lines if "move" in line]
+    assert [m["move"] for m in move_lines] == moves
+    assert all("confidence" in m and "answered" not in m for m in move_lines), move_lines
+    assert pipeline.turned is False

@@ -145,8 +145,10 @@ class Observation:
 
 
 #: what the referee says while a clear frame waits for the next to decide: its move
-#: (``RefereeConfig.defer_doubt``), or the side P0 sits on
+#: (``RefereeConfig.defer_doubt``; to players at a live camera, its next move), or the
+#: side P0 sits on
 HELD_DOUBT = "not sure yet: the next photo decides"
+HELD_DOUBT_LIVE = "not sure yet: the next move decides"
 HELD_SIDE = "side not yet known"
 
 
@@ -904,7 +906,7 @@ class Referee:
         if self._shows_held(still, settled, seen):
             if not final:
                 return Report(
-                    RefereeState.MOVING, HELD_DOUBT if self._partials[-1].doubt else HELD_SIDE
+                    RefereeState.MOVING, HELD_DOUBT_LIVE if self._partials[-1].doubt else HELD_SIDE
                 )
             # no move came to decide it: the board held is the board shown, and its own
             # move is asked about (not as the first of several)
@@ -1041,7 +1043,8 @@ class Referee:
             partial, again or final, single
         ):
             self._hold(reading, change, hidden, doubt=True, seen=seen)
-            return Report(RefereeState.MOVING, HELD_DOUBT, verdict=verdict)
+            doubt = HELD_DOUBT_LIVE if live else HELD_DOUBT
+            return Report(RefereeState.MOVING, doubt, verdict=verdict)
         if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial and not still:
             # (a live frame with a hand may show a move under way: wait for a clear one;
             # a photo's first move, once certain, is taken, and the rest judged after it)

@@ -13,7 +13,7 @@ from companion.appliance.pipeline import HOLD_SECONDS, FramePipeline, FrameResul
 from companion.commands.track import frame_files, track
 from companion.referee import Observation, Referee, Report
 from companion.referee.reconcile import Evidence
-from companion.referee.state import HELD_DOUBT
+from companion.referee.state import HELD_DOUBT_LIVE
 from device.ports import Frame
 from engine import Game, Move, Position, play
 from tests.companion.test_referee import _two_moves_scene, hide
@@ -437,7 +437,7 @@ def test_a_live_board_in_doubt_waits_for_the_next_move_to_decide_it() -> None:
     doubtful = [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
     live.pipeline.turned = False  # (which side P0 sits on is not what this is about)
     report = live.move(doubtful, frames=10)
-    assert report.state == "moving" and report.detail == HELD_DOUBT
+    assert report.state == "moving" and report.detail == HELD_DOUBT_LIVE
     assert live.referee.position == start and live.referee.partials_held == 1
     after = play(play(start, "4-").position, "7+").position
     live.move(reading(after.board, after.big))
@@ -457,7 +457,7 @@ def test_a_live_board_in_doubt_is_asked_about_when_no_move_comes_to_decide_it() 
     live.move(doubtful, frames=3)
     held = live.t  # (the frame that was held)
     waited = live.rest(doubtful, int(HOLD_SECONDS) - 1)
-    assert live.t - held < HOLD_SECONDS and waited.detail == HELD_DOUBT
+    assert live.t - held < HOLD_SECONDS and waited.detail == HELD_DOUBT_LIVE
     asked = live.rest(doubtful, 1)
     assert asked.state == "ambiguous" and asked.verdict is not None
     assert {"2+", "4-"} <= {str(m) for m in asked.verdict.choices}

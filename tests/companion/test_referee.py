@@ -14,7 +14,7 @@ from companion.referee.change import ChangeModel, square_units
 from companion.referee.evidence import tally
 from companion.referee.reconcile import Evidence, VerdictKind, board_of, cleared_squares
 from companion.referee.records import RecordWriter
-from companion.referee.state import HELD_DOUBT, VERDICTS_KEPT, RefereeConfig
+from companion.referee.state import HELD_DOUBT_LIVE, VERDICTS_KEPT, RefereeConfig
 from engine import Game, IllegalMoveError, Position, Rules, legal_moves, play
 
 
@@ -839,7 +839,7 @@ def test_a_photo_in_doubt_that_a_live_stream_keeps_showing_waits_till_none_can_f
     ref, start, doubtful = doubtful_first_photo()
     assert ref.observe(doubtful, still=True).state == "moving"
     waits = [ref.observe(doubtful) for _ in range(3 * ref.config.settle_frames)]
-    assert {r.state for r in waits} == {"moving"} and waits[-1].detail == HELD_DOUBT
+    assert {r.state for r in waits} == {"moving"} and waits[-1].detail == HELD_DOUBT_LIVE
     assert ref.position == start and ref.partials_held == 1
     asked = ref.observe(doubtful, final=True)
     assert asked.state == "ambiguous" and asked.verdict is not None
@@ -855,7 +855,7 @@ def test_a_live_frame_with_a_hand_while_a_board_waits_is_no_witness() -> None:
     ref, start, doubtful = doubtful_first_photo()
     for _ in range(ref.config.settle_frames):
         report = ref.observe(doubtful)
-    assert (report.state, report.detail) == ("moving", HELD_DOUBT)
+    assert (report.state, report.detail) == ("moving", HELD_DOUBT_LIVE)
     after = play(play(start, "4-").position, "7+").position
     hand = ref.observe(hide(reading(after.board, after.big), {1, 2, 3}), partial=True)
     assert hand.state == "moving" and ref.partials_held == 1

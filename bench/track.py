@@ -6,6 +6,7 @@
     python bench/track.py DATASET_DIR --config vision.toml   # e.g. [locate] finder = "classical"
     python bench/track.py DATASET_DIR --live 5     # each photo as 5 frames of a live camera
     python bench/track.py --synth 8 --live 5       # ... every move's arm seen as it ends
+    python bench/track.py DIR --live 5 --live-grain 3        # ... fresh sensor noise a frame
 
 Every sequence is run exactly as ``oanquan track --answers`` runs it: the
 referee starts from the position of the first frame (the players' confirmed
@@ -99,6 +100,7 @@ def run_sequence(
     corners: list[list[float]] | None = None,
     settings: dict[str, Any] | None = None,
     live: int = 0,
+    grain: float = 0.0,
 ) -> dict[str, Any]:
     """Referee one sequence as ``oanquan track --answers`` does; ``frames`` pairs each
     image with the true move that led to it, ``labels`` names each frame's conditions.
@@ -108,7 +110,10 @@ def run_sequence(
 
     Returns every move line (how it was decided, its confidence) filed under
     the conditions of the frame that showed it, the per-frame decision times, and
-    the side the referee found P0 on (``FramePipeline.turned``).
+    the side the referee found P0 on (``FramePipeline.turned``). ``live``: each photo
+    as that many frames of a live camera; ``grain``: each frame with fresh sensor
+    noise of that many grey levels (a live camera's frames of one board are never
+    quite alike).
     """
     referee = Referee(start=start)
     referee.setup_checked = True
@@ -131,7 +136,10 @@ def run_sequence(
         shot = ([arm] * LIVE_ARM_FRAMES if live and arm.exists() else []) + [p] * max(1, live)
         paths += shot
         shows += [i] * len(shot)
-    track(paths, pipeline, out, timings=times, answers=answers, cpu_timings=cpu, shows=shows)
+    with tempfile.TemporaryDirectory() as tmp:
+        if grain > 0:
+            paths = _grained(paths, Path(tmp), grain)
+        track(paths, pipeline, out, timings=times, answers=answers, cpu_timings=cpu, shows=shows)
     state = ""
     held = 0
     holding = False  # a frame in doubt waits for the next move (a live camera's, many)
@@ -166,6 +174,24 @@ def run_sequence(
         "side": side,
         "held_in_doubt": held,
     }
+
+
+def _grained(paths: list[Path], folder: Path, grain: float) -> list[Path]:
+    """Copies of ``paths`` in ``folder``, each with fresh Gaussian noise (seeded by its
+    place in the list: the same replay every time)."""
+    import numpy as np
+
+    out = []
+    for n, path in enumerate(paths):
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        copy = folder / f"{n:05d}_{path.name}"
+        if image is not None:  # (an unreadable one stays unreadable)
+            noise = np.random.default_rng(n).normal(0.0, grain, image.shape)
+            cv2.imwrite(str(copy), np.clip(image + noise, 0, 255).astype(np.uint8))
+        else:
+            copy.write_bytes(path.read_bytes())
+        out.append(copy)
+    return out
 
 
 def _counts(moves: list[dict[str, Any]], true_moves: int) -> dict[str, Any]:
@@ -409,6 +435,13 @@ def main() -> int:
         help="replay each photo K times as a live camera's frames (the camera at rest "
         "between moves) instead of as stills",
     )
+    parser.add_argument(
+        "--live-grain",
+        type=float,
+        default=0.0,
+        metavar="SIGMA",
+        help="with --live, fresh sensor noise of SIGMA grey levels in every frame",
+    )
     args = parser.parse_args()
     settings: dict[str, Any] = {}
     if args.config is not None:
@@ -450,7 +483,9 @@ def main() -> int:
             if args.given_corners:
                 truth = json.loads(frames[0][0].with_suffix(".json").read_text())
                 corners = truth["corners"]
-            result = run_sequence(frames, start, labels, corners, settings, args.live)
+            result = run_sequence(
+                frames, start, labels, corners, settings, args.live, args.live_grain
+            )
             seq_moves = result["moves"]
             print(
                 json.dumps(

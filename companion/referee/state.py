@@ -347,6 +347,8 @@ class Referee:
         #: board decided or held (each a move made), and whether the last frame was one
         self._episodes = 0
         self._in_motion = False
+        #: a live camera's clear frames (no motion, no hand) since the last that was not
+        self._clear_run = 0
         #: frames come from a live camera (one was not a photo of a settled scene): a
         #: frame that differs much from the one before it is judged at once, as a photo
         #: is, but the photos' count of one move each does not hold for it
@@ -839,7 +841,7 @@ class Referee:
             else:
                 self._in_motion = False
         if not fit or reading is None:
-            self._stable = 0
+            self._stable = self._clear_run = 0
             self._undecided += 1
             self._held_moved = True
             if still:
@@ -897,7 +899,13 @@ class Referee:
         seen = map_board(pinned)
         self._stable = self._stable + 1 if seen == self._last_seen else 1
         self._last_seen = seen
-        settled = still or self._stable >= self.config.settle_frames
+        # A live camera's frames of one board are never read quite alike (a square on
+        # the edge of two counts flickers with the sensor's noise): the board has settled
+        # once clear frames have followed one another, vision's gate having turned away
+        # every frame that moved since the one before.
+        self._clear_run = 0 if still or partial else self._clear_run + 1
+        held = self._clear_run if live else self._stable
+        settled = still or held >= self.config.settle_frames
         if live and not still and partial and self.holding:
             # a live frame with a hand while a clear frame waits: the next move has begun
             # (the frame with the hand is no witness then: the next clear one is)

@@ -92,6 +92,25 @@ def test_live_stream_waits_for_a_stable_board_before_objecting() -> None:
     assert states == ["moving", "moving", "dispute"]
 
 
+def test_a_live_board_whose_reading_flickers_still_settles() -> None:
+    """A live camera's frames of one board are never read quite alike: a square on the
+    edge of two counts flickers with the sensor's noise. Clear frames in a row settle
+    the board all the same (vision turns away those that moved)."""
+    ref = Referee()
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    after = play(start, "2+").position
+    exact = reading(after.board, after.big)
+    n = after.board[4]
+    edge = [0.0] * len(exact[4].probs)
+    edge[n], edge[n + 1] = 0.45, 0.55  # (read as one more, one frame in two)
+    flicker = [*exact[:4], Evidence(tuple(edge), 0.0), *exact[5:]]
+    frames = [exact, flicker] * ref.config.settle_frames
+    reports = [ref.observe(f) for f in frames[: ref.config.settle_frames]]
+    assert [str(a.move) for a in reports[-1].accepted] == ["2+"], reports[-1].detail
+    assert ref.position == after
+
+
 def test_ambiguous_reading_is_settled_by_the_players_choice() -> None:
     ref = Referee()
     start = Position.initial()

@@ -316,26 +316,17 @@ def _synth_sequence(
     shown: tuple[tuple[int, ...], tuple[int, ...]] | None = None  # a board before its sweep
     n_frame = 0
 
-    def shoot(board: tuple[int, ...], big: tuple[int, ...], hand: bool, hand_seed: int) -> None:
-        """Photograph ``placed`` as ``board`` and file it with the move that led to it
-        (live, an arm's photo first, kept aside)."""
-        nonlocal sun, n_frame
-        if live and hand:
-            arm, _ = render_scene(
-                list(board),
-                cast(tuple[int, int], big),
-                seed * 100_000 + n * 100,
-                scene_seed=scene,
-                placed=placed,
-                hand=True,
-                hand_seed=hand_seed,
-                light_deg=sun,
-            )
-            grain = noise_rng.normal(0.0, 2.0, arm.shape)
-            arm = np.clip(arm.astype(np.float32) + grain, 0, 255).astype(np.uint8)
-            (folder / LIVE_ARMS).mkdir(exist_ok=True)
-            cv2.imwrite(str(folder / LIVE_ARMS / f"frame_{n_frame:03d}.jpg"), arm)
-            hand = False
+    def photo(
+        board: tuple[int, ...],
+        big: tuple[int, ...],
+        hand: bool,
+        hand_seed: int,
+        light: float,
+        drift: float = 1.0,
+    ) -> tuple[Any, dict[str, Any]]:
+        """``placed`` as ``board`` in light from ``light`` degrees, its strength times
+        ``drift``, with a camera's noise, fresh in every frame (the scene's own is drawn
+        once); and its truth."""
         image, truth = render_scene(
             list(board),
             cast(tuple[int, int], big),  # two mandarins
@@ -344,13 +335,25 @@ def _synth_sequence(
             placed=placed,
             hand=hand,
             hand_seed=hand_seed,  # the arm reaches somewhere else each time
-            light_deg=sun,
+            light_deg=light,
         )
-        sun += light_rng.gauss(0.0, 2.0)
-        drift = 1.0 + light_rng.uniform(-0.04, 0.04)
-        # a camera's noise is fresh in every frame (the scene's own is drawn once)
         grain = noise_rng.normal(0.0, 2.0, image.shape)
-        image = np.clip(image.astype(np.float32) * drift + grain, 0, 255).astype(np.uint8)
+        return np.clip(image.astype(np.float32) * drift + grain, 0, 255).astype(np.uint8), truth
+
+    def shoot(board: tuple[int, ...], big: tuple[int, ...], hand: bool, hand_seed: int) -> None:
+        """Photograph ``placed`` as ``board`` and file it with the move that led to it
+        (live, an arm's photo first, kept aside)."""
+        nonlocal sun, n_frame
+        if live and hand:
+            arm, _ = photo(board, big, True, hand_seed, sun)
+            (folder / LIVE_ARMS).mkdir(exist_ok=True)
+            cv2.imwrite(str(folder / LIVE_ARMS / f"frame_{n_frame:03d}.jpg"), arm)
+            hand = False
+        light = sun
+        sun += light_rng.gauss(0.0, 2.0)
+        image, truth = photo(
+            board, big, hand, hand_seed, light, 1.0 + light_rng.uniform(-0.04, 0.04)
+        )
         path = folder / f"frame_{n_frame:03d}.jpg"
         n_frame += 1
         cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])

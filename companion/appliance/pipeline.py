@@ -118,8 +118,8 @@ class FramePipeline:
         self._side_from = 0
         self._side_odds = 0.0  # log odds, summed over frames, that the board is turned
         self._side_frames = 0  # frames whose odds were summed
-        #: the boards (as read) whose odds were summed: a live camera shows one board in
-        #: many frames, before and after its move is taken, and they are one witness
+        #: the live frames' boards (as read) whose odds were summed: a live camera shows
+        #: one board in many frames, before and after its move is taken
         self._side_seen: set[Board] = set()
         #: when the clear frame the referee holds for the next move was first held
         self._held_since: float | None = None
@@ -256,7 +256,9 @@ class FramePipeline:
         same = False
         if vouched:
             odds = self._vouched_odds(obs.reading, turned.reading)
-        elif not obs.still and self._weighed(obs.reading):
+        elif not obs.still and map_board(obs.reading) in self._side_seen:
+            # (a live camera's frames of one board are one witness: summed, the odds of
+            # the same reading would take the side on however little one frame shows)
             return self._viewed(obs), self._doubt()
         else:
             seen = self._viewed(obs)  # (the referee weighs frames the way it judges them)
@@ -266,17 +268,12 @@ class FramePipeline:
                 return seen, self._doubt()
             odds = other.evidence - found.evidence
             same = bool(found.moves) and found.moves == other.moves
-            self._side_seen.add(map_board(obs.reading))
+            if not obs.still:
+                self._side_seen.add(map_board(obs.reading))
         # frames add up: each is judged from the position the game reached, so their
         # likelihoods multiply as a run of independent witnesses
         taken = self._add_side(odds, known=vouched)
         return self._viewed(obs), 0.0 if taken or same else self._doubt()
-
-    def _weighed(self, reading: Sequence[SquareEvidence]) -> bool:
-        """Whether a live frame shows a board already weighed for the side: the frames of
-        one board are one witness (summed, the odds of the same reading would take the
-        side on however little one frame shows), judged as a move or as none after it."""
-        return map_board(reading) in self._side_seen
 
     def _viewed(self, obs: Observation) -> Observation:
         return half_turned(obs) if self._view_turned else obs

@@ -340,11 +340,9 @@ class Referee:
         self._recheck = False
         #: clear photos in a row judged to show a move half made (``moving``)
         self._paused_stills = 0
-        #: a live frame with a hand, or one that could not be read, came since the clear
-        #: frame kept for the next to decide: the next move has begun (``_shows_held``)
-        self._held_moved = False
         #: a live camera's runs of frames with motion or a hand in them since the last
-        #: board decided or held (each a move made), and whether the last frame was one
+        #: board decided or held (each a move made: after a board held, the next move
+        #: has begun, ``_shows_held``), and whether the last frame was one
         self._episodes = 0
         self._in_motion = False
         #: a live camera's clear frames (no motion, no hand) since the last that was not
@@ -518,7 +516,6 @@ class Referee:
         learn = last[0] if last else ()
         self._partials.append(_Partial(reading, change, learn, hidden, doubt, seen))
         if seen is not None:
-            self._held_moved = False
             self._episodes = 0  # (the moves before it end at the board it shows)
 
     def _shows_held(self, still: bool, settled: bool, seen: Board) -> bool:
@@ -531,7 +528,7 @@ class Referee:
         drifted: then the question comes, never a move taken on the same evidence
         twice)."""
         held = self._partials[-1].seen if self._partials else None
-        return held is not None and not still and settled and not self._held_moved and seen == held
+        return held is not None and not still and settled and not self._episodes and seen == held
 
     def _again_live(self, verdict: Verdict | None) -> bool:
         """Whether a live camera's frame shows a board already trusted (no move since):
@@ -843,7 +840,6 @@ class Referee:
         if not fit or reading is None:
             self._stable = self._clear_run = 0
             self._undecided += 1
-            self._held_moved = True
             if still:
                 self._lost += 1  # a photo of a position that nobody will see again
             if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
@@ -906,10 +902,9 @@ class Referee:
         self._clear_run = 0 if still or partial else self._clear_run + 1
         held = self._clear_run if live else self._stable
         settled = still or held >= self.config.settle_frames
-        if live and not still and partial and self.holding:
+        if not still and partial and self.holding:
             # a live frame with a hand while a clear frame waits: the next move has begun
             # (the frame with the hand is no witness then: the next clear one is)
-            self._held_moved = True
             return Report(RefereeState.MOVING, reason or "hand over the board")
         if self._shows_held(still, settled, seen):
             if not final:

@@ -139,15 +139,17 @@ class VisionObserver:
             # calibration (pebble size and look, in board units) still holds.
             self._reference = self._clear = self._ref_pebbles = self._earlier = None
             self.moves_noticed += 1
-        # A still with a hand held over part of the board is all there is of
-        # that position; a live stream just waits for the hand to go.
+        # A still with a hand held over part of the board is all there is of that
+        # position; so may a live frame be where the hand rests (vision's gate turns
+        # away one that moved since the frame before, and a frame unlike it is no
+        # rest either): the referee judges a resting hand once.
         reading = read_board(
             image,
             self.config,
             outline=outline,
             calibration=self.calibration,
             previous=previous,
-            partial=self.stills,
+            partial=True,
         )
         self.last_timings = reading.timings_ms
         if not reading.found:
@@ -155,6 +157,10 @@ class VisionObserver:
         partial = reading.frame is not None and reading.frame.hand and bool(reading.squares)
         if (reading.reason is not None and not partial) or not reading.squares:
             return self._unread(reading.reason or "frame not usable")
+        # (a live frame unlike the one before it: a hand in it is on the move)
+        arriving = new_scene and not self.stills
+        if partial and arriving:
+            return self._unread(reading.reason)
         self._image = image
         squares = reading.squares
         # An arm the skin test missed (a terracotta or wooden floor is skin-coloured):
@@ -168,7 +174,7 @@ class VisionObserver:
         # the arms that hid squares: the skin test's, and the change test's where it hid more
         arms = []
         if intruder is not None and cover is not None and max(cover) > limit:
-            if not self.stills:
+            if arriving:
                 return self._unread("hand over the board")
             more = tuple(c > limit and not sq.hidden for sq, c in zip(squares, cover, strict=True))
             squares = tuple(_hidden(sq) if m else sq for sq, m in zip(squares, more, strict=True))

@@ -347,6 +347,9 @@ class Referee:
         self._in_motion = False
         #: a live camera's clear frames (no motion, no hand) since the last that was not
         self._clear_run = 0
+        #: a live camera's readable frames with a hand in them since the last that was
+        #: not (vision's gate turned away every one that moved): a hand at rest
+        self._hand_run = 0
         #: frames come from a live camera (one was not a photo of a settled scene): a
         #: frame that differs much from the one before it is judged at once, as a photo
         #: is, but the photos' count of one move each does not hold for it
@@ -831,26 +834,38 @@ class Referee:
             return Report(RefereeState.SETTLED, "game over")
         self._live = self._live or not still
         live = self._live
-        if live:
-            if not fit or reading is None or partial:
+        settle = self.config.settle_frames
+        # (a live frame with a hand is a move under way, unless the hand rests: vision's
+        # gate turned away every frame that moved, and this is the frame that shows the
+        # hand at rest for ``settle_frames`` in a row)
+        hand = live and partial and not still
+        if hand and not again:
+            self._hand_run = self._hand_run + 1 if fit and reading is not None else 0
+        elif not again:
+            self._hand_run = 0
+        # (while a clear frame waits for the next move, a hand has begun that move)
+        resting = hand and self._hand_run == settle and not self.holding
+        if live and not again:
+            if not fit or reading is None or (hand and self._hand_run <= settle):
                 self._episodes += not self._in_motion
                 self._in_motion = True
-            else:
+            elif not hand:
                 self._in_motion = False
-        if not fit or reading is None:
+        if resting:
+            self._in_motion = False  # (the motion that ends it begins the next move)
+        if not fit or reading is None or (hand and not resting):
             self._stable = self._clear_run = 0
             self._undecided += 1
             if still:
                 self._lost += 1  # a photo of a position that nobody will see again
+            why = reason or ("hand over the board" if hand else None)
             if self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE):
-                return Report(
-                    self.state, f"{self._pending_detail()} ({reason or 'frame not usable'})"
-                )
+                return Report(self.state, f"{self._pending_detail()} ({why or 'frame not usable'})")
             return Report(
                 RefereeState.MOVING
-                if self.state != RefereeState.WAITING or reason
+                if self.state != RefereeState.WAITING or why
                 else RefereeState.WAITING,
-                reason or "frame not usable",
+                why or "frame not usable",
             )
         before = self.owed or board_of(self.position)
         raw = reading
@@ -901,11 +916,17 @@ class Referee:
         # every frame that moved since the one before.
         self._clear_run = 0 if still or partial else self._clear_run + 1
         held = self._clear_run if live else self._stable
-        settled = still or held >= self.config.settle_frames
+        settled = still or held >= settle
         if not still and partial and self.holding:
             # a live frame with a hand while a clear frame waits: the next move has begun
             # (the frame with the hand is no witness then: the next clear one is)
             return Report(RefereeState.MOVING, reason or "hand over the board")
+        if resting:
+            # A hand at rest over the board is seen once, as a photo with an arm in it
+            # is: the board it shows is judged, and kept as a witness of the board
+            # between two moves where it decides nothing. Frames of it after that are
+            # not judged again.
+            settled = True
         if self._shows_held(still, settled, seen):
             if not final:
                 return Report(
@@ -938,9 +959,9 @@ class Referee:
             needed = max(1, min(needed, unexplained))
         cap = self.config.max_catch_up
         # photos with a hand, each a move apart, witness the boards between the moves
-        # (live frames with a hand come many to a move: only the last is kept as one)
-        # (clear frames a live camera held are one each, as photos are)
-        glimpsed = self._partials[-1:] if live and not self.holding else self._partials
+        # (so do a live camera's hands at rest and the clear frames it held: each is
+        # judged once, as a photo is)
+        glimpsed = self._partials
         if len(glimpsed) >= cap:
             cap = max(cap, min(len(glimpsed) + 1, self.config.max_chain))
         plies = min(needed, cap)
@@ -1048,9 +1069,15 @@ class Referee:
             self._hold(reading, change, hidden, doubt=True, seen=seen)
             doubt = HELD_DOUBT_LIVE if live else HELD_DOUBT
             return Report(RefereeState.MOVING, doubt, verdict=verdict)
-        if verdict.kind == VerdictKind.ACCEPT and verdict.behind and partial and not still:
+        if (
+            verdict.kind == VerdictKind.ACCEPT
+            and verdict.behind
+            and partial
+            and not (still or resting)
+        ):
             # (a live frame with a hand may show a move under way: wait for a clear one;
-            # a photo's first move, once certain, is taken, and the rest judged after it)
+            # a photo's first move, once certain, is taken, and the rest judged after it,
+            # as is a resting hand's: the move it may show under way is a later one)
             verdict = replace(verdict, kind=VerdictKind.MOVING)
         short = (
             verdict.kind == VerdictKind.ACCEPT

@@ -110,3 +110,19 @@ def test_an_arm_only_the_change_test_finds_is_masked_too() -> None:
     hidden, measured, areas = _hidden_and_measured(VisionObserver(blind, stills=True))
     assert hidden == [4, 5] and measured == [5]
     assert all(a < 0.25 for a in areas)
+
+
+def test_a_live_frame_with_a_hand_at_rest_is_read_but_for_the_squares_it_hides() -> None:
+    """A live camera's frame whose arm has not moved since the frame before is read as a
+    photo with an arm is (the referee judges a hand at rest once, as a witness of the
+    board between two moves)."""
+    clear, arm, _ = _arm_scene()
+    live = VisionObserver(stills=False)
+    for t in range(2):
+        assert live(frame(clear, t)).fit
+    live.confirmed()
+    live(frame(arm, 2))  # (the arm comes in)
+    rests = live(frame(arm, 3))
+    assert rests.fit and rests.partial and not rests.still
+    assert rests.hidden is not None and [sq for sq, h in enumerate(rests.hidden) if h] == [4, 5]
+    assert rests.reading is not None and rests.reason is not None

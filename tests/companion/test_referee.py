@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from companion.referee import Observation, Referee, half_turned
+from companion.referee import Observation, Referee, Report, half_turned
 from companion.referee.change import ChangeModel, square_units
 from companion.referee.evidence import tally
 from companion.referee.reconcile import Evidence, VerdictKind, board_of, cleared_squares
@@ -307,24 +307,63 @@ def test_a_frame_is_weighed_on_all_its_moves_when_the_first_is_taken_from_it() -
     assert weighed.evidence < taken.verdict.evidence - 2.0
 
 
+#: a live frame vision's gate turned away: something moved since the frame before
+MOTION = Observation(None, fit=False, reason="motion since the previous frame")
+
+
+def _live_hand(position: Position, under: set[int], resting: bool, frames: int) -> list[Report]:
+    """``frames`` live frames of ``position`` with a hand over ``under``: at rest, or
+    moving (vision's gate turns away every other frame)."""
+    shown = replace(_photo_with_a_hand(position, under), still=False)
+    return [shown if resting or i % 2 == 0 else MOTION for i in range(frames)]
+
+
 def test_a_live_frame_with_a_hand_takes_no_first_of_several_moves() -> None:
-    """The same frames from a live stream: a hand there may be a move under way, so
-    the referee waits for a clear frame before taking any of the moves."""
+    """The same frames from a live stream, the hand never at rest: a hand there may be a
+    move under way, so the referee waits for a clear frame before taking any move."""
     ref = Referee()
     game = Game()
     ref.observe(reading(game.position.board, game.position.big), still=True)
     game.play("1+")
+    for obs in _live_hand(game.position, {2, 3, 4}, resting=False, frames=7):
+        assert not ref.see(obs).accepted
     game.play("8-")
-    first = Game()
-    first.play("1+")
-    for _ in range(3):  # the stream settles on 1+ under a hand: nothing decided
-        assert not ref.see(
-            replace(_photo_with_a_hand(first.position, {2, 3, 4}), still=False)
-        ).accepted
-    live = replace(_photo_with_a_hand(game.position, {7, 8, 9, 10, 11}), still=False)
-    for _ in range(4):
-        report = ref.see(live)
+    for obs in _live_hand(game.position, {7, 8, 9, 10, 11}, resting=False, frames=7):
+        report = ref.see(obs)
         assert not report.accepted and report.state == "moving"
+    assert ref.partials_held == 0
+
+
+def test_a_live_hand_at_rest_is_a_witness_as_a_photo_with_a_hand_is() -> None:
+    """The photos of the test above as a live stream, each hand at rest for a while:
+    each is judged once, when it has rested ``settle_frames`` frames, as its photo is
+    (1+ taken on the second, the clear board after 4+ showing 8- and 4+); with the
+    hands never at rest the same boards leave three moves to the clear frame, where
+    only the players can start them."""
+    settle = RefereeConfig().settle_frames
+    for resting in (True, False):
+        ref = Referee()
+        game = Game()
+        ref.observe(reading(game.position.board, game.position.big), still=True)
+        taken: list[tuple[int, str]] = []
+        step = 0
+        for move, under in (("1+", {2, 3, 4}), ("8-", {7, 8, 9, 10, 11})):
+            game.play(move)
+            frames = [MOTION, *_live_hand(game.position, under, resting, 2 * settle + 1)]
+            for obs in frames:
+                step += 1
+                taken += [(step, str(a.move)) for a in ref.see(obs).accepted]
+        game.play("4+")
+        clear = Observation(reading(game.position.board, game.position.big))
+        reports = [ref.see(obs) for obs in (MOTION, *[clear] * settle)]
+        last = [str(a.move) for a in reports[-1].accepted]
+        if resting:
+            # (1+ on the second hand's frame that completed its rest, and only then)
+            assert taken == [(2 * settle + 2 + settle + 1, "1+")], taken
+            assert last == ["8-", "4+"] and ref.position == game.position
+        else:
+            assert taken == [] and last == []
+            assert reports[-1].state in ("ambiguous", "dispute")  # (the players say)
 
 
 def test_after_a_dispute_several_moves_are_never_accepted_at_once() -> None:

@@ -350,6 +350,8 @@ class Referee:
         #: a live camera's readable frames with a hand in them since the last that was
         #: not (vision's gate turned away every one that moved): a hand at rest
         self._hand_run = 0
+        #: the board that hand at rest showed, as read when judged
+        self._rest_board: Board | None = None
         #: frames come from a live camera (one was not a photo of a settled scene): a
         #: frame that differs much from the one before it is judged at once, as a photo
         #: is, but the photos' count of one move each does not hold for it
@@ -839,8 +841,17 @@ class Referee:
         # gate turned away every frame that moved, and this is the frame that shows the
         # hand at rest for ``settle_frames`` in a row)
         hand = live and partial and not still
-        if hand and not again:
-            self._hand_run = self._hand_run + 1 if fit and reading is not None else 0
+        rested = self._hand_run >= settle  # (the frame before showed a hand at rest)
+        if hand and not again and fit and reading is not None:
+            shown = map_board(reading)
+            if self._hand_run >= settle and shown != self._rest_board:
+                # the board changed under a hand that had rested (moved as the gate saw
+                # no motion): a move made, and the hand's next rest shows its board
+                self._hand_run = 0
+                self._in_motion = False  # (so the move is counted below)
+            self._hand_run += 1
+            if self._hand_run == settle:
+                self._rest_board = shown
         elif not again:
             self._hand_run = 0
         # (while a clear frame waits for the next move, a hand has begun that move)
@@ -850,6 +861,9 @@ class Referee:
                 self._episodes += not self._in_motion
                 self._in_motion = True
             elif not hand:
+                # (a hand that had rested and is gone ended its rest: a move may have
+                # been made as it went, where the gate saw no motion)
+                self._episodes += rested and not self._in_motion
                 self._in_motion = False
         if resting:
             self._in_motion = False  # (the motion that ends it begins the next move)
@@ -950,8 +964,10 @@ class Referee:
         if live:
             # a live camera: a run of frames with motion or a hand is a move, and each
             # clear frame held since was the board between two (its frames are many, and
-            # a move's are no more moves than one)
-            needed = (len(self._partials) if self.holding else 0) + max(1, self._episodes)
+            # a move's are no more moves than one; judged again after the held board's
+            # move was taken, ``fitted``, that board is behind)
+            held = len(self._partials) if self.holding and not fitted else 0
+            needed = held + max(1, self._episodes)
         elif self._photos:
             # every photo since the trusted board shows at most one move: those the
             # players answered since are accounted for
@@ -1001,7 +1017,21 @@ class Referee:
             verdict = as_question(verdict)
         if verdict.kind == VerdictKind.ACCEPT and self._recheck:
             verdict = as_question(verdict)  # (after a dispute: see confirm)
-        unweighed = still and needed > plies  # more moves may have been made than weighed
+        if (
+            verdict.kind == VerdictKind.UNCHANGED
+            and not still
+            and verdict.confidence < self.config.reconcile.accept
+        ):
+            # A live board that may show a move is not trusted as the board before it:
+            # vision would take it for its reference, and the move's changes would never
+            # show again (a move made where the gate saw no motion, read as nothing).
+            # It waits, measured against the board trusted, for frames that decide, and
+            # counts as a move made (the next board is weighed for one more).
+            verdict = replace(verdict, kind=VerdictKind.MOVING)
+            self._episodes = max(self._episodes, 1)
+        # more moves may have been made than weighed (a live camera's too: moves seen
+        # made under hands at rest, one witness each, may outrun the longest run weighed)
+        unweighed = (still or live) and needed > plies
         if verdict.kind == VerdictKind.ACCEPT and unweighed:
             # whatever fits best may be the wrong story, so the players say how it began
             verdict = as_question(verdict)
@@ -1174,7 +1204,11 @@ class Referee:
             return Report(RefereeState.MOVING, "move in progress", verdict=verdict)
         # After frames that decided nothing, the board may show more than one
         # move: once the players answer, it is judged again before it is trusted.
-        self._behind = verdict.behind or plies > 1
+        # (Not for the move a live board was weighed for beyond those its frames
+        # showed: asked about one move, the players answer about the board in view,
+        # which is then trusted; judged again, it would be asked about a move that
+        # was never made.)
+        self._behind = verdict.behind or min(plies, needed) > 1
         if verdict.kind == VerdictKind.AMBIGUOUS:
             if (
                 self.state != RefereeState.AMBIGUOUS
@@ -1382,6 +1416,7 @@ class Referee:
             self.journal.resolve("override", move=move)
         asked = self.state in (RefereeState.AMBIGUOUS, RefereeState.DISPUTE)
         behind = asked and self._behind
+        episodes, held = self._episodes, self.holding
         self._behind = False
         # The players overruled a dispute about the first of several moves: the board
         # contradicted every legal story, so it is no witness for the later ones either
@@ -1394,8 +1429,10 @@ class Referee:
             # More moves were made since: the board asked about shows a later
             # position, so it is judged again (from here) before it is trusted,
             # and the moves after this answer are asked too, never taken at once.
+            # (A live camera's moves seen made since are one fewer, unless the answer
+            # was the move of the board it held, which came before them.)
             self._undecided = 1
-            self._episodes = 1
+            self._episodes = max(1, episodes - (0 if held else 1))
             self._partials = []
             return replace(report, behind=True)
         if asked and self.owed is None:

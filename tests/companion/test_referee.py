@@ -339,9 +339,11 @@ def test_a_live_hand_at_rest_is_a_witness_as_a_photo_with_a_hand_is() -> None:
     each is judged once, when it has rested ``settle_frames`` frames, as its photo is
     (1+ taken on the second, the clear board after 4+ showing 8- and 4+); with the
     hands never at rest the same boards leave three moves to the clear frame, where
-    only the players can start them."""
+    only the players can start them. A board that changes under a hand that rested
+    (no frame between the two boards moved) is a new rest, and judged too; and one
+    that the hand leaves changed is a move too, seen or not."""
     settle = RefereeConfig().settle_frames
-    for resting in (True, False):
+    for resting, between in ((True, [MOTION]), (True, []), (False, [MOTION])):
         ref = Referee()
         game = Game()
         ref.observe(reading(game.position.board, game.position.big), still=True)
@@ -349,17 +351,18 @@ def test_a_live_hand_at_rest_is_a_witness_as_a_photo_with_a_hand_is() -> None:
         step = 0
         for move, under in (("1+", {2, 3, 4}), ("8-", {7, 8, 9, 10, 11})):
             game.play(move)
-            frames = [MOTION, *_live_hand(game.position, under, resting, 2 * settle + 1)]
+            frames = [*between, *_live_hand(game.position, under, resting, 2 * settle + 1)]
             for obs in frames:
                 step += 1
                 taken += [(step, str(a.move)) for a in ref.see(obs).accepted]
         game.play("4+")
         clear = Observation(reading(game.position.board, game.position.big))
-        reports = [ref.see(obs) for obs in (MOTION, *[clear] * settle)]
+        reports = [ref.see(obs) for obs in (*between, *[clear] * settle)]
         last = [str(a.move) for a in reports[-1].accepted]
         if resting:
             # (1+ on the second hand's frame that completed its rest, and only then)
-            assert taken == [(2 * settle + 2 + settle + 1, "1+")], taken
+            first = 2 * settle + 1 + len(between)
+            assert taken == [(first + len(between) + settle, "1+")], taken
             assert last == ["8-", "4+"] and ref.position == game.position
         else:
             assert taken == [] and last == []
@@ -939,3 +942,44 @@ def test_a_live_moves_frames_with_motion_are_one_move_not_many() -> None:
     weighed = ref.weigh(seen)
     assert weighed is not None and weighed.complete
     assert [str(m) for m in weighed.moves] == ["2+"]
+
+
+def test_a_live_board_asked_about_its_one_move_is_trusted_once_answered() -> None:
+    """A live board is weighed for the move its frames showed and one more (a move may
+    begin before the camera sees the first settle); asked about its one move, the players
+    answer about the board in view, which is trusted then. Judged again, it was asked
+    about a second move nobody made, and the answers ran ahead of the game."""
+    ref = Referee(config=RefereeConfig(defer_doubt=False))
+    start = Position.initial()
+    ref.observe(reading(start.board, start.big), still=True)
+    a, b = play(start, "2+").position.board, play(start, "4-").position.board
+    doubtful = [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
+    ref.see(MOTION)
+    reports = [ref.observe(doubtful) for _ in range(RefereeConfig().settle_frames)]
+    asked = reports[-1]
+    assert asked.state == "ambiguous" and asked.verdict is not None and not asked.behind
+    assert {"2+", "4-"} <= {str(m) for m in asked.verdict.choices}
+    answered = ref.confirm("4-")
+    assert answered.confirmed and not answered.behind
+    assert ref.position == play(start, "4-").position and ref.state == "settled"
+
+
+def test_moves_under_hands_at_rest_are_counted_where_no_frame_moved() -> None:
+    """Three moves, the first two each shown under a hand at rest, the third's board
+    clear, and no frame between any two boards seen moving (a camera that missed the
+    hands coming and going): the board changing under the hand is a move, and so is
+    the hand gone; the clear board is weighed for all three, the two rests its
+    witnesses, as the photos of the same boards are."""
+    settle = RefereeConfig().settle_frames
+    ref = Referee()
+    game = Game()
+    ref.observe(reading(game.position.board, game.position.big), still=True)
+    for move, under in (("5-", {1, 2, 4, 9, 10}), ("8+", {4, 5, 7, 9, 10})):
+        game.play(move)
+        for obs in _live_hand(game.position, under, resting=True, frames=settle + 1):
+            assert not ref.see(obs).accepted
+    game.play("3-")
+    clear = Observation(reading(game.position.board, game.position.big))
+    reports = [ref.see(clear) for _ in range(settle)]
+    assert [str(a.move) for a in reports[-1].accepted] == ["5-", "8+", "3-"]
+    assert ref.position == game.position

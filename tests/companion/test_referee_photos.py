@@ -85,8 +85,14 @@ def test_a_photo_says_nothing_moved_only_as_surely_as_it_would_say_a_move() -> N
     assert photos.observe(unsure, still=True).state != "waiting"
     live = Referee(start=START)
     live.vouch(Observation(reading(board_of(START)), still=True))
+    trusted = live.trusted_boards
     states = [live.observe(unsure).state for _ in range(3)]
-    assert states[-1] == "waiting"  # a live stream: no move yet, nothing is lost by waiting
+    # a live stream: no move yet, nothing is lost by waiting; but the board is not trusted
+    # as unchanged either (vision would take it for its reference, and a move's changes
+    # would never show again)
+    assert states[-1] == "moving" and live.trusted_boards == trusted
+    sure = [live.observe(reading(board_of(START))) for _ in range(3)]
+    assert sure[-1].state == "waiting" and sure[-1].confirmed
 
 
 def test_a_camera_that_cannot_see_the_pieces_asks_instead_of_deciding() -> None:

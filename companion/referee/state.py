@@ -844,7 +844,7 @@ class Referee:
         rested = self._hand_run >= settle  # (the frame before showed a hand at rest)
         if hand and not again and fit and reading is not None:
             shown = map_board(reading)
-            if self._hand_run >= settle and shown != self._rest_board:
+            if rested and shown != self._rest_board:
                 # the board changed under a hand that had rested (moved as the gate saw
                 # no motion): a move made, and the hand's next rest shows its board
                 self._hand_run = 0

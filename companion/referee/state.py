@@ -862,8 +862,9 @@ class Referee:
                 self._in_motion = True
             elif not hand:
                 # (a hand that had rested and is gone ended its rest: a move may have
-                # been made as it went, where the gate saw no motion)
-                self._episodes += rested and not self._in_motion
+                # been made as it went, where the gate saw no motion; a hand over a board
+                # held for the next move was that move, and this may be one more)
+                self._episodes += rested and (self.holding or not self._in_motion)
                 self._in_motion = False
         if resting:
             self._in_motion = False  # (the motion that ends it begins the next move)

@@ -932,7 +932,7 @@ class Referee:
         self._clear_run = 0 if still or partial else self._clear_run + 1
         held = self._clear_run if live else self._stable
         settled = still or held >= settle
-        if not still and partial and self.holding:
+        if hand and self.holding:
             # a live frame with a hand while a clear frame waits: the next move has begun
             # (the frame with the hand is no witness then: the next clear one is)
             return Report(RefereeState.MOVING, reason or "hand over the board")
@@ -1100,12 +1100,7 @@ class Referee:
             self._hold(reading, change, hidden, doubt=True, seen=seen)
             doubt = HELD_DOUBT_LIVE if live else HELD_DOUBT
             return Report(RefereeState.MOVING, doubt, verdict=verdict)
-        if (
-            verdict.kind == VerdictKind.ACCEPT
-            and verdict.behind
-            and partial
-            and not (still or resting)
-        ):
+        if verdict.kind == VerdictKind.ACCEPT and verdict.behind and hand and not resting:
             # (a live frame with a hand may show a move under way: wait for a clear one;
             # a photo's first move, once certain, is taken, and the rest judged after it,
             # as is a resting hand's: the move it may show under way is a later one)

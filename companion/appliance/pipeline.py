@@ -229,8 +229,8 @@ class FramePipeline:
         of the referee (the start frame by how well each way fits the board the
         players vouch for); the side is taken once one way has made the frames so
         far ``SIDE_EVIDENCE`` likelier, over ``SIDE_FRAMES`` frames at least. A live
-        frame with a hand, or one that may show more moves than the referee weighs, is
-        no witness: either side's explanation of it may be wrong, and the comparison
+        frame with a hand (but for a hand at rest, :meth:`Referee.rests`), or one that
+        may show more moves than the referee weighs, is no witness: either side's explanation of it may be wrong, and the comparison
         then says little however large. A photo with a hand in it is one: its hidden
         squares read flat, so they favour neither side, and the rest of the board does
         (else after a run of such photos at a game's start the side stayed open and
@@ -248,9 +248,10 @@ class FramePipeline:
             self.turned = self._view_turned
             return self._viewed(obs), 0.0
         turned = half_turned(obs)
-        # (in a live stream a hand is a move under way; a photo with a hand in it shows
-        # a settled board whose hidden squares weigh alike under either side)
-        live_hand = obs.partial and not obs.still
+        # (in a live stream a hand is a move under way, unless it rests over the board:
+        # the referee judges that frame once, as it does a photo with a hand in it, which
+        # shows a settled board whose hidden squares weigh alike under either side)
+        live_hand = obs.partial and not obs.still and not referee.rests(self._viewed(obs))
         if obs.reading is None or not obs.fit or turned.reading is None or live_hand:
             return self._viewed(obs), self._doubt()
         same = False

@@ -472,6 +472,23 @@ class Referee:
         side in doubt): a live camera's frames of that board wait with it."""
         return bool(self._partials) and self._partials[-1].seen is not None
 
+    def _next_hand_run(self, observation: Observation) -> tuple[int, bool]:
+        """The run of live frames with a hand (``_hand_run``) this frame makes, and
+        whether it restarts because the board changed under a hand that had rested."""
+        reading = observation.reading
+        if observation.still or not observation.partial or not observation.fit or reading is None:
+            return 0, False
+        if self._hand_run >= self.config.settle_frames and map_board(reading) != self._rest_board:
+            return 1, True
+        return self._hand_run + 1, False
+
+    def rests(self, observation: Observation) -> bool:
+        """Whether this live frame with a hand is the one judged as a hand at rest over the
+        board (the ``settle_frames``-th in a row over one board): it is judged once, as a
+        photo with an arm is, so it witnesses what one does."""
+        run, _ = self._next_hand_run(observation)
+        return run == self.config.settle_frames
+
     @property
     def partials_held(self) -> int:
         """Frames with a hand held since the last decision, as evidence of the board
@@ -842,20 +859,19 @@ class Referee:
         # hand at rest for ``settle_frames`` in a row)
         hand = live and partial and not still
         rested = self._hand_run >= settle  # (the frame before showed a hand at rest)
-        if hand and not again and fit and reading is not None:
-            shown = map_board(reading)
-            if rested and shown != self._rest_board:
+        if not again:
+            run, restarted = self._next_hand_run(observation)
+            if restarted:
                 # the board changed under a hand that had rested (moved as the gate saw
                 # no motion): a move made, and the hand's next rest shows its board
-                self._hand_run = 0
                 self._in_motion = False  # (so the move is counted below)
-            self._hand_run += 1
-            if self._hand_run == settle:
-                self._rest_board = shown
-        elif not again:
-            self._hand_run = 0
-        # (while a clear frame waits for the next move, a hand has begun that move)
-        resting = hand and self._hand_run == settle and not self.holding
+            self._hand_run = run
+            if run == settle and reading is not None:
+                self._rest_board = map_board(reading)
+        # (also while a clear frame waits for the next move: the hand that rests has made
+        # it, or not begun it, as with a photo with an arm after a photo held in doubt;
+        # judged as only a move under way, the board it shows was lost)
+        resting = hand and self._hand_run == settle
         if live and not again:
             if not fit or reading is None or (hand and self._hand_run <= settle):
                 self._episodes += not self._in_motion
@@ -932,9 +948,10 @@ class Referee:
         self._clear_run = 0 if still or partial else self._clear_run + 1
         held = self._clear_run if live else self._stable
         settled = still or held >= settle
-        if hand and self.holding:
+        if hand and self.holding and not resting:
             # a live frame with a hand while a clear frame waits: the next move has begun
-            # (the frame with the hand is no witness then: the next clear one is)
+            # (the frame with the hand is no witness then, unless the hand rests: the
+            # next clear one is)
             return Report(RefereeState.MOVING, reason or "hand over the board")
         if resting:
             # A hand at rest over the board is seen once, as a photo with an arm in it

@@ -45,7 +45,7 @@ class FakeObserver:
             return Observation(self.board, still=self.still)
         hidden = tuple(sq in self.hand for sq in range(12))
         return Observation(
-            hide(self.board, set(self.hand)), still=True, partial=True, hidden=hidden
+            hide(self.board, set(self.hand)), still=self.still, partial=True, hidden=hidden
         )
 
     def confirmed(self) -> None:
@@ -425,6 +425,24 @@ def test_a_live_camera_on_p1s_side_is_followed_from_the_first_move() -> None:
     assert live.referee.position == game.position
     taken = [(str(a.move), a.how) for r in live.reports for a in r.accepted]
     assert taken == [(m, "camera") for m in ("2+", "9-", "4-", "7+")]
+
+
+def test_a_live_hand_at_rest_says_where_p0_sits() -> None:
+    """Each move ends with the player's hand resting over the board, and the camera
+    sees no board clear: the frame that shows the hand at rest is judged as a photo with
+    a hand in it is, so it also witnesses the side (else, the opening being the same
+    both ways round, no move was taken till a clear frame came)."""
+    game = Game()
+    live = LiveCamera()
+    live.rest(turned(game.position.board, game.position.big), 3)
+    live.observer.hand = frozenset({0, 11})
+    for move in ("2+", "9-", "4-"):
+        game.play(Move.parse(move))
+        live.move(turned(game.position.board, game.position.big), frames=5)
+    assert live.pipeline.turned is True and live.referee.position == game.position
+    taken = [(str(a.move), a.how) for r in live.reports for a in r.accepted]
+    assert taken == [(m, "camera") for m in ("2+", "9-", "4-")]
+    assert not {"ambiguous", "dispute"} & {r.state for r in live.reports}
 
 
 def test_a_live_board_in_doubt_waits_for_the_next_move_to_decide_it() -> None:

@@ -926,6 +926,23 @@ def test_a_live_frame_with_a_hand_while_a_board_waits_is_no_witness() -> None:
     assert all(a.how == "camera" for a in report.accepted)
 
 
+def test_a_live_hand_at_rest_while_a_board_waits_is_a_witness() -> None:
+    """The hand over the board held in doubt rests there, and no clear frame follows
+    before the next hands: the board under it is judged as the photo with an arm after
+    a photo held in doubt is (4- and 7+ taken on it). Judged only as the next move
+    begun, it was lost, and the clear board three moves on was left to the players."""
+    ref, start, doubtful = doubtful_first_photo()
+    for _ in range(ref.config.settle_frames):
+        report = ref.observe(doubtful)
+    assert (report.state, report.detail) == ("moving", HELD_DOUBT_LIVE)
+    after = play(play(start, "4-").position, "7+").position
+    hand = replace(_photo_with_a_hand(after, {1, 2, 3}), still=False)
+    reports = [ref.see(hand) for _ in range(ref.config.settle_frames)]
+    assert all(not r.accepted for r in reports[:-1])
+    assert [str(a.move) for a in reports[-1].accepted] == ["4-", "7+"], reports[-1].detail
+    assert ref.position == after
+
+
 def test_a_live_moves_frames_with_motion_are_one_move_not_many() -> None:
     """A live camera sees a move in many frames with motion in them (not read): they are
     one move made, so the board after it is weighed whole (all the moves it may show),

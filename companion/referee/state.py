@@ -999,8 +999,13 @@ class Referee:
         if len(glimpsed) >= cap:
             cap = max(cap, min(len(glimpsed) + 1, self.config.max_chain))
         plies = min(needed, cap)
-        if live and self._episodes and plies == 1:
-            plies = 2  # (a move may follow another before the camera sees the first settle)
+        if live and self._episodes and plies == 1 and not (resting and not again):
+            # (a move may follow another before the camera sees the first settle; a hand
+            # at rest is judged first as a photo with an arm is, for the moves shown:
+            # weighed for one more, the runs whose second move lies under the hand share
+            # the mass of a first move the squares in view prove, and it goes unproven.
+            # Judged again after the first of several, it shows more than one.)
+            plies = 2
         # (folded here, not where the readings are kept: a kept reading may be turned
         # half round later, and the stoneless mandarin with it)
         # (their areas were measured against vision's reference, as this frame's are:

@@ -369,6 +369,52 @@ def test_a_live_hand_at_rest_is_a_witness_as_a_photo_with_a_hand_is() -> None:
             assert reports[-1].state in ("ambiguous", "dispute")  # (the players say)
 
 
+def test_a_live_hand_at_rest_after_one_move_is_weighed_for_that_move_as_a_photo_is() -> None:
+    """A clear live board after a run of motion is weighed for one move more than the
+    run showed (a second may begin before the first settles); a hand at rest is judged
+    as a photo with an arm is, for the moves shown. Weighed for two, the runs whose
+    second move lies under the hand share the mass of a move the squares in view prove
+    (counts read one either way as likely as right)."""
+    ref = Referee()
+    game = Game()
+    ref.observe(reading(game.position.board, game.position.big), still=True)
+    game.play("2+")
+    blurred = []
+    for sq, n in enumerate(game.position.board):
+        probs = [0.0] * 41
+        probs[n], probs[n + 1] = 0.4, 0.3
+        probs[max(0, n - 1)] += 0.3
+        blurred.append(Evidence(tuple(probs), game.position.big[sq // 6] if sq % 6 == 0 else 0))
+    under = {10, 11}
+    hand = Observation(
+        tuple(hide(blurred, under)),
+        still=False,
+        partial=True,
+        hidden=tuple(sq in under for sq in range(12)),
+    )
+    reports = [ref.see(obs) for obs in (MOTION, *[hand] * RefereeConfig().settle_frames)]
+    assert [str(a.move) for a in reports[-1].accepted] == ["2+"], reports[-1].detail
+    assert reports[-1].verdict is not None
+    assert not any(c.follows for c in reports[-1].verdict.ranked)
+
+
+def test_a_live_hand_at_rest_that_shows_several_moves_is_judged_again_for_the_rest() -> None:
+    """Three moves, each ended under a hand at rest, the first two hands over the squares
+    that would tell them: the last rest takes the first move, and its board, judged
+    again from after it, shows the other two (weighed for one move only, as the rest's
+    first judgement is, it fitted none and the two were left to the next clear board)."""
+    settle = RefereeConfig().settle_frames
+    ref = Referee()
+    game = Game()
+    ref.observe(reading(game.position.board, game.position.big), still=True)
+    taken: list[str] = []
+    for move, under in (("1+", {2, 3, 4}), ("8-", {2, 3, 4}), ("2-", {8, 9})):
+        game.play(move)
+        for obs in [MOTION, *_live_hand(game.position, under, True, settle + 1)]:
+            taken += [str(a.move) for a in ref.see(obs).accepted]
+    assert taken == ["1+", "8-", "2-"] and ref.position == game.position
+
+
 def test_after_a_dispute_several_moves_are_never_accepted_at_once() -> None:
     ref = Referee()
     start = Position.initial()

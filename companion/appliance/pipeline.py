@@ -230,16 +230,17 @@ class FramePipeline:
         players vouch for); the side is taken once one way has made the frames so
         far ``SIDE_EVIDENCE`` likelier, over ``SIDE_FRAMES`` frames at least. A live
         frame with a hand (but for a hand at rest, :meth:`Referee.rests`), or one that
-        may show more moves than the referee weighs, is no witness: either side's explanation of it may be wrong, and the comparison
-        then says little however large. A photo with a hand in it is one: its hidden
+        may show more moves than the referee weighs, is no witness: either side's
+        explanation of it may be wrong, and the comparison then says little however
+        large. A photo with a hand in it is one: its hidden
         squares read flat, so they favour neither side, and the rest of the board does
         (else after a run of such photos at a game's start the side stayed open and
         every move was asked till the first clear photo). Till then the frame is
         judged the way the odds so far favour (as found while they favour neither),
         and the doubt is the other way's share of the odds: a move read the wrong way
         round is a wrong move, unless both ways show the same move (a symmetric
-        board), so the referee takes none by itself less sure than its side. (Judged as found whatever the odds, a
-        camera on P1's side began every game with a dispute.)
+        board), so the referee takes none by itself less sure than its side. (Judged as
+        found whatever the odds, a camera on P1's side began every game with a dispute.)
         """
         if self.turned is not None:  # (a ring of seats is never turned: ``_open_side``)
             return self._viewed(obs), 0.0
@@ -248,21 +249,21 @@ class FramePipeline:
             self.turned = self._view_turned
             return self._viewed(obs), 0.0
         turned = half_turned(obs)
+        seen = self._viewed(obs)  # (the referee weighs frames the way it judges them)
         # (in a live stream a hand is a move under way, unless it rests over the board:
         # the referee judges that frame once, as it does a photo with a hand in it, which
         # shows a settled board whose hidden squares weigh alike under either side)
-        live_hand = obs.partial and not obs.still and not referee.rests(self._viewed(obs))
+        live_hand = obs.partial and not obs.still and not referee.rests(seen)
         if obs.reading is None or not obs.fit or turned.reading is None or live_hand:
-            return self._viewed(obs), self._doubt()
+            return seen, self._doubt()
         same = False
         if vouched:
             odds = self._vouched_odds(obs.reading, turned.reading)
         elif not obs.still and map_board(obs.reading) in self._side_seen:
             # (a live camera's frames of one board are one witness: summed, the odds of
             # the same reading would take the side on however little one frame shows)
-            return self._viewed(obs), self._doubt()
+            return seen, self._doubt()
         else:
-            seen = self._viewed(obs)  # (the referee weighs frames the way it judges them)
             found = referee.weigh(seen, half_turn=self._view_turned)
             other = referee.weigh(seen, half_turn=not self._view_turned)
             if found is None or other is None or not (found.complete and other.complete):
@@ -274,6 +275,7 @@ class FramePipeline:
         # frames add up: each is judged from the position the game reached, so their
         # likelihoods multiply as a run of independent witnesses
         taken = self._add_side(odds, known=vouched)
+        # (viewed again: the odds may have turned the way frames are judged)
         return self._viewed(obs), 0.0 if taken or same else self._doubt()
 
     def _viewed(self, obs: Observation) -> Observation:

@@ -866,7 +866,7 @@ class Referee:
                 # no motion): a move made, and the hand's next rest shows its board
                 self._in_motion = False  # (so the move is counted below)
             self._hand_run = run
-            if run == settle and reading is not None:
+            if run == settle and reading is not None:  # (a run needs a reading)
                 self._rest_board = map_board(reading)
         # (also while a clear frame waits for the next move: the hand that rests has made
         # it, or not begun it, as with a photo with an arm after a photo held in doubt;
@@ -999,7 +999,7 @@ class Referee:
         if len(glimpsed) >= cap:
             cap = max(cap, min(len(glimpsed) + 1, self.config.max_chain))
         plies = min(needed, cap)
-        if live and self._episodes and plies == 1 and not (resting and not again):
+        if live and self._episodes and plies == 1 and (again or not resting):
             # (a move may follow another before the camera sees the first settle; a hand
             # at rest is judged first as a photo with an arm is, for the moves shown:
             # weighed for one more, the runs whose second move lies under the hand share

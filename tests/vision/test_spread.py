@@ -312,6 +312,19 @@ def test_thinning_keeps_the_higher_of_one_pieces_two_peaks_and_touching_neighbou
     assert all(spread.thin(found, 0.0))
 
 
+def test_a_candidate_is_crowded_only_by_a_higher_one_within_reach() -> None:
+    piece = 0.15
+    found = [
+        spread.Peak(1.50, 0.50, 0.9, 2),
+        spread.Peak(1.50 + 0.5 * piece, 0.50, 0.6, 2),  # half a width from a higher one
+        spread.Peak(1.50 + 1.2 * piece, 0.50, 0.8, 2),  # a neighbour a width off
+        spread.Peak(3.20, 1.50, 0.4, 9),  # alone
+    ]
+    reach = spread.NEAR * piece
+    assert spread.crowded(found, reach) == [False, True, False, False]
+    assert not any(spread.crowded(found, 0.0))
+
+
 def test_the_empty_board_tells_the_width_of_the_scenes_pieces() -> None:
     image, truth = spread_scene(3)
     found = [

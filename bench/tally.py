@@ -102,8 +102,9 @@ SEARCH_VERSION = "s31-out-of-view"
 #: Bumped when readings against the empty board change what they hold (``--empty``):
 #: ``vision.spread.change_cover``, the pair detector's second reading (``alone``), its
 #: candidates thinned (``vision.spread.thin``), the canvas scale chosen by the pieces'
-#: width (``vision.spread.scale_for``).
-EMPTY_VERSION = "empty8"
+#: width (``vision.spread.scale_for``), candidates with a higher one near
+#: (``vision.spread.crowded``).
+EMPTY_VERSION = "empty9"
 #: Corner error (px) beyond which a scene counts as located wrong (for the split figures).
 LOCATED_PX = 20.0
 
@@ -371,6 +372,7 @@ def reading_of(
         "changed": [list(s.changed) for s in reading.squares] if empty else None,
         "extra": [s.extra for s in reading.squares] if empty else None,
         "alone": [s.alone for s in reading.squares] if empty else None,
+        "near": [list(s.near) for s in reading.squares] if empty else None,
         "outside": reading.outside,
         "inside_share": round(reading.inside_share, 4),
         "big_heat": [round(v, 4) for v in reading.big_heat],
@@ -394,14 +396,18 @@ def squares_of(record: dict[str, Any]) -> list[SpreadSquare]:
     if record.get("extra") is None or not squares:  # (no board: no squares)
         return squares
     alone = record.get("alone") or [None] * len(squares)
+    near = record.get("near") or [()] * len(squares)
     return [
         replace(
             sq,
             changed=tuple(bool(c) for c in on),
             extra=e,
             alone=None if own is None else tuple(float(v) for v in own),
+            near=tuple(bool(c) for c in close),
         )
-        for sq, on, e, own in zip(squares, record["changed"], record["extra"], alone, strict=True)
+        for sq, on, e, own, close in zip(
+            squares, record["changed"], record["extra"], alone, near, strict=True
+        )
     ]
 
 

@@ -152,6 +152,7 @@ def read_spread(
     found = candidates(heat[0], spread.PX)
     px = spread.PX
     changed: tuple[tuple[bool, ...], ...] = ((),) * 12
+    near: tuple[tuple[bool, ...], ...] = ((),) * 12
     extra: tuple[float | None, ...] = (None,) * 12
     if ref is not None:
         changes = spread.spread_changes(ref, image, outline, cfg.change)
@@ -166,6 +167,10 @@ def read_spread(
                 found = candidates(fine[0], px)
                 cover = spread.change_cover(changes, outline, found, cfg=cfg.change)
             found, cover = spread.thinned(found, cover)  # one piece's second peaks go
+            if cover.piece is not None:
+                near = spread.per_square_cover(
+                    found, spread.crowded(found, spread.NEAR * cover.piece)
+                )
         changed = spread.per_square_cover(found, cover.changed)
         extra = cover.extra
     alone: tuple[tuple[float, ...] | None, ...] = (None,) * 12
@@ -190,6 +195,7 @@ def read_spread(
             changed[i],
             extra[i],
             alone[i],
+            near[i],
         )
         for i in range(12)
     )

@@ -65,7 +65,9 @@ class SpreadSquare:
     candidate, whether the ground changed under it, and ``extra``, the pieces'
     worth of changed blobs holding no candidate (None: no such photo); ``alone``,
     the candidates of the spread's own detector where another read the two photos
-    together (None: ``scores`` are that detector's).
+    together (None: ``scores`` are that detector's); ``near``, per candidate, whether
+    a higher one lies within ``vision.spread.NEAR`` of the scene's piece width (empty:
+    not known).
     """
 
     peaks: int
@@ -75,6 +77,7 @@ class SpreadSquare:
     changed: tuple[bool, ...] = ()
     extra: float | None = None
     alone: tuple[float, ...] | None = None
+    near: tuple[bool, ...] = ()
 
     @property
     def referenced(self) -> bool:
@@ -122,14 +125,18 @@ FITTED_SCENE = (1.0, 1.0, 0.0)
 #: the mask); misses as a + b x the change no candidate explains. Read at the scale the
 #: scene's pieces ask for (``vision.spread.scale_for``).
 FITTED_REAL_CHANGED: tuple[tuple[float, ...], ...] = (
-    (0.0978, 0.1862, 0.5373, 0.942, 0.9563, 0.9999, 0.9999, 0.9999, 0.9999),
-    (0.0817, 0.5391, 0.7959, 0.9214, 0.9779, 0.9967, 0.9967, 0.9998, 0.9998),
-    (0.1757, 0.5386, 0.8462, 0.9027, 0.9706, 0.9876, 0.9976, 0.9991, 0.9999),
-    (0.0321, 0.2912, 0.5551, 0.9991, 0.9991, 0.9991, 0.9991, 0.9997, 0.9997),
+    (0.1084, 0.168, 0.6789, 0.9526, 0.9526, 0.9999, 0.9999, 0.9999, 0.9999),
+    (0.1196, 0.5784, 0.9045, 0.9606, 0.9886, 0.9973, 0.9973, 0.9999, 0.9999),
+    (0.2096, 0.7572, 0.9963, 0.9963, 0.9963, 0.9963, 0.9976, 0.9991, 0.9999),
+    (0.0577, 0.9991, 0.9991, 0.9991, 0.9991, 0.9991, 0.9991, 0.9997, 0.9997),
 )
-FITTED_REAL_STILL = (0.001, 0.001, 0.001, 0.001, 0.9999, 0.9999, 0.9999, 0.9999, 0.9999)
-FITTED_MISS_EMPTY = (0.02726, 0.01386)
-FITTED_SCENE_EMPTY = (0.0, 3.0, 0.0)
+FITTED_REAL_STILL = (0.0011, 0.0011, 0.0011, 0.0011, 0.9999, 0.9999, 0.9999, 0.9999, 0.9999)
+#: the same for candidates on a change with a higher one near (``SpreadSquare.near``):
+#: one row for every clarity class (a few hundred such candidates in 600 spreads); the
+#: rows above were fitted on the other candidates on a change
+FITTED_REAL_NEAR = (0.0551, 0.3436, 0.4729, 0.7899, 0.944, 0.9763, 0.9969, 0.9999, 0.9999)
+FITTED_MISS_EMPTY = (0.02727, 0.0135)
+FITTED_SCENE_EMPTY = (0.0, 1.0, 0.35)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +176,7 @@ class SpreadModel:
     scene: tuple[float, float, float] = FITTED_SCENE
     real_changed: tuple[tuple[float, ...], ...] = FITTED_REAL_CHANGED
     real_still: tuple[float, ...] = FITTED_REAL_STILL
+    real_near: tuple[float, ...] = FITTED_REAL_NEAR
     miss_empty: tuple[float, float] = FITTED_MISS_EMPTY
     scene_empty: tuple[float, float, float] = FITTED_SCENE_EMPTY
     disagree: float = 2.5
@@ -184,7 +192,8 @@ class SpreadModel:
             raise ValueError(
                 f"spread model real, miss and real_changed need {classes} clarity classes"
             )
-        for row in (*self.real, self.real_quan, *self.real_changed, self.real_still):
+        rows = (*self.real, self.real_quan, *self.real_changed, self.real_still, self.real_near)
+        for row in rows:
             if len(row) != len(SCORE_BINS) or not all(0.0 <= p <= 1.0 for p in row):
                 raise ValueError(f"spread model rows must be {len(SCORE_BINS)} probabilities")
         if not 0.5 < self.coverage < 1.0:
@@ -194,8 +203,12 @@ class SpreadModel:
         if square % 6 == 0:
             return [self.real_quan[_bin(v)] for v in sq.candidates]
         if sq.referenced:
-            on, off = self.real_changed[scene], self.real_still
-            return [(on if c else off)[_bin(v)] for v, c in zip(sq.scores, sq.changed, strict=True)]
+            on, off, near = self.real_changed[scene], self.real_still, self.real_near
+            crowd = sq.near if len(sq.near) == len(sq.scores) else (False,) * len(sq.scores)
+            return [
+                ((near if n else on) if c else off)[_bin(v)]
+                for v, c, n in zip(sq.scores, sq.changed, crowd, strict=True)
+            ]
         row = self.real[scene]
         return [row[_bin(v)] for v in sq.candidates]
 
@@ -433,9 +446,9 @@ def count_spread(
 def _alone(sq: SpreadSquare) -> SpreadSquare:
     """``sq`` as the spread's own detector read it, without the empty board."""
     if sq.alone is None:
-        return replace(sq, changed=(), extra=None)
+        return replace(sq, changed=(), extra=None, near=())
     sure = sum(v >= SURE for v in sq.alone)
-    return replace(sq, peaks=sure, scores=sq.alone, changed=(), extra=None, alone=None)
+    return replace(sq, peaks=sure, scores=sq.alone, changed=(), extra=None, alone=None, near=())
 
 
 def fit_spread_model(
@@ -463,10 +476,10 @@ def fit_spread_model(
         ]
     width = len(SCORE_BINS)
     # the tables' rows, in this order: real per class, real_quan, real_changed per
-    # class, real_still
-    quan, changed, still = classes, classes + 1, 2 * classes + 1
+    # class, real_still, real_near
+    quan, changed, still, near = classes, classes + 1, 2 * classes + 1, 2 * classes + 2
     for _ in range(rounds):
-        hits = [[0.0, 0.0] for _ in range((2 * classes + 2) * width)]  # (real, all) per bin
+        hits = [[0.0, 0.0] for _ in range((near + 1) * width)]  # (real, all) per bin
         miss_x: list[list[tuple[float, float]]] = [[] for _ in range(classes)]
         miss_e: list[tuple[float, float]] = []
         for i, sq, n, scene in squares:
@@ -474,13 +487,16 @@ def fit_spread_model(
             lam = model.square_miss(sq, probs, scene) if i % 6 else 0.0
             post = _posterior(probs, lam, n)
             flags = sq.changed if sq.referenced else (None,) * len(post)
-            for v, p, on in zip(sq.candidates, post, flags, strict=True):
+            crowd = sq.near if len(sq.near) == len(post) else (False,) * len(post)
+            for v, p, on, close in zip(sq.candidates, post, flags, crowd, strict=True):
                 if i % 6 == 0:
                     row = quan
                 elif on is None:
                     row = scene
+                elif on:
+                    row = near if close else changed + scene
                 else:
-                    row = changed + scene if on else still
+                    row = still
                 cell = hits[row * width + _bin(v)]
                 cell[0] += p
                 cell[1] += 1.0
@@ -488,7 +504,13 @@ def fit_spread_model(
                 miss_e.append((sq.extra or 0.0, max(n - sum(post), 0.0)))
             elif i % 6:
                 miss_x[scene].append((sum(probs), max(n - sum(post), 0.0)))
-        tables = (*model.real, model.real_quan, *model.real_changed, model.real_still)
+        tables = (
+            *model.real,
+            model.real_quan,
+            *model.real_changed,
+            model.real_still,
+            model.real_near,
+        )
         priors = [p for row in tables for p in row]
         real = [
             round(min(max((h[0] + 0.5 * prior) / (h[1] + 0.5), 1e-4), 1 - 1e-4), 4)
@@ -501,7 +523,7 @@ def fit_spread_model(
             _monotone(
                 real[k * width : (k + 1) * width], [h[1] for h in hits[k * width : (k + 1) * width]]
             )
-            for k in range(2 * classes + 2)
+            for k in range(near + 1)
         ]
         model = replace(
             model,
@@ -509,6 +531,7 @@ def fit_spread_model(
             real_quan=rows[quan],
             real_changed=tuple(rows[changed:still]),
             real_still=rows[still],
+            real_near=rows[near],
             miss=tuple(_fit_miss(pts, model.miss[k]) for k, pts in enumerate(miss_x)),
             miss_empty=_fit_miss(miss_e, model.miss_empty),
         )

@@ -22,6 +22,7 @@ from companion.referee.tally import (
     SpreadModel,
     SpreadSquare,
     _alone,
+    _bin,
     _Reading,
     big_stone_probability,
     board_trust,
@@ -442,6 +443,7 @@ EMPTY_MODEL = replace(
     MODEL,
     real_changed=(HEIGHTS,) * 4,
     real_still=(0.0001,) * 9,
+    real_near=HEIGHTS,
     miss_empty=(0.005, 1.0),
     scene_empty=(0.3, 0.0, 0.0),
 )
@@ -613,6 +615,42 @@ def test_the_plain_reading_widens_the_interval_only_where_the_two_disagree() -> 
     joined = count_spread(short, EMPTY_MODEL)
     assert joined.total == 41 and joined.low == min(pair_only[0], outside.low)
     assert joined.high == max(pair_only[1], outside.high)
+
+
+def test_a_middling_peak_beside_a_higher_one_is_weighed_by_its_own_table() -> None:
+    squares = referenced(spread(*A_SPREAD))
+    squares[2] = replace(
+        squares[2],
+        scores=(*squares[2].scores, 0.65),
+        changed=(*squares[2].changed, True),
+        near=(False,) * len(squares[2].scores) + (True,),
+    )
+    doubtful = replace(EMPTY_MODEL, real_near=(0.05,) * 5 + (0.15,) * 4)
+    assert count_spread(squares, doubtful).counts[2] == A_SPREAD[2]
+    alone = [replace(sq, near=()) for sq in squares]  # a peak on a change of its own
+    assert count_spread(alone, doubtful).counts[2] == A_SPREAD[2] + 1
+
+
+def test_fitting_learns_that_peaks_beside_higher_ones_are_seldom_pieces() -> None:
+    # a middling peak on a change: beside a higher one in squares 1-5, never a piece;
+    # alone in squares 7-11, always one
+    truth = [n + (1 if sq > 6 else 0) for sq, n in enumerate(A_SPREAD)]
+    squares = referenced(spread(*A_SPREAD))
+    squares = [
+        replace(
+            sq,
+            scores=(*sq.scores, 0.65),
+            changed=(*sq.changed, True),
+            near=(False,) * len(sq.scores) + (i < 6,),
+        )
+        if i % 6
+        else sq
+        for i, sq in enumerate(squares)
+    ]
+    model = fit_spread_model([(squares, truth, 0.0)] * 20, EMPTY_MODEL)
+    assert model.real_near[_bin(0.65)] < 0.1
+    assert max(row[_bin(0.65)] for row in model.real_changed) > 0.9  # (the scene's class)
+    assert count_spread(squares, model).counts == tuple(truth)
 
 
 def test_fitting_keeps_a_higher_peak_at_least_as_likely_a_piece() -> None:

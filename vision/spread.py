@@ -326,7 +326,7 @@ def crowded(found: list[Peak], reach: float) -> list[bool]:
         return []
     xy = np.array([(p.x, p.y) for p in found])
     score = np.array([p.score for p in found])
-    close = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1)) < reach
+    close = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2) < reach
     return [bool(row.any()) for row in close & (score[None, :] > score[:, None])]
 
 

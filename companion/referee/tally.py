@@ -192,25 +192,40 @@ class SpreadModel:
             raise ValueError(
                 f"spread model real, miss and real_changed need {classes} clarity classes"
             )
-        rows = (*self.real, self.real_quan, *self.real_changed, self.real_still, self.real_near)
-        for row in rows:
+        for row in self.tables:
             if len(row) != len(SCORE_BINS) or not all(0.0 <= p <= 1.0 for p in row):
                 raise ValueError(f"spread model rows must be {len(SCORE_BINS)} probabilities")
         if not 0.5 < self.coverage < 1.0:
             raise ValueError(f"coverage must be in (0.5, 1), got {self.coverage!r}")
 
-    def piece_probs(self, square: int, sq: SpreadSquare, scene: int) -> list[float]:
+    @property
+    def tables(self) -> tuple[tuple[float, ...], ...]:
+        """Every row of height-bin probabilities, in :meth:`rows_of`'s numbering: real
+        per clarity class, real_quan, real_changed per class, real_still, real_near."""
+        return (*self.real, self.real_quan, *self.real_changed, self.real_still, self.real_near)
+
+    @staticmethod
+    def rows_of(square: int, sq: SpreadSquare, scene: int) -> list[int]:
+        """Which of :attr:`tables` weighs each of ``sq``'s candidates (one choice, shared
+        by the count and its fit)."""
+        classes = len(CLARITY_EDGES) + 1
         if square % 6 == 0:
-            return [self.real_quan[_bin(v)] for v in sq.candidates]
-        if sq.referenced:
-            on, off, near = self.real_changed[scene], self.real_still, self.real_near
-            crowd = sq.near if len(sq.near) == len(sq.scores) else (False,) * len(sq.scores)
-            return [
-                ((near if n else on) if c else off)[_bin(v)]
-                for v, c, n in zip(sq.scores, sq.changed, crowd, strict=True)
-            ]
-        row = self.real[scene]
-        return [row[_bin(v)] for v in sq.candidates]
+            return [classes] * len(sq.candidates)
+        if not sq.referenced:
+            return [scene] * len(sq.candidates)
+        still, near = 2 * classes + 1, 2 * classes + 2
+        crowd = sq.near if len(sq.near) == len(sq.scores) else (False,) * len(sq.scores)
+        return [
+            (near if close else classes + 1 + scene) if on else still
+            for on, close in zip(sq.changed, crowd, strict=True)
+        ]
+
+    def piece_probs(self, square: int, sq: SpreadSquare, scene: int) -> list[float]:
+        tables = self.tables
+        return [
+            tables[row][_bin(v)]
+            for v, row in zip(sq.candidates, self.rows_of(square, sq, scene), strict=True)
+        ]
 
     def square(self, square: int, sq: SpreadSquare, scene: int) -> list[float]:
         """The distribution of the true count of ``square`` (index = count) in a scene
@@ -475,28 +490,18 @@ def fit_spread_model(
             (i, sq, int(n), scene) for i, (sq, n) in enumerate(zip(sqs, truth, strict=True))
         ]
     width = len(SCORE_BINS)
-    # the tables' rows, in this order: real per class, real_quan, real_changed per
-    # class, real_still, real_near
+    # the tables' rows, numbered as SpreadModel.tables
     quan, changed, still, near = classes, classes + 1, 2 * classes + 1, 2 * classes + 2
     for _ in range(rounds):
-        hits = [[0.0, 0.0] for _ in range((near + 1) * width)]  # (real, all) per bin
+        hits = [[0.0, 0.0] for _ in range(len(model.tables) * width)]  # (real, all) per bin
         miss_x: list[list[tuple[float, float]]] = [[] for _ in range(classes)]
         miss_e: list[tuple[float, float]] = []
         for i, sq, n, scene in squares:
             probs = model.piece_probs(i, sq, scene)
             lam = model.square_miss(sq, probs, scene) if i % 6 else 0.0
             post = _posterior(probs, lam, n)
-            flags = sq.changed if sq.referenced else (None,) * len(post)
-            crowd = sq.near if len(sq.near) == len(post) else (False,) * len(post)
-            for v, p, on, close in zip(sq.candidates, post, flags, crowd, strict=True):
-                if i % 6 == 0:
-                    row = quan
-                elif on is None:
-                    row = scene
-                elif on:
-                    row = near if close else changed + scene
-                else:
-                    row = still
+            which = model.rows_of(i, sq, scene)
+            for v, p, row in zip(sq.candidates, post, which, strict=True):
                 cell = hits[row * width + _bin(v)]
                 cell[0] += p
                 cell[1] += 1.0
@@ -504,14 +509,7 @@ def fit_spread_model(
                 miss_e.append((sq.extra or 0.0, max(n - sum(post), 0.0)))
             elif i % 6:
                 miss_x[scene].append((sum(probs), max(n - sum(post), 0.0)))
-        tables = (
-            *model.real,
-            model.real_quan,
-            *model.real_changed,
-            model.real_still,
-            model.real_near,
-        )
-        priors = [p for row in tables for p in row]
+        priors = [p for row in model.tables for p in row]
         real = [
             round(min(max((h[0] + 0.5 * prior) / (h[1] + 0.5), 1e-4), 1 - 1e-4), 4)
             for h, prior in zip(hits, priors, strict=True)
@@ -523,7 +521,7 @@ def fit_spread_model(
             _monotone(
                 real[k * width : (k + 1) * width], [h[1] for h in hits[k * width : (k + 1) * width]]
             )
-            for k in range(near + 1)
+            for k in range(len(model.tables))
         ]
         model = replace(
             model,

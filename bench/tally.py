@@ -83,6 +83,7 @@ from companion.referee.tally import (
     count_spread,
     fit_big_call,
     fit_board_trust,
+    fit_doubt,
     fit_spread_model,
 )
 from vision.config import LocateConfig, VisionConfig
@@ -734,6 +735,8 @@ def main() -> int:
         answered = [r for r in found if trusted(r, weights, TRUST_MIN)]
         samples = [(squares_of(r), r["board"], r["outside"]) for r in given + answered]
         model = fit_spread_model(samples)
+        if args.empty:  # (what lights a square read against the empty board)
+            model = replace(model, doubt=fit_doubt(samples, model))
         big = fit_big_call(
             [(r["big_heat"][m], r["big_net"][m], bool(r["big"][m])) for r in given for m in (0, 1)]
         )

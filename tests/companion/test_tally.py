@@ -30,6 +30,7 @@ from companion.referee.tally import (
     final_count,
     fit_big_call,
     fit_board_trust,
+    fit_doubt,
     fit_spread_model,
     row_sweep,
     tally_fields,
@@ -615,6 +616,43 @@ def test_the_plain_reading_widens_the_interval_only_where_the_two_disagree() -> 
     joined = count_spread(short, EMPTY_MODEL)
     assert joined.total == 41 and joined.low == min(pair_only[0], outside.low)
     assert joined.high == max(pair_only[1], outside.high)
+
+
+def test_a_square_where_the_spreads_own_detector_sees_more_is_named_unsure() -> None:
+    # wrong when its own detector sees more (weight 3 a piece), hardly ever otherwise
+    model = replace(EMPTY_MODEL, doubt=(-4.0, 0.1, 3.0, 0.2, 0.0), light_at=0.05)
+    squares = [replace(sq, alone=sq.scores) for sq in referenced(spread(*A_SPREAD))]
+    agreeing = count_spread(squares, model)
+    assert agreeing.unsure == ()
+    # its own detector sure of one more piece in square 8, of two more in square 2, of
+    # one fewer in square 3: squares 2 and 8 are lit, surest wrong first (seeing less
+    # is its usual blindness), and the counts stay the pair detector's
+    squares[8] = replace(squares[8], alone=(*squares[8].scores, 0.8))
+    squares[2] = replace(squares[2], alone=(*squares[2].scores, 0.8, 0.7))
+    squares[3] = replace(squares[3], alone=squares[3].scores[1:])
+    doubted = count_spread(squares, model)
+    assert doubted.unsure == (2, 8)
+    assert doubted.counts == agreeing.counts
+    # read without the empty board there is no second detector, and the best count's
+    # own probability lights squares
+    plain = [replace(sq, changed=(), extra=None) for sq in squares]
+    assert count_spread(plain, model).unsure == ()
+
+
+def test_fitting_learns_when_a_count_against_the_empty_board_is_wrong() -> None:
+    # square 8 holds one more piece than the pair detector saw, which only the spread's
+    # own detector saw; every other square is right
+    truth = [n + (sq == 8) for sq, n in enumerate(A_SPREAD)]
+    squares = [replace(sq, alone=sq.scores) for sq in referenced(spread(*A_SPREAD))]
+    squares[8] = replace(squares[8], alone=(*squares[8].scores, 0.8))
+    doubt = fit_doubt([(squares, truth, 0.0)] * 20, EMPTY_MODEL)
+    assert doubt[2] > 1.0  # (bias, log(1 - sure), more, fewer, faintness)
+    fitted = replace(EMPTY_MODEL, doubt=doubt, light_at=0.5)
+    assert count_spread(squares, fitted).unsure == (8,)
+    # plain readings have no such evidence: fitting needs some against the empty board
+    plain = [replace(sq, changed=(), extra=None) for sq in squares]
+    with pytest.raises(ValueError, match="needs samples"):
+        fit_doubt([(plain, truth, 0.0)], EMPTY_MODEL)
 
 
 def test_a_middling_peak_beside_a_higher_one_is_weighed_by_its_own_table() -> None:

@@ -280,6 +280,9 @@ COLOUR = ColourJitter(
 #: degrees): a tripod nudged between the two photos, a located outline a pixel off
 PAIR_SHIFT = 1.5
 PAIR_TURN = 0.3
+#: the median ratio of a scene's ``vision.spread.Cover.piece`` (the changed blobs' width,
+#: shadow and blur included) to its pieces' true width, on the tally bench's scenes
+COVER_RATIO = 1.34
 
 
 def sample(
@@ -288,12 +291,19 @@ def sample(
     rng: np.random.Generator,
     stride: int = spread.STRIDE,
     before: np.ndarray | None = None,
+    read_scale: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A jittered, flipped, recoloured PATCH x PATCH window and its target; with
     ``before`` (the empty board's canvas), the input of a detector read against it
-    (``vision.spread.pair_blob``), the empty board's window nudged a little off."""
+    (``vision.spread.pair_blob``), the empty board's window nudged a little off;
+    ``read_scale``: zoomed about the scale the tally reads that scene at
+    (``vision.spread.scale_for`` of its pieces' width with shadow, ``COVER_RATIO``)."""
     h, w = rect.shape[:2]
-    m = random_similarity(rng, (w, h), (0.88, 1.14), 2.5, 0.03 * spread.PX, pixel_centres=False)
+    centre = 1.0
+    if read_scale:
+        centre = spread.scale_for(COVER_RATIO * rec["size_px"] / spread.PX) / spread.PX
+    zoom = (0.88 * centre, 1.14 * centre)
+    m = random_similarity(rng, (w, h), zoom, 2.5, 0.03 * spread.PX, pixel_centres=False)
     s = float(np.hypot(m[0, 0], m[1, 0]))  # its zoom: pieces' sizes scale with it
     # window: mostly where pieces are (the ten squares), now and then anywhere
     if rng.random() < 0.85:
@@ -366,6 +376,7 @@ def _windows(
     batch: int,
     heads: int = 2,
     pair: bool = False,
+    read_scale: bool = False,
 ) -> Callable[[int | None], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Endless batches of training windows from the loaded scenes, one numpy generator per
     loader worker (the run's seed and the worker's number, 0 in this process); the
@@ -377,7 +388,7 @@ def _windows(
             xs, ys = [], []
             for _ in range(batch):
                 rect, rec, before = items[int(rng.integers(len(items)))]
-                x, y = sample(rect, rec, rng, stride, before if pair else None)
+                x, y = sample(rect, rec, rng, stride, before if pair else None, read_scale)
                 xs.append(x)
                 ys.append(y[:heads])
             yield np.stack(xs), np.stack(ys)
@@ -400,6 +411,7 @@ def train(
     lr: float | None = None,
     small_only: bool = False,
     pair: bool = False,
+    read_scale: bool = False,
 ) -> None:
     """``steps`` steps of ``batch`` windows under a one-cycle schedule; with ``minutes``,
     as many steps as fit in that wall time, the schedule following the clock instead (a
@@ -448,7 +460,7 @@ def train(
         peak = lr or 1e-3
     on_device(net, device)
     opt = torch.optim.AdamW(net.parameters(), lr=peak, weight_decay=1e-4)
-    batches = forked_batches(_windows(items, seed, stride, batch, heads, pair), workers)
+    batches = forked_batches(_windows(items, seed, stride, batch, heads, pair, read_scale), workers)
     run, t0, step = 0.0, time.time(), 0
 
     def progress() -> float:  # 0..1 of the run, by steps or by the clock
@@ -563,6 +575,11 @@ def main() -> int:
         help="a first stage: small pieces alone, one channel (then --init from it)",
     )
     t.add_argument(
+        "--read-scale",
+        action="store_true",
+        help="zoom each scene about the canvas scale the tally reads it at",
+    )
+    t.add_argument(
         "--width", type=int, default=12, help="channels at stride 2 (ignored with --init)"
     )
     t.add_argument(
@@ -606,6 +623,7 @@ def main() -> int:
             lr=args.lr,
             small_only=args.small_only,
             pair=args.pair,
+            read_scale=args.read_scale,
         )
     elif args.cmd == "levels":
         pairs = tuple(args.pair_model)

@@ -457,6 +457,10 @@ def guided_figures(
         "squares lit in the first round, mean": (
             round(statistics.mean(x[0] for x in asked), 2) if asked else 0
         ),
+        # (what the players are asked to lay out again, every round, over every scene)
+        "squares lit a scene, all rounds": (
+            round(sum(sum(lit) for _, lit in results) / len(results), 2) if results else 0
+        ),
         **figures,
     }
 

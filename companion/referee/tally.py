@@ -140,6 +140,7 @@ FITTED_SCENE_EMPTY = (0.0, 1.0, 0.35)
 #: ``bench/tally.py --empty --fit`` (``fit_doubt``): logistic weights of a citizen square's
 #: count read against the empty board being wrong, on ``doubt_features``.
 FITTED_DOUBT = (-0.3607, 1.2708, 2.0644, 0.1812, 7.1887)
+DOUBT_FEATURES = len(FITTED_DOUBT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +203,10 @@ class SpreadModel:
         for row in self.tables:
             if len(row) != len(SCORE_BINS) or not all(0.0 <= p <= 1.0 for p in row):
                 raise ValueError(f"spread model rows must be {len(SCORE_BINS)} probabilities")
+        if len(self.doubt) != DOUBT_FEATURES:
+            raise ValueError(f"spread model doubt needs {DOUBT_FEATURES} weights")
+        if not 0.0 < self.light_at < 1.0:
+            raise ValueError(f"light_at must be in (0, 1), got {self.light_at!r}")
         if not 0.5 < self.coverage < 1.0:
             raise ValueError(f"coverage must be in (0.5, 1), got {self.coverage!r}")
 
@@ -387,6 +392,11 @@ class _Reading:
             referenced,
         )
 
+    def best_prob(self, sq: int) -> float:
+        """The probability of square ``sq``'s best count."""
+        dist = self.dists[sq]
+        return dist[self.best[sq]] / (sum(dist) or 1.0)
+
     def interval(
         self,
         model: SpreadModel,
@@ -476,8 +486,7 @@ def square_doubts(read: _Reading, model: SpreadModel) -> tuple[float, ...]:
     probability, capped below at half ``unsure_below``'s complement where the pile
     counter disagrees or the scene is blind.
     """
-    dists = read.dists
-    sure = [dists[sq][read.best[sq]] / (sum(dists[sq]) or 1.0) for sq in range(NUM_SQUARES)]
+    sure = [read.best_prob(sq) for sq in range(NUM_SQUARES)]
     if read.referenced:
         return tuple(
             _logistic(model.doubt, doubt_features(read, sq, sure[sq]))
@@ -520,9 +529,7 @@ def fit_doubt(
         if not read.referenced:
             continue
         for sq in CITIZENS:
-            dist = read.dists[sq]
-            sure = dist[read.best[sq]] / (sum(dist) or 1.0)
-            xs.append(doubt_features(read, sq, sure))
+            xs.append(doubt_features(read, sq, read.best_prob(sq)))
             wrong.append(read.best[sq] != truth[sq])
     return _fit_logistic(xs, wrong)
 

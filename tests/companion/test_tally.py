@@ -119,6 +119,10 @@ def test_a_model_refuses_a_wrong_shape() -> None:
         SpreadModel(real_changed=(HEIGHTS,) * 3)
     with pytest.raises(ValueError, match="9 probabilities"):
         SpreadModel(real_still=(0.1,) * 8)
+    with pytest.raises(ValueError, match="5 weights"):
+        SpreadModel(doubt=(0.0, 1.0))
+    with pytest.raises(ValueError, match="light_at"):
+        SpreadModel(light_at=1.5)
 
 
 def test_fitting_learns_which_candidate_heights_were_pieces() -> None:

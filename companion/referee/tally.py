@@ -53,6 +53,15 @@ def clarity(squares: Sequence[SpreadSquare]) -> int:
     return sum(median >= edge for edge in CLARITY_EDGES)
 
 
+#: ``SpreadModel.tables``' rows: real per clarity class, then real_quan, real_changed per
+#: class, real_still and real_near (the count and its fit both number them so).
+CLASSES = len(CLARITY_EDGES) + 1
+ROW_QUAN = CLASSES
+ROW_CHANGED = CLASSES + 1
+ROW_STILL = 2 * CLASSES + 1
+ROW_NEAR = 2 * CLASSES + 2
+
+
 @dataclass(frozen=True, slots=True)
 class SpreadSquare:
     """What the camera saw of one square of a spread.
@@ -166,7 +175,7 @@ class SpreadModel:
     ``unsure_below``: the probability of its best count under which a square
     is named unsure; read against the empty board, a citizen square is named
     unsure where ``doubt``, the fitted chance that its count is wrong
-    (``square_doubts``), exceeds ``light_at`` instead.
+    (``unsure_squares``), exceeds ``light_at`` instead.
     ``blind_sure``: a scene with fewer sure candidates on the citizen squares
     than this, and more doubtful ones than sure ones, is one the detector
     cannot see (a ground or piece kind it never learnt, dark light): its
@@ -195,10 +204,9 @@ class SpreadModel:
     most: int = 70
 
     def __post_init__(self) -> None:
-        classes = len(CLARITY_EDGES) + 1
-        if {len(self.real), len(self.miss), len(self.real_changed)} != {classes}:
+        if {len(self.real), len(self.miss), len(self.real_changed)} != {CLASSES}:
             raise ValueError(
-                f"spread model real, miss and real_changed need {classes} clarity classes"
+                f"spread model real, miss and real_changed need {CLASSES} clarity classes"
             )
         for row in self.tables:
             if len(row) != len(SCORE_BINS) or not all(0.0 <= p <= 1.0 for p in row):
@@ -212,23 +220,22 @@ class SpreadModel:
 
     @property
     def tables(self) -> tuple[tuple[float, ...], ...]:
-        """Every row of height-bin probabilities, in :meth:`rows_of`'s numbering: real
-        per clarity class, real_quan, real_changed per class, real_still, real_near."""
+        """Every row of height-bin probabilities: real per clarity class (rows 0..),
+        then the rows ``ROW_QUAN``, ``ROW_CHANGED`` (per class), ``ROW_STILL``,
+        ``ROW_NEAR`` name."""
         return (*self.real, self.real_quan, *self.real_changed, self.real_still, self.real_near)
 
     @staticmethod
     def rows_of(square: int, sq: SpreadSquare, scene: int) -> list[int]:
         """Which of :attr:`tables` weighs each of ``sq``'s candidates (one choice, shared
         by the count and its fit)."""
-        classes = len(CLARITY_EDGES) + 1
         if square % 6 == 0:
-            return [classes] * len(sq.candidates)
+            return [ROW_QUAN] * len(sq.candidates)
         if not sq.referenced:
             return [scene] * len(sq.candidates)
-        still, near = 2 * classes + 1, 2 * classes + 2
         crowd = sq.near if len(sq.near) == len(sq.scores) else (False,) * len(sq.scores)
         return [
-            (near if close else classes + 1 + scene) if on else still
+            (ROW_NEAR if close else ROW_CHANGED + scene) if on else ROW_STILL
             for on, close in zip(sq.changed, crowd, strict=True)
         ]
 
@@ -453,53 +460,44 @@ def count_spread(
         if not low + AGREE <= sum(plain.best) <= high - AGREE:
             plain_low, plain_high = plain.interval(model, outside)
             low, high = min(low, plain_low), max(high, plain_high)
-    doubt = square_doubts(read, model)
-    lit_at = [
-        model.light_at if read.referenced and sq in CITIZENS else 1.0 - model.unsure_below
-        for sq in range(NUM_SQUARES)
-    ]
-    unsure = tuple(
-        sorted(
-            (sq for sq in range(NUM_SQUARES) if doubt[sq] > lit_at[sq]),
-            key=lambda sq: -doubt[sq],
-        )
-    )
     return Tally(
         counts=read.best,
         bigs=tuple(int(s.big_prob >= 0.5) for s in read.spread),
         total=sum(read.best),
         low=low,
         high=high,
-        unsure=unsure,
+        unsure=unsure_squares(read, model),
     )
 
 
-def square_doubts(read: _Reading, model: SpreadModel) -> tuple[float, ...]:
-    """Per square, how likely its best count is wrong: what lights it for the players.
+def unsure_squares(read: _Reading, model: SpreadModel) -> tuple[int, ...]:
+    """The squares lit for the players, likeliest wrong first.
 
-    A spread read against the empty board takes it from ``model.doubt``, a logistic
-    fit (``fit_doubt``) of the count being wrong on the fitting scenes, because its
-    own probability of the best count ranks the wrong squares worse than it could:
-    what the spread's own detector sees there tells more. On the tally bench's
-    seeds 10,000.. (board known) it lights 131 of the 151 wrong squares with 696 lit,
-    where that probability under 0.9 lit 108 with 684. Otherwise it is 1 less that
-    probability, capped below at half ``unsure_below``'s complement where the pile
-    counter disagrees or the scene is blind.
+    A square's doubt is 1 less its best count's probability, lit above 1 less
+    ``unsure_below``; capped below at half that probability where the pile counter
+    disagrees or the scene is blind. A citizen square of a spread read against the
+    empty board takes its doubt from ``model.doubt`` instead, a logistic fit
+    (``fit_doubt``) of the count being wrong on the fitting scenes, lit above
+    ``light_at``: the best count's own probability ranks the wrong squares worse than
+    it could, and what the spread's own detector sees there tells more. On the tally
+    bench's seeds 10,000.. (board known) the fit lights 131 of the 151 wrong squares
+    with 696 lit, where that probability under 0.9 lit 108 with 684.
     """
     sure = [read.best_prob(sq) for sq in range(NUM_SQUARES)]
-    if read.referenced:
-        return tuple(
-            _logistic(model.doubt, doubt_features(read, sq, sure[sq]))
-            if sq in CITIZENS
-            else 1.0 - sure[sq]
-            for sq in range(NUM_SQUARES)
-        )
-    for sq in read.torn:
-        sure[sq] = min(sure[sq], model.unsure_below / 2)
-    if read.blind:  # nothing here is known: every square the pieces go to is unsure
-        for sq in CITIZENS:
+    if not read.referenced:
+        for sq in read.torn:
             sure[sq] = min(sure[sq], model.unsure_below / 2)
-    return tuple(1.0 - p for p in sure)
+        if read.blind:  # nothing here is known: every square the pieces go to is unsure
+            for sq in CITIZENS:
+                sure[sq] = min(sure[sq], model.unsure_below / 2)
+    doubt = [1.0 - p for p in sure]
+    lit_at = [1.0 - model.unsure_below] * NUM_SQUARES
+    if read.referenced:
+        for sq in CITIZENS:
+            doubt[sq] = _logistic(model.doubt, doubt_features(read, sq, sure[sq]))
+            lit_at[sq] = model.light_at
+    lit = (sq for sq in range(NUM_SQUARES) if doubt[sq] > lit_at[sq])
+    return tuple(sorted(lit, key=lambda sq: -doubt[sq]))
 
 
 def doubt_features(read: _Reading, sq: int, sure: float) -> tuple[float, ...]:
@@ -564,7 +562,6 @@ def fit_spread_model(
     """
     base = base or SpreadModel()
     model = base
-    classes = len(CLARITY_EDGES) + 1
     squares = []
     for sqs, truth, _ in samples:
         scene = clarity(sqs)
@@ -572,11 +569,9 @@ def fit_spread_model(
             (i, sq, int(n), scene) for i, (sq, n) in enumerate(zip(sqs, truth, strict=True))
         ]
     width = len(SCORE_BINS)
-    # the tables' rows, numbered as SpreadModel.tables
-    quan, changed, still, near = classes, classes + 1, 2 * classes + 1, 2 * classes + 2
     for _ in range(rounds):
         hits = [[0.0, 0.0] for _ in range(len(model.tables) * width)]  # (real, all) per bin
-        miss_x: list[list[tuple[float, float]]] = [[] for _ in range(classes)]
+        miss_x: list[list[tuple[float, float]]] = [[] for _ in range(CLASSES)]
         miss_e: list[tuple[float, float]] = []
         for i, sq, n, scene in squares:
             probs = model.piece_probs(i, sq, scene)
@@ -607,11 +602,11 @@ def fit_spread_model(
         ]
         model = replace(
             model,
-            real=tuple(rows[:classes]),
-            real_quan=rows[quan],
-            real_changed=tuple(rows[changed:still]),
-            real_still=rows[still],
-            real_near=rows[near],
+            real=tuple(rows[:CLASSES]),
+            real_quan=rows[ROW_QUAN],
+            real_changed=tuple(rows[ROW_CHANGED:ROW_STILL]),
+            real_still=rows[ROW_STILL],
+            real_near=rows[ROW_NEAR],
             miss=tuple(_fit_miss(pts, model.miss[k]) for k, pts in enumerate(miss_x)),
             miss_empty=_fit_miss(miss_e, model.miss_empty),
         )

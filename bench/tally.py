@@ -36,8 +36,9 @@ many stills were answered and what the answered ones came to.
 (``fit_spread_model``) on their live readings and trusted stills together, and the
 big-stone call (``fit_big_call``) on their quan squares; the shipped constants in
 ``companion/referee/tally.py`` are what it prints. The readings take a stone's peak
-out of the pieces by the shipped call, so a new ``FITTED_BIG`` goes in first and
-``--fit`` runs again for the rest (the cache tag includes it). Fitting uses
+out of the pieces by the shipped call, so a new ``FITTED_BIG`` (``FITTED_BIG_EMPTY``
+with ``--empty``: the pair detector's stone peaks) goes in first and ``--fit`` runs
+again for the rest (the cache tag includes it). Fitting uses
 seeds 0.., measuring seeds 10000..; the spread detector was trained on seeds
 1,000,000.. (bench/train_spread.py): never the same scenes. Scenes and readings are
 cached under ``~/.cache/oanquan/tally-v2/``. Prints exact totals, true totals inside
@@ -74,6 +75,7 @@ from bench.train_spread import SEED0 as TRAIN_SEEDS  # the detector's training s
 from companion.appliance.memory import keep_freed_memory
 from companion.referee.tally import (
     FITTED_BIG,
+    FITTED_BIG_EMPTY,
     FITTED_TRUST,
     TRUST_MIN,
     BoardEvidence,
@@ -240,12 +242,18 @@ def with_detector(model: Path, pair: str) -> VisionConfig:
     return VisionConfig(count=count)
 
 
+def _big_call(config: VisionConfig, empty: bool) -> tuple[float, ...]:
+    """The big-stone call the readings make: the pair detector's where it reads the
+    spread with its empty board (``read_spread``), else the spread's own."""
+    return FITTED_BIG_EMPTY if empty and config.count.spread_pair_model else FITTED_BIG
+
+
 def _model_tag(config: VisionConfig, empty: bool = False) -> str:
     """Readings depend on the networks read and the big-stone call's weights (a stone
     takes its peak out of the pieces): a short hash of them; ``empty``: readings against
     the empty board, which the pair detector reads too."""
     h = hashlib.sha1(READING_VERSION.encode())
-    h.update(repr(FITTED_BIG).encode())
+    h.update(repr(_big_call(config, empty)).encode())
     for path in (
         config.count.spread_model,
         config.count.model,
@@ -744,14 +752,19 @@ def main() -> int:
         big = fit_big_call(
             [(r["big_heat"][m], r["big_net"][m], bool(r["big"][m])) for r in given for m in (0, 1)]
         )
+        call_name = (
+            "FITTED_BIG_EMPTY"
+            if _big_call(config, args.empty) is FITTED_BIG_EMPTY
+            else "FITTED_BIG"
+        )
         print(
             f"fitted on seeds {FIT_SEEDS}..{FIT_SEEDS + args.fit_scenes - 1}: board trust"
             f" {weights} on {len(found)} stills with a board; spread model on"
             f" {len(given)} known boards and {len(answered)} trusted stills:\n{model!r}\n"
-            f"big-stone call (FITTED_BIG) on their {2 * len(given)} quan squares: {big}"
+            f"big-stone call ({call_name}) on their {2 * len(given)} quan squares: {big}"
             + (
                 ""
-                if big == FITTED_BIG
+                if big == _big_call(config, args.empty)
                 else " (the readings used the shipped one: put this in, then --fit again for"
                 " the rest, which depends on it)"
             )

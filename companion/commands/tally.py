@@ -32,6 +32,8 @@ from numpy.typing import NDArray
 
 from companion.commands._cli import guarded, why
 from companion.referee.tally import (
+    FITTED_BIG,
+    FITTED_BIG_EMPTY,
     TRUST_MIN,
     BoardEvidence,
     SpreadModel,
@@ -143,7 +145,11 @@ def read_spread(
     big_heat = spread.big_stones(heat[1], outline.arc_depth)
     big_p = np.zeros(12)
     big_net = (float(net_p[0]), float(net_p[1]))
-    big_p[[0, 6]] = [big_stone_probability(h, p) for h, p in zip(big_heat, big_net, strict=True)]
+    # (the pair detector's stone peaks stand apart from its own: each has its fitted call)
+    call = FITTED_BIG if before is None else FITTED_BIG_EMPTY
+    big_p[[0, 6]] = [
+        big_stone_probability(h, p, call) for h, p in zip(big_heat, big_net, strict=True)
+    ]
 
     def candidates(heat_px: NDArray[np.float32], px: int) -> list[Any]:
         found_px = spread.peaks(heat_px, outline.arc_depth, px=px)

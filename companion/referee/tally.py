@@ -823,6 +823,12 @@ def _fit_logistic(
 #: peak, the logit of the mandarin crops' big-stone network (``mandarin_big_model``; with
 #: it turned off the older ``big_model`` feeds these weights, unfitted for it).
 FITTED_BIG = (-3.3, 10.2919, 0.7226)
+#: ``bench/tally.py --empty --fit``: the same where the pair detector read the spread with
+#: its empty board, whose stone peaks stand higher and surer than the spread's own
+#: detector's (an empty quan square stays near 0): on the tally bench's measuring seeds,
+#: board known, quan squares called right 99.3 -> 99.8% (10,000..), 99.7 -> 99.8%
+#: (30,000..) and 97.3 -> 98.2% (unseen kinds) against ``FITTED_BIG``.
+FITTED_BIG_EMPTY = (-5.8574, 23.6369, 0.9337)
 
 
 def big_features(peak: float, net: float) -> tuple[float, float, float]:

@@ -17,6 +17,8 @@ from companion.referee.reconcile import Evidence
 from companion.referee.records import Kind, RecordWriter, tally_data
 from companion.referee.tally import (
     AGREE,
+    FITTED_BIG,
+    FITTED_BIG_EMPTY,
     BoardEvidence,
     SideCount,
     SpreadModel,
@@ -577,6 +579,25 @@ def test_against_the_empty_board_the_pair_detector_reads_both_photos() -> None:
     assert all(sq.referenced for sq in against.squares)
     paired = read_spread(image, cfg, empty=empty)
     assert paired.candidates != alone.candidates
+
+
+def test_each_detector_has_its_own_fitted_big_stone_call() -> None:
+    """The pair detector's stone peaks stand higher above an empty quan square than the
+    spread's own detector's: read with the empty board, the call is ``FITTED_BIG_EMPTY``;
+    read alone, ``FITTED_BIG``. The bundled spread holds one stone, west."""
+    from companion.commands.analyze import read_image
+    from companion.commands.tally import read_spread
+
+    image, empty = read_image(str(bundled_frames()[0])), read_image(str(bundled_empty()))
+    for reading, call in (
+        (read_spread(image, empty=empty), FITTED_BIG_EMPTY),
+        (read_spread(image), FITTED_BIG),
+    ):
+        pairs = zip(reading.big_heat, reading.big_net, strict=True)
+        calls = [big_stone_probability(h, n, call) for h, n in pairs]
+        assert [reading.squares[0].big_prob, reading.squares[6].big_prob] == pytest.approx(calls)
+        assert [int(p >= 0.5) for p in calls] == truth("spread_a")["big"]
+    assert FITTED_BIG_EMPTY != FITTED_BIG
 
 
 def test_the_interval_also_holds_the_spread_read_by_its_own_detector() -> None:

@@ -74,13 +74,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.train_spread import SEED0 as TRAIN_SEEDS  # the detector's training scenes
 from companion.appliance.memory import keep_freed_memory
 from companion.referee.tally import (
-    FITTED_BIG,
-    FITTED_BIG_EMPTY,
     FITTED_TRUST,
     TRUST_MIN,
     BoardEvidence,
     SpreadModel,
     SpreadSquare,
+    big_call,
     board_trust,
     count_spread,
     fit_big_call,
@@ -242,10 +241,10 @@ def with_detector(model: Path, pair: str) -> VisionConfig:
     return VisionConfig(count=count)
 
 
-def _big_call(config: VisionConfig, empty: bool) -> tuple[float, ...]:
-    """The big-stone call the readings make: the pair detector's where it reads the
-    spread with its empty board (``read_spread``), else the spread's own."""
-    return FITTED_BIG_EMPTY if empty and config.count.spread_pair_model else FITTED_BIG
+def _paired(config: VisionConfig, empty: bool) -> bool:
+    """Whether the readings are the pair detector's, the spread read with its empty board
+    (``read_spread``): their big-stone call is ``big_call(paired=True)``."""
+    return empty and bool(config.count.spread_pair_model)
 
 
 def _model_tag(config: VisionConfig, empty: bool = False) -> str:
@@ -253,7 +252,7 @@ def _model_tag(config: VisionConfig, empty: bool = False) -> str:
     takes its peak out of the pieces): a short hash of them; ``empty``: readings against
     the empty board, which the pair detector reads too."""
     h = hashlib.sha1(READING_VERSION.encode())
-    h.update(repr(_big_call(config, empty)).encode())
+    h.update(repr(big_call(_paired(config, empty))).encode())
     for path in (
         config.count.spread_model,
         config.count.model,
@@ -752,11 +751,8 @@ def main() -> int:
         big = fit_big_call(
             [(r["big_heat"][m], r["big_net"][m], bool(r["big"][m])) for r in given for m in (0, 1)]
         )
-        call_name = (
-            "FITTED_BIG_EMPTY"
-            if _big_call(config, args.empty) is FITTED_BIG_EMPTY
-            else "FITTED_BIG"
-        )
+        paired = _paired(config, args.empty)
+        call_name = "FITTED_BIG_EMPTY" if paired else "FITTED_BIG"
         print(
             f"fitted on seeds {FIT_SEEDS}..{FIT_SEEDS + args.fit_scenes - 1}: board trust"
             f" {weights} on {len(found)} stills with a board; spread model on"
@@ -764,7 +760,7 @@ def main() -> int:
             f"big-stone call ({call_name}) on their {2 * len(given)} quan squares: {big}"
             + (
                 ""
-                if big == _big_call(config, args.empty)
+                if big == big_call(paired)
                 else " (the readings used the shipped one: put this in, then --fit again for"
                 " the rest, which depends on it)"
             )

@@ -32,13 +32,12 @@ from numpy.typing import NDArray
 
 from companion.commands._cli import guarded, why
 from companion.referee.tally import (
-    FITTED_BIG,
-    FITTED_BIG_EMPTY,
     TRUST_MIN,
     BoardEvidence,
     SpreadModel,
     SpreadSquare,
     Tally,
+    big_call,
     big_stone_probability,
     board_trust,
     count_spread,
@@ -145,8 +144,7 @@ def read_spread(
     big_heat = spread.big_stones(heat[1], outline.arc_depth)
     big_p = np.zeros(12)
     big_net = (float(net_p[0]), float(net_p[1]))
-    # (the pair detector's stone peaks stand apart from its own: each has its fitted call)
-    call = FITTED_BIG if before is None else FITTED_BIG_EMPTY
+    call = big_call(paired=before is not None)  # (each detector's peaks have their fit)
     big_p[[0, 6]] = [
         big_stone_probability(h, p, call) for h, p in zip(big_heat, big_net, strict=True)
     ]

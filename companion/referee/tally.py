@@ -840,6 +840,12 @@ def big_features(peak: float, net: float) -> tuple[float, float, float]:
     return 1.0, math.sqrt(max(peak, 0.0)), math.log(n / (1.0 - n))
 
 
+def big_call(paired: bool) -> tuple[float, ...]:
+    """The fitted weights of the big-stone call: ``FITTED_BIG_EMPTY`` where the pair
+    detector read the spread with its empty board (``paired``), else ``FITTED_BIG``."""
+    return FITTED_BIG_EMPTY if paired else FITTED_BIG
+
+
 def big_stone_probability(peak: float, net: float, weights: Sequence[float] = FITTED_BIG) -> float:
     """P(a quan square holds a big stone) from the detector's peak and the network."""
     return _logistic(weights, big_features(peak, net))
@@ -1041,6 +1047,7 @@ __all__ = [
     "SpreadModel",
     "SpreadSquare",
     "Tally",
+    "big_call",
     "big_stone_probability",
     "board_trust",
     "count_spread",

@@ -23,7 +23,10 @@ maximum too). Each game's first frame, where the board is searched for and
 vision calibrates on the opening, is timed apart (``opening_cpu_ms_median``).
 ``held_in_doubt`` counts the clear photos kept for the next one to decide
 ("not sure yet"), and ``after_doubt`` how the moves that next photo showed were
-decided.
+decided. ``asked_twins`` counts the questions no camera could have answered: another
+move offered leaves the very board the photo asked on shows (two moves that end a
+game bare, or two runs of moves whose boards meet again, the photo between them
+hidden by an arm).
 
 ``--live K`` replays the frames as a live camera's (``run``'s): each photo K times,
 led by two frames of the arm over the board as the move ends where a generated live
@@ -54,7 +57,7 @@ from companion.appliance.observe import VisionObserver  # noqa: E402
 from companion.appliance.pipeline import FramePipeline  # noqa: E402
 from companion.commands.track import track  # noqa: E402
 from companion.referee import Referee  # noqa: E402
-from engine import Game, Move, Position  # noqa: E402
+from engine import Game, Move, Position, legal_moves, play  # noqa: E402
 from vision import config_from_dict, warm_up  # noqa: E402
 from vision.synth import REGION_NAMES  # noqa: E402
 
@@ -141,6 +144,7 @@ def run_sequence(
             paths = _grained(paths, Path(tmp), grain)
         track(paths, pipeline, out, timings=times, answers=answers, cpu_timings=cpu, shows=shows)
     state = ""
+    detail = ""
     held = 0
     holding = False  # a frame in doubt waits for the next move (a live camera's, many)
     after = False  # this frame's moves come after one in doubt
@@ -149,6 +153,7 @@ def run_sequence(
         line = json.loads(text)
         if "state" in line:
             state = line["state"]
+            detail = line["detail"]
             after = holding
             doubt = line["detail"].startswith(DOUBT)
             held += doubt and not holding
@@ -164,7 +169,10 @@ def run_sequence(
             # filed under the frame that showed the board after it (not the one
             # where it was reported, later when a hand hid it)
             shown = min(line["ply"] - start.ply, len(labels) - 1)
-            moves.append({**line, "how": how, "labels": labels[shown], "after_doubt": after})
+            twin = how == "asked" and _twin(start, answers, line, detail, frames)
+            moves.append(
+                {**line, "how": how, "labels": labels[shown], "after_doubt": after, "twin": twin}
+            )
     side = {True: "turned", False: "as found", None: "undecided"}[pipeline.turned]
     return {
         "moves": moves,
@@ -174,6 +182,45 @@ def run_sequence(
         "side": side,
         "held_in_doubt": held,
     }
+
+
+def _twin(
+    start: Position,
+    answers: list[Move],
+    line: dict[str, Any],
+    detail: str,
+    frames: list[tuple[Path, str | None]],
+) -> bool:
+    """Whether a question had no answer in the photo it was asked on: another move it
+    offered, followed by the moves that photo also shows, leaves the very board the true
+    moves leave (two moves that end a game bare, or sow the same squares; the photo
+    between them hidden by a hand or never taken). No camera can tell those apart."""
+    if "confirm one of " not in detail:
+        return False
+    first = line["ply"] - start.ply - 1
+    frame = next((n for n, (p, _) in enumerate(frames) if p.name == line.get("frame")), None)
+    if frame is None or not 0 <= first < len(answers):
+        return False
+    done = sum(m is not None for _, m in frames[: frame + 1])  # moves the photo shows
+    shown = answers[first : max(first + 1, done)]
+    position = start
+    for move in answers[:first]:
+        position = play(position, move).position
+    offered = detail.split("confirm one of ", 1)[1].split(" (")[0].split(", ")
+
+    def board_after(moves: list[Move]) -> tuple[object, object] | None:
+        here = position
+        for move in moves:
+            if here.over or move not in legal_moves(here):
+                return None
+            here = play(here, move).position
+        return here.board, here.big
+
+    truth = board_after(shown)
+    return any(
+        other != shown[0] and truth is not None and board_after([other, *shown[1:]]) == truth
+        for other in map(Move.parse, offered)
+    )
 
 
 def _grained(paths: list[Path], folder: Path, grain: float) -> list[Path]:
@@ -201,6 +248,8 @@ def _counts(moves: list[dict[str, Any]], true_moves: int) -> dict[str, Any]:
     return {
         "moves": true_moves,
         **got,
+        # of the questions, those no photo could answer (``_twin``)
+        "asked_twins": sum(bool(m.get("twin")) for m in moves),
         "missed": max(0, true_moves - sum(got.values())),
         "identified_without_asking": round(got["identified"] / n, 4),
     }

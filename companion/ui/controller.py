@@ -908,8 +908,11 @@ class Controller:
             return ScoresScreen(view)
         if self.view == View.CONFIRM and self._choices():
             choices = self._choices()[:3]
-            previews = tuple(move_preview(game.preview(m)) for m in choices)
-            return ConfirmScreen(previews, self.confirm_index % len(previews))
+            played = [game.preview(m) for m in choices]
+            previews = tuple(move_preview(t) for t in played)
+            boards = {(t.position.board, t.position.big) for t in played}
+            same = len(played) > 1 and len(boards) == 1
+            return ConfirmScreen(previews, self.confirm_index % len(previews), same_board=same)
         if self.view == View.DISPUTE and self.referee.pending is not None:
             diffs = self.referee.pending.diffs
             if diffs:

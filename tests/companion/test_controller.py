@@ -193,3 +193,29 @@ def test_operator_counters_survive_new_games() -> None:
     screen = c.screen()
     assert isinstance(screen, OperatorScreen)
     assert (screen.games, screen.disputes) == (1, 1)
+
+
+def test_moves_that_leave_the_same_board_are_asked_about_as_such() -> None:
+    # 3+ and 3- each take the last mandarin and leave the board bare: no photo can
+    # tell them apart, and the question says so
+    end = Position.from_text("8|0,4,1,0,0|1|0,1,0,4,0 P0 s23/8 q1/1 d0/0 n14 t1/0")
+    ref = Referee(start=end)
+    ref.setup_checked = True
+    c = Controller(ref)
+    c.on_report(ref.observe(exact(play(end, "3+").position), still=True, final=True))
+    screen = c.screen()
+    assert isinstance(screen, ConfirmScreen)
+    assert {(p.square, p.direction) for p in screen.candidates} == {(3, 1), (3, -1)}
+    assert screen.same_board
+
+
+def test_moves_that_leave_different_boards_are_asked_about_plainly() -> None:
+    ref = Referee()
+    c = Controller(ref)
+    start = Position.initial()
+    c.on_report(ref.observe(exact(start), still=True))
+    a, b = play(start, "2+").position.board, play(start, "4-").position.board
+    evidence = [Evidence.either(a[sq], b[sq], int(sq % 6 == 0)) for sq in range(12)]
+    c.on_report(ref.observe(evidence, still=True, final=True))
+    screen = c.screen()
+    assert isinstance(screen, ConfirmScreen) and not screen.same_board

@@ -82,6 +82,8 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "dispute.counts": _E("Cần {e}, thấy {s}", "Expected {e}, seen {s}"),
     # ambiguous move
     "confirm.title": _E("Nước nào?", "Which move?"),
+    # the moves offered leave the same board: no photo can tell them apart
+    "confirm.same": _E("Như nhau: nước nào?", "Same board: which?"),
     "confirm.keys": _E("◀ ▶ chọn   OK đúng", "◀ ▶ pick   OK yes"),
     # menus
     "menu.title": _E("Tùy chọn", "Menu", width=128),

@@ -234,10 +234,16 @@ class DisputeScreen:
 
 @dataclass(frozen=True, slots=True)
 class ConfirmScreen:
-    """The camera saw a result that 2-3 moves explain: the player picks one."""
+    """The camera saw a result that 2-3 moves explain: the player picks one.
+
+    ``same_board``: every move offered leaves the very same board (two moves that each
+    end the game bare), so no photo could tell them apart: the title says so, lest the
+    players take the question for the camera's failing.
+    """
 
     candidates: tuple[MovePreview, ...]
     selected: int = 0
+    same_board: bool = False
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.candidates) <= 3:

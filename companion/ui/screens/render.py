@@ -301,7 +301,8 @@ def render_dispute(screen: DisputeScreen, lang: Lang) -> Image.Image:
 def render_confirm(screen: ConfirmScreen, lang: Lang) -> Image.Image:
     """Two or three moves explain what the camera saw: list them, the chosen one lit."""
     image, draw = _canvas()
-    d.band(draw, 0, text("confirm.title", lang), height=12)
+    title = "confirm.same" if screen.same_board else "confirm.title"
+    d.band(draw, 0, text(title, lang), height=12)
     for i, move in enumerate(screen.candidates):
         y = 13 + 13 * i
         fg = 1

@@ -181,6 +181,14 @@ SAMPLES: Final[dict[str, Screen]] = {
         ),
         selected=0,
     ),
+    "confirm_same": ConfirmScreen(
+        (
+            MovePreview(square=3, direction=1, captures=(6,), gain=11, takes_quan=True),
+            MovePreview(square=3, direction=-1, captures=(0,), gain=11, takes_quan=True),
+        ),
+        selected=0,
+        same_board=True,
+    ),
     "confirm_three": ConfirmScreen(
         (
             MovePreview(square=8, direction=1, captures=(0,), gain=22, takes_quan=True),

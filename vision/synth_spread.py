@@ -162,17 +162,26 @@ def spread_scene(
     size: tuple[int, int] = (1280, 960),
     quan_pieces: bool = False,
     respread: Collection[int] = (),
+    noise_seed: int | None = None,
 ) -> tuple[NDArray[np.uint8], dict[str, Any]]:
     """One spread and its truth (``vision.synth``'s, plus ``board``, ``big``, ``touch``
     and ``light``). ``quan_pieces``: a few small pieces on the quan squares too
     (training scenes; the guide asks for citizen squares only). ``respread``: squares
     whose pieces the players laid out again apart, as the tally screen asks for its
-    unsure squares (the same scene otherwise, every other piece where it lay)."""
+    unsure squares (the same scene otherwise, every other piece where it lay).
+    ``noise_seed``: another frame of the same scene, its sensor noise drawn afresh."""
     board, big, cond, touch = _setup(seed, grounds, pieces, size, quan_pieces)
     placer = layer_placer(touch)
     apart = {sq: _apart(placer) for sq in respread}
     image, truth = render_scene(
-        board, big, seed, size=size, placer=placer, placers=apart, **_fields(cond)
+        board,
+        big,
+        seed,
+        size=size,
+        placer=placer,
+        placers=apart,
+        noise_seed=noise_seed,
+        **_fields(cond),
     )
     truth.update(board=board, big=list(big), touch=touch, light=light_kind(cond))
     truth["conditions"]["ground_family"] = cond.ground
@@ -194,11 +203,13 @@ def empty_board(
     pieces: tuple[str, ...] = PIECE_FAMILIES,
     size: tuple[int, int] = (1280, 960),
     quan_pieces: bool = False,
+    noise_seed: int = 1,
 ) -> NDArray[np.uint8]:
     """Scene ``seed``'s board before the spread: the same ground, chalk, camera and
     shadows with no piece on it (tally mode photographs it first), taken a little
     earlier: the light drifted (``DRIFT_GAIN``, ``DRIFT_TINT``) and the sensor's noise
-    is a fresh draw. ``quan_pieces`` as the spread was drawn (it takes a draw)."""
+    is a fresh draw (``noise_seed``: another frame). ``quan_pieces`` as the spread was
+    drawn (it takes a draw)."""
     _, _, cond, _ = _setup(seed, grounds, pieces, size, quan_pieces)
     rng = np.random.default_rng([seed, 18])
     gain = float(rng.uniform(*DRIFT_GAIN))
@@ -206,6 +217,6 @@ def empty_board(
     tint = (r, g, b)
     cond = replace(cond, exposure=cond.exposure * gain, tint=tint)
     image, _ = render_scene(
-        [0] * NUM_SQUARES, (0, 0), seed, size=size, noise_seed=1, **_fields(cond)
+        [0] * NUM_SQUARES, (0, 0), seed, size=size, noise_seed=noise_seed, **_fields(cond)
     )
     return image

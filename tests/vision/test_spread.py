@@ -130,6 +130,20 @@ def test_a_spread_scene_is_a_pure_function_of_its_seed_with_truth() -> None:
     assert sum(1 for p in truth["pieces"] if p["kind"] == "big") == sum(truth["big"])
 
 
+def test_another_frame_of_a_spread_differs_only_by_its_sensor_noise() -> None:
+    _, truth = spread_scene(7, size=(640, 480))
+    frame, same = spread_scene(7, size=(640, 480), noise_seed=3)
+    other, _ = spread_scene(7, size=(640, 480), noise_seed=4)
+    assert truth == same  # the same pieces in the same places
+    assert not np.array_equal(frame, other)
+    # noise only: far nearer each other than to the scene of another seed
+    gap = np.abs(frame.astype(np.int16) - other.astype(np.int16)).mean()
+    apart = spread_scene(8, size=(640, 480), noise_seed=3)[0]
+    assert gap < 0.5 * np.abs(frame.astype(np.int16) - apart.astype(np.int16)).mean()
+    empty = empty_board(7, size=(640, 480), noise_seed=3)
+    assert not np.array_equal(empty, empty_board(7, size=(640, 480)))
+
+
 def _small_by_square(truth: dict) -> dict[str, np.ndarray]:
     out: dict[str, list[list[float]]] = {}
     for p in truth["pieces"]:

@@ -174,11 +174,12 @@ def _cached_png(path: Path) -> NDArray[np.uint8] | None:
 
 
 def scene(
-    seed: int, kind: str, respread: tuple[int, ...] = ()
+    seed: int, kind: str, respread: tuple[int, ...] = (), root: Path = CACHE
 ) -> tuple[NDArray[np.uint8], dict[str, Any]]:
-    """Scene ``seed`` of set ``kind`` (image, truth), rendered once and cached as PNG and JSON;
-    ``respread``: with those squares' pieces laid out again apart (``spread_scene``)."""
-    folder = CACHE / kind
+    """Scene ``seed`` of set ``kind`` (image, truth), rendered once and cached as PNG and JSON
+    under ``root``; ``respread``: with those squares' pieces laid out again apart
+    (``spread_scene``)."""
+    folder = root / kind
     name = f"scene_{seed}{_respread_tag(respread)}"
     png, js = folder / f"{name}.png", folder / f"{name}.json"
     image = _cached_png(png) if js.is_file() else None
@@ -217,11 +218,12 @@ def scene(
 # ---------------------------------------------------------------- readings
 
 
-def empty_scene(seed: int, kind: str) -> NDArray[np.uint8]:
-    """Scene ``seed``'s photo of the empty board before the spread (``--empty``), cached."""
+def empty_scene(seed: int, kind: str, root: Path = CACHE) -> NDArray[np.uint8]:
+    """Scene ``seed``'s photo of the empty board before the spread (``--empty``), cached
+    under ``root``."""
     if kind == "classic":
         raise ValueError("the classic scenes have no photo of the empty board")
-    path = CACHE / kind / f"scene_{seed}_empty.png"
+    path = root / kind / f"scene_{seed}_empty.png"
     cached = _cached_png(path)
     if cached is not None:
         return cached
@@ -344,12 +346,15 @@ def reading_of(
     given: bool = False,
     respread: tuple[int, ...] = (),
     empty: bool = False,
+    root: Path = CACHE,
 ) -> dict[str, Any]:
     """Scene ``seed``'s reading (every square's evidence) with its truth: on the board
     located in the still, or (``given``) on the board the game already knew; ``tag``
     names ``config``'s networks in the cache; ``respread``: after those squares were
-    laid out again; ``empty``: against the photo of the empty board (``empty_scene``)."""
-    folder = CACHE / kind
+    laid out again; ``empty``: against the photo of the empty board (``empty_scene``);
+    ``root``: the cache its scenes and readings are kept in (a still's board search
+    keeps to the bench's own)."""
+    folder = root / kind
     where = ("given" if given else "located") + (f"_{EMPTY_VERSION}" if empty else "")
     path = folder / f"reading_{seed}{_respread_tag(respread)}_{where}_{tag}.json"
     if path.is_file():
@@ -357,12 +362,12 @@ def reading_of(
         return cached
     from companion.commands.tally import SpreadReading, read_spread
 
-    image, truth = scene(seed, kind, respread)
+    image, truth = scene(seed, kind, respread, root)
     outline = given_outline(truth) if given else located(seed, kind, respread)
     if isinstance(outline, str):
         reading = SpreadReading(False, reason=outline)
     else:
-        before = empty_scene(seed, kind) if empty else None
+        before = empty_scene(seed, kind, root) if empty else None
         reading = read_spread(image, config, outline=outline, empty=before)
     corner_err = None
     if reading.found:

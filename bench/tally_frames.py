@@ -13,9 +13,9 @@ as each of the K), the mean of K frames of both, and that mean with the big ston
 called on the single frame instead. Each line is ``bench/tally.py``'s figures of the
 scenes chosen.
 
-Not wired into the app: the networks never saw a dark frame without strong noise (the
-generator draws the two together), and where the mean reads the pieces better, the pair
-detector's stone peaks fall on some big stones.
+Not wired into the app: only noisy (dark) frames gain, and there the pair detector's
+stone peaks fall on some big stones (it never saw a dark frame without strong noise: the
+generator draws the two together). training/README.md has the figures.
 """
 
 from __future__ import annotations

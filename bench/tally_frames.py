@@ -57,10 +57,12 @@ def mean_frame(frames: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
     return np.asarray(np.clip(total / len(frames) + 0.5, 0, 255), np.uint8)
 
 
-def write_scene(seed: int, folder: Path, frames: int, first_noise: int) -> None:
-    """Scene ``seed`` as ``bench.tally.scene`` keeps it, its spread and empty board each
-    the mean of ``frames`` frames (noise seeds from ``first_noise``)."""
-    _, truth = scene(seed, KIND)  # the bench's own record of the scene's truth
+def write_scene(
+    seed: int, truth: dict[str, Any], folder: Path, frames: int, first_noise: int
+) -> None:
+    """Scene ``seed`` as ``bench.tally.scene`` keeps it (``truth``: that record), its
+    spread and empty board each the mean of ``frames`` frames (noise seeds from
+    ``first_noise``)."""
     spreads = [spread_scene(seed, noise_seed=first_noise + k)[0] for k in range(frames)]
     empties = [empty_board(seed, noise_seed=first_noise + 500 + k) for k in range(frames)]
     folder.mkdir(parents=True, exist_ok=True)
@@ -95,11 +97,12 @@ def main() -> int:
         ap.error(f"--frames: at least 2, got {args.frames}")
     cv2.setNumThreads(1)
     keep_freed_memory()
-    seeds = []
+    truths = {}  # the bench's own record of each scene chosen, read once
     for seed in range(args.first_seed, args.first_seed + args.scenes):
-        light = scene(seed, KIND)[1]["light"]
-        if args.light == "all" or (light == "low") == (args.light == "low"):
-            seeds.append(seed)
+        truth = scene(seed, KIND)[1]
+        if args.light == "all" or (truth["light"] == "low") == (args.light == "low"):
+            truths[seed] = truth
+    seeds = list(truths)
     count = VisionConfig().count
     config = with_detector(Path(count.spread_model), count.spread_pair_model)
     tag = _model_tag(config, True)
@@ -108,7 +111,7 @@ def main() -> int:
         for name, frames in (("one frame", 1), (f"mean of {args.frames}", args.frames)):
             root = Path(tmp) / name.replace(" ", "_")
             for seed in seeds:
-                write_scene(seed, root / KIND, frames, 100)
+                write_scene(seed, truths[seed], root / KIND, frames, 100)
             read[name] = [
                 reading_of(s, KIND, config, tag, True, empty=True, root=root) for s in seeds
             ]

@@ -1,0 +1,94 @@
+"""Several frames of one still scene from a fixed camera: their noise, whether the scene
+held still between them, and their mean.
+
+A tally's spread lies still for as long as the players stand back, and the camera sees
+it many times. In low light the sensor's noise is what the piece detector misses pieces
+in; the mean of K frames has sqrt(K) times less of it. A single frame cannot tell its
+noise from the ground's grain (JPEG and the camera's own smoothing blur the two alike),
+but two frames of a still scene can: whatever differs between them is noise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+#: Temporal noise (grey levels, one frame) from which a tally reads the mean of frames:
+#: the generator's low light measures 2.7-6 grey levels between two frames after its
+#: JPEG, any other light 0.3-3.6 (training/README, "The mean of several frames").
+NOISY: Final = 3.0
+#: frames a noisy scene's mean is made of (8: the noise of one frame over 2.8)
+FRAMES: Final = 8
+#: the side (pixels) of the blocks whose mean grey values ``moved`` compares
+BLOCK: Final = 8
+#: a block whose mean changed by more grey levels than this, the frames' common drift
+#: of light aside, changed in the scene (8x8 blocks of noise 14: 2.5 levels)
+BLOCK_LEVEL: Final = 12.0
+#: more changed blocks than this and the scene moved (a piece nudged, an arm)
+BLOCK_COUNT: Final = 2
+
+
+def _grey(image: NDArray[np.uint8]) -> NDArray[np.float32]:
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    return np.asarray(grey, np.float32)
+
+
+def temporal_noise(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> float:
+    """The noise of one frame (grey levels, a Gaussian's sigma) from two frames of a
+    still scene: the mean absolute difference of their grey values, scaled (for two
+    independent draws of sigma, |a - b| has mean 2 sigma / sqrt(pi))."""
+    if a.shape != b.shape:
+        raise ValueError(f"frames differ in shape: {a.shape} and {b.shape}")
+    diff = np.abs(_grey(a) - _grey(b))
+    return float(diff.mean()) * math.sqrt(math.pi) / 2.0
+
+
+def moved(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> bool:
+    """Whether the scene changed between two frames of a fixed camera: more than
+    ``BLOCK_COUNT`` blocks of ``BLOCK`` pixels whose mean grey changed by more than
+    ``BLOCK_LEVEL``, once the light's drift over the whole frame is taken out. A frame
+    of another shape is another scene."""
+    if a.shape != b.shape:
+        return True
+    h, w = a.shape[:2]
+    bh, bw = h // BLOCK, w // BLOCK
+    if bh == 0 or bw == 0:
+        return bool(np.any(a != b))
+    small_a = cv2.resize(
+        _grey(a)[: bh * BLOCK, : bw * BLOCK], (bw, bh), interpolation=cv2.INTER_AREA
+    )
+    small_b = cv2.resize(
+        _grey(b)[: bh * BLOCK, : bw * BLOCK], (bw, bh), interpolation=cv2.INTER_AREA
+    )
+    diff = small_a - small_b
+    diff -= float(np.median(diff))
+    return int(np.count_nonzero(np.abs(diff) > BLOCK_LEVEL)) > BLOCK_COUNT
+
+
+def mean_frame(frames: Sequence[NDArray[np.uint8]]) -> NDArray[np.uint8]:
+    """The per-pixel mean of ``frames`` (one shape), rounded to 8 bits."""
+    if not frames:
+        raise ValueError("no frames to average")
+    total = np.zeros(frames[0].shape, np.float32)
+    for frame in frames:
+        if frame.shape != total.shape:
+            raise ValueError(f"frames differ in shape: {frames[0].shape} and {frame.shape}")
+        total += frame
+    return np.asarray(np.clip(total / len(frames) + 0.5, 0, 255), np.uint8)
+
+
+__all__ = [
+    "BLOCK",
+    "BLOCK_COUNT",
+    "BLOCK_LEVEL",
+    "FRAMES",
+    "NOISY",
+    "mean_frame",
+    "moved",
+    "temporal_noise",
+]

@@ -128,14 +128,23 @@ def _as_bgr(image: Any, what: str) -> BGRImage:
 
 
 class ReplayCamera(_FrameSource):
-    """Replays a folder of images in file-name order (laptop demo, regression tests)."""
+    """Replays a folder of images in file-name order (laptop demo, regression tests);
+    ``hold``: each image stands for that many frames in a row, as a camera over a still
+    scene sees it."""
 
-    def __init__(self, folder: Path | str, *, clock: Clock = monotonic, loop: bool = False) -> None:
+    def __init__(
+        self, folder: Path | str, *, clock: Clock = monotonic, loop: bool = False, hold: int = 1
+    ) -> None:
+        if hold < 1:
+            raise ValueError(f"hold: expected at least 1 frame an image, got {hold}")
         self.folder = Path(folder)
         super().__init__(f"replay:{self.folder.name}", clock)
         self.loop = loop
+        self.hold = hold
         self._files: list[Path] = []
         self._index = 0
+        self._held: tuple[BGRImage, str, dict[str, object]] | None = None
+        self._held_left = 0
 
     @property
     def files(self) -> Sequence[Path]:
@@ -159,8 +168,18 @@ class ReplayCamera(_FrameSource):
                 f"camera replay folder has no images: {self.folder}", str(self.folder)
             )
         self._index = 0
+        self._held, self._held_left = None, 0
 
     def _read(self) -> tuple[BGRImage, str, dict[str, object]]:
+        if self._held is not None and self._held_left > 0:
+            self._held_left -= 1
+            image, name, meta = self._held
+            return image.copy(), name, dict(meta)
+        frame = self._next_file()
+        self._held, self._held_left = frame, self.hold - 1
+        return frame[0].copy() if self.hold > 1 else frame[0], frame[1], frame[2]
+
+    def _next_file(self) -> tuple[BGRImage, str, dict[str, object]]:
         import cv2
 
         if self._index >= len(self._files):

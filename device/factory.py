@@ -76,7 +76,9 @@ def _make_camera(
     if kind == "replay" or (backend == "replay" and settings.replay_dir is not None):
         if settings.replay_dir is None:
             raise ValueError("camera: the replay backend needs camera.replay_dir")
-        return ReplayCamera(settings.replay_dir, clock=clock, loop=settings.loop)
+        return ReplayCamera(
+            settings.replay_dir, clock=clock, loop=settings.loop, hold=settings.hold
+        )
     if backend == "replay":
         raise ValueError("camera: the replay backend needs camera.replay_dir")
     if kind == "generated" or backend == "fake":

@@ -225,6 +225,9 @@ class CameraSettings:
     #: Folder of images for kind="replay" (sorted by file name).
     replay_dir: Path | None = None
     loop: bool = False
+    #: Replay: each image stands for this many frames in a row, as a camera over a still
+    #: scene sees it (a tally reads a scene from two frames or more).
+    hold: int = 1
 
     def __post_init__(self) -> None:
         if self.kind not in ("picamera2", "opencv", "replay", "generated"):
@@ -255,6 +258,8 @@ class CameraSettings:
             raise ValueError(f"focus_m: expected 0.1..100 metres, got {self.focus_m!r}")
         if self.kind == "replay" and self.replay_dir is None:
             raise ValueError("replay_dir: required when kind is 'replay'")
+        if not 1 <= self.hold <= 1000:
+            raise ValueError(f"hold: expected 1..1000 frames, got {self.hold!r}")
 
 
 @dataclass(frozen=True)

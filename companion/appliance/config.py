@@ -536,6 +536,7 @@ def _camera(t: _Table) -> CameraSettings:
             focus_m=t.auto_number("focus_m", 0.1, 100.0),
             replay_dir=replay_dir,
             loop=t.boolean("loop"),
+            hold=t.integer("hold", 1, 1000),
         ),
     )
 

@@ -217,6 +217,7 @@ def test_wrong_type_names_the_key_in_one_line() -> None:
         ("[camera]\ncolour_gains = [1]\n", "config: camera.colour_gains: expected"),
         ('[camera]\nkind = "replay"\n', "config: camera.replay_dir: required"),
         ("[camera]\ndevice = true\n", "config: camera.device: expected a device path"),
+        ("[camera]\nhold = 0\n", "config: camera.hold: expected an integer 1..1000, got 0"),
         ("[input]\ndebounce_s = 0.5\n", "config: input.debounce_s: expected a number"),
         ("[input]\nlong_press_s = 0.2\n", "config: input.chord_window_s:"),
         ('[input]\nrepeat_buttons = "left"\n', "config: input.repeat_buttons: expected a list"),

@@ -91,6 +91,20 @@ def test_replay_iteration_ends_cleanly(tmp_path: Path) -> None:
         assert [f.source for f in camera] == ["a.png", "b.jpg"]
 
 
+def test_replay_holds_each_image_for_several_frames(tmp_path: Path) -> None:
+    write_images(tmp_path, {"a.png": 1, "b.png": 2})
+    camera = ReplayCamera(tmp_path, clock=FakeClock(), hold=3)
+    camera.start()
+    frames = [camera.grab() for _ in range(6)]
+    assert [f.source for f in frames] == ["a.png"] * 3 + ["b.png"] * 3
+    assert [f.seq for f in frames] == list(range(6))
+    assert [int(f.image[0, 0, 0]) for f in frames] == [1, 1, 1, 2, 2, 2]
+    with pytest.raises(EndOfFramesError):
+        camera.grab()
+    with pytest.raises(ValueError, match="hold"):
+        ReplayCamera(tmp_path, clock=FakeClock(), hold=0)
+
+
 def test_replay_loops_when_asked(tmp_path: Path) -> None:
     write_images(tmp_path, {"a.png": 1, "b.png": 2})
     camera = ReplayCamera(tmp_path, clock=FakeClock(), loop=True)

@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from PIL import Image
 
 from companion.appliance.config import Config
+from companion.appliance.gather import Gathered, Gatherer
 from companion.appliance.journal import Journal, JournalError, Record
 from companion.appliance.pipeline import FramePipeline, Observer
 from companion.appliance.service import Notifier
@@ -99,7 +100,11 @@ class SpreadReader(Protocol):
     against the frame of the empty board when there is one."""
 
     def __call__(
-        self, observer: Observer, image: NDArray[np.uint8], empty: NDArray[np.uint8] | None = None
+        self,
+        observer: Observer,
+        image: NDArray[np.uint8],
+        empty: NDArray[np.uint8] | None = None,
+        single: tuple[NDArray[np.uint8], NDArray[np.uint8] | None] | None = None,
     ) -> SpreadLike: ...
 
 
@@ -188,10 +193,13 @@ class App:
         self._advisor = advisor
         self._opponent = opponent
         self._spread_reader = spread_reader
-        #: this tally's frame of the empty board (None: none seen), and whether its
-        #: first frame was looked at for one
-        self._tally_empty: NDArray[np.uint8] | None = None
+        #: this tally's view of the empty board (None: none seen), whether its first
+        #: scene was looked at for one, and the frames of the scene to read next (for
+        #: the count when ``_gathering_count``, else for the look)
+        self._tally_empty: Gathered | None = None
         self._tally_looked = False
+        self._gather = Gatherer()
+        self._gathering_count = False
         timers = None
         if kiosk:
             k = config.kiosk
@@ -344,6 +352,12 @@ class App:
         try:
             frame = self.hardware.camera.grab()
         except EndOfFramesError:
+            if self.controller.tally_active and self._spread_reader is not None:
+                last = self._gather.flush()  # a replay's last scene: read what it gave
+                if last is not None:
+                    self._attempt(
+                        "tally", functools.partial(self._read_tally, self._spread_reader, last)
+                    )
             return False
         except CameraStoppedError as exc:
             if self._camera_retry_at is None:
@@ -371,6 +385,7 @@ class App:
                 self._tally_frame(self._spread_reader, frame.image)
             return True
         self._tally_empty, self._tally_looked = None, False
+        self._gather.reset()
         try:
             result = self.pipeline(frame)
         except Exception as exc:  # vision or the referee could not take this frame: skip it
@@ -391,20 +406,49 @@ class App:
         return True
 
     def _tally_frame(self, reader: SpreadReader, image: NDArray[np.uint8]) -> None:
-        """A frame while a tally is open: the first one, if it shows the board empty, is
-        what the spreads are compared with; the one the players asked for is counted."""
-        assert self.observer is not None
-        if not self._tally_looked and not self.controller.tally_wants_frame:
+        """A frame while a tally is open. The tally's first scene, if it shows the board
+        empty, is what the spreads are compared with; the scene after the players' OK is
+        counted. Each scene is gathered first: one frame, or the mean of several where
+        the camera's noise is high (``Gatherer``)."""
+        wants = self.controller.tally_wants_frame
+        if self._tally_looked and not wants:
+            self._gather.reset()  # between counts the players are spreading: nothing to read
+            return
+        if wants != self._gathering_count:  # the OK came while the first look was gathered
+            self._gather.reset()
+            self._gathering_count = wants
             self._tally_looked = True
-            before = reader(self.observer, image)
+        scene = self._gather.add(image)
+        if scene is not None:
+            self._read_tally(reader, scene)
+
+    def _read_tally(self, reader: SpreadReader, scene: Gathered) -> None:
+        """Read one gathered scene: the count the players asked for, else the first look."""
+        assert self.observer is not None
+        if not self.controller.tally_wants_frame:
+            if self._tally_looked:
+                return
+            self._tally_looked = True
+            before = reader(self.observer, scene.image)
             pieces = sum(sq.peaks for i, sq in enumerate(before.squares) if i % 6)
             if before.found and not before.hand and pieces <= EMPTY_BOARD_PIECES:
-                self._tally_empty = image.copy()
+                self._tally_empty = scene
             return
-        if self.controller.tally_wants_frame:
-            spread = reader(self.observer, image, self._tally_empty)
-            squares = spread.squares if spread.found else None
-            self.controller.on_tally_reading(squares, spread.reason, outside=spread.outside)
+        empty = self._tally_empty
+        if scene.single is None:
+            spread = reader(self.observer, scene.image, None if empty is None else empty.image)
+        else:
+            one_empty = (
+                None if empty is None else empty.single if empty.single is not None else empty.image
+            )
+            spread = reader(
+                self.observer,
+                scene.image,
+                None if empty is None else empty.image,
+                (scene.single, one_empty),
+            )
+        squares = spread.squares if spread.found else None
+        self.controller.on_tally_reading(squares, spread.reason, outside=spread.outside)
 
     def _frame_failed(self, where: str, exc: Exception) -> None:
         """Count and log a frame that could not be read; show a camera problem after a few."""

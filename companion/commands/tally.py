@@ -92,6 +92,7 @@ def read_spread(
     outline: Any = None,
     calibration: Any = None,
     empty: NDArray[np.uint8] | None = None,
+    single: tuple[NDArray[np.uint8], NDArray[np.uint8] | None] | None = None,
 ) -> SpreadReading:
     """Candidates, counter mass and big-stone probability of the 12 squares of one image.
 
@@ -103,6 +104,10 @@ def read_spread(
     whether the ground changed under it, and each square how much change no
     candidate explains (``vision.spread.change_cover``); the pair detector reads the
     spread again at the scale its pieces' width asks for (``vision.spread.scale_for``).
+    ``single``: where ``image`` (and ``empty``) are the mean of several frames of a
+    noisy scene, one frame of the spread (and of the empty board): the big stones are
+    called on it, since the detectors never saw a dark frame as clean as such a mean
+    (``companion.appliance.gather``).
     """
     import time
 
@@ -130,7 +135,12 @@ def read_spread(
     count_cfg = cfg.count
     rect = rectify(image, outline, count_cfg.px_per_square)
     dens, labels, _ = densities(image, outline, count_cfg, rect)
-    net_p = big_stone_probabilities(image, outline, count_cfg, rect)
+    one = single[0] if single is not None and single[0].shape == image.shape else None
+    if one is None:
+        net_p = big_stone_probabilities(image, outline, count_cfg, rect)
+    else:
+        one_rect = rectify(one, outline, count_cfg.px_per_square)
+        net_p = big_stone_probabilities(one, outline, count_cfg, one_rect)
     mass, _ = region_sums(np.where(dens > NOISE_FLOOR, dens, 0.0), labels)
     t2 = time.perf_counter()
     ref = empty if empty is not None and empty.shape == image.shape else None
@@ -141,7 +151,18 @@ def read_spread(
     heat = spread.heatmaps(
         canvas, model, None if before is None else spread.rectify(before, outline.homography)
     )
-    big_heat = spread.big_stones(heat[1], outline.arc_depth)
+    stone_heat = heat[1]
+    if one is not None:  # the stones as one frame shows them, against one of the empty board
+        one_before = single[1] if single is not None and before is not None else None
+        if one_before is not None and one_before.shape != image.shape:
+            one_before = None
+        if before is None or one_before is not None:
+            stone_heat = spread.heatmaps(
+                spread.rectify(one, outline.homography),
+                model,
+                None if one_before is None else spread.rectify(one_before, outline.homography),
+            )[1]
+    big_heat = spread.big_stones(stone_heat, outline.arc_depth)
     big_p = np.zeros(12)
     big_net = (float(net_p[0]), float(net_p[1]))
     call = big_call(paired=before is not None)  # (each detector's peaks have their fit)
@@ -227,24 +248,42 @@ def read_spread(
 
 
 def read_frame_spread(
-    observer: Any, image: NDArray[np.uint8], empty: NDArray[np.uint8] | None = None
+    observer: Any,
+    image: NDArray[np.uint8],
+    empty: NDArray[np.uint8] | None = None,
+    single: tuple[NDArray[np.uint8], NDArray[np.uint8] | None] | None = None,
 ) -> SpreadReading:
     """The live camera's tally: the board as the observer's locator verifies it in this
     frame, counted with the scene's calibration (``VisionObserver`` duck-typed:
     ``locator``, ``config``, ``calibration``), against ``empty``, the same camera's frame
     of the board before the spread, when there is one; ``hand``: an arm lies over the
-    board in this frame. No board: ``found`` False."""
+    board in this frame. ``image`` and ``empty`` may each be the mean of a noisy scene's
+    frames, ``single`` then one frame of each (``read_spread``). No board: ``found``
+    False."""
     from vision.gate import FrameQuality, assess_hand
     from vision.lens import undistort
 
     lens = observer.config.lens
+
+    def straight(frame: NDArray[np.uint8] | None) -> NDArray[np.uint8] | None:
+        return None if frame is None else undistort(np.ascontiguousarray(frame), lens)
+
     image = undistort(np.ascontiguousarray(image), lens)
     outline = observer.locator.update(image)
     if outline is None:
         return SpreadReading(False, reason="board not found")
-    before = undistort(np.ascontiguousarray(empty), lens) if empty is not None else None
+    one = None
+    if single is not None:
+        spread_one = straight(single[0])
+        assert spread_one is not None
+        one = (spread_one, straight(single[1]))
     reading = read_spread(
-        image, observer.config, outline=outline, calibration=observer.calibration, empty=before
+        image,
+        observer.config,
+        outline=outline,
+        calibration=observer.calibration,
+        empty=straight(empty),
+        single=one,
     )
     hand = assess_hand(FrameQuality(None), image, outline, observer.config.gate).hand
     return replace(reading, hand=hand)
@@ -423,20 +462,26 @@ def demo_tally(
     """
     from device.camera import ReplayCamera
 
-    camera = ReplayCamera(folder, clock=app.clock)
+    # the fixed camera sees each still scene twice: a tally reads a scene from two frames
+    camera = ReplayCamera(folder, clock=app.clock, hold=2)
     app.hardware = replace(app.hardware, camera=camera)  # the fixed camera sees the spreads
     camera.start()
     controller = app.controller
+
+    def see() -> None:
+        for _ in range(camera.hold):
+            app.step()
+
     try:
         controller.start_tally()
         spreads = list(camera.files)
         if spreads and spreads[0].name == bundled_empty().name:
-            app.step()  # the board as the tally opens: empty, kept to compare with
+            see()  # the board as the tally opens: empty, kept to compare with
             spreads = spreads[1:]
         show("tally: the players spread A's heap in one layer (menu: Count pieces)")
         for side, name in zip("AB", spreads, strict=False):
             press("ok")
-            app.step()  # the camera's frame: the spread
+            see()  # the camera's frames: the spread
             last = controller.tally.last if controller.tally is not None else None
             if last is None or controller.view != "tally_count":
                 show(f"tally: no count from {name.name}: {controller.message or 'no board'}")

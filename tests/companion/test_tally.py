@@ -600,6 +600,27 @@ def test_each_detector_has_its_own_fitted_big_stone_call() -> None:
     assert FITTED_BIG_EMPTY != FITTED_BIG
 
 
+def test_a_mean_of_frames_calls_its_big_stones_on_the_single_frame_given() -> None:
+    """``single``: one frame of a noisy scene whose mean is read. The pieces come from the
+    image read, the big stones from that frame (here another spread's, to tell them
+    apart: A holds the west stone, B the east one)."""
+    from companion.commands.analyze import read_image
+    from companion.commands.tally import read_spread
+
+    frames = [read_image(str(f)) for f in bundled_frames()]
+    empty = read_image(str(bundled_empty()))
+    a, b = read_spread(frames[0], empty=empty), read_spread(frames[1], empty=empty)
+    mixed = read_spread(frames[0], empty=empty, single=(frames[1], empty))
+    assert [sq.peaks for sq in mixed.squares[1:6] + mixed.squares[7:]] == [
+        sq.peaks for sq in a.squares[1:6] + a.squares[7:]
+    ]
+    # (the board each was located on differs by a fraction of a pixel)
+    assert mixed.big_net == pytest.approx(b.big_net, abs=0.01)
+    assert mixed.big_heat == pytest.approx(b.big_heat, abs=0.02)
+    called = [int(mixed.squares[m].big_prob >= 0.5) for m in (0, 6)]
+    assert called == truth("spread_b")["big"] != truth("spread_a")["big"]
+
+
 def test_the_interval_also_holds_the_spread_read_by_its_own_detector() -> None:
     # the pair detector is sure of 41 pieces; the spread's own detector, reading it
     # alone, is sure of few and doubtful of many: a scene it cannot see (blind), whose

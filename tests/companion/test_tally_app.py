@@ -60,13 +60,16 @@ def tally_records(path: Path) -> list[dict[str, Any]]:
     return [dict(r.data) for r in Journal.open(path).records if r.kind == "tally"]
 
 
-def _camera_app(tmp_path: Path, frames: list[Path], reader: Any) -> tuple[App, Any, Clock]:
+def _camera_app(
+    tmp_path: Path, frames: list[Path], reader: Any, hold: int = 2
+) -> tuple[App, Any, Clock]:
     folder = tmp_path / "camera"
     folder.mkdir()
     for i, frame in enumerate(frames):  # replayed in file-name order
         shutil.copy(frame, folder / f"{i:02d}_{frame.name}")
     clock = Clock()
-    config = parse_config(f'[camera]\nkind = "replay"\nreplay_dir = "{folder}"\n')
+    # each still stands for two frames: a tally reads a scene from two or more
+    config = parse_config(f'[camera]\nkind = "replay"\nreplay_dir = "{folder}"\nhold = {hold}\n')
     hardware = make_hardware(config.hardware, "replay", clock=clock)
     journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
     app = App(
@@ -81,16 +84,24 @@ def _camera_app(tmp_path: Path, frames: list[Path], reader: Any) -> tuple[App, A
     return app, hardware, clock
 
 
+def see(app: App) -> bool:
+    """Two turns of the loop, each taking a frame: one still, as the camera sees it."""
+    return app.step() and app.step()
+
+
 class Recording:
     """``read_frame_spread`` that notes, per call, the empty board it was given and
     whether the frame showed an arm."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[Any, bool]] = []
+        #: per call, the single frames given for the big stones (None: the image is one)
+        self.singles: list[Any] = []
 
-    def __call__(self, observer: Any, image: Any, empty: Any = None) -> Any:
-        reading = read_frame_spread(observer, image, empty)
+    def __call__(self, observer: Any, image: Any, empty: Any = None, single: Any = None) -> Any:
+        reading = read_frame_spread(observer, image, empty, single)
         self.calls.append((empty, reading.hand))
+        self.singles.append(single)
         return reading
 
 
@@ -103,7 +114,7 @@ def test_the_camera_counts_both_spreads_through_the_app_loop(tmp_path: Path) -> 
     for frame in FRAMES:
         tap(app, hardware, clock, "ok")  # count
         assert app.controller.tally_wants_frame
-        assert app.step()  # the camera's next frame is the spread
+        assert see(app)  # the camera's next frame is the spread
         assert app.controller.view == View.TALLY_COUNT
         tally = app.controller.tally
         assert tally is not None and tally.last is not None
@@ -157,11 +168,11 @@ def test_a_tally_opened_over_the_empty_board_counts_the_spreads_against_it(
     reader = Recording()
     app, hardware, clock = _camera_app(tmp_path, [bundled_empty(), *FRAMES], reader)
     open_tally(app, hardware, clock)
-    assert app.step()  # the first frame: the board the players cleared
+    assert see(app)  # the first frame: the board the players cleared
     assert app.controller.view == View.TALLY_GUIDE  # looked at, not counted
     for frame in FRAMES:
         tap(app, hardware, clock, "ok")
-        assert app.step()
+        assert see(app)
         tally = app.controller.tally
         assert tally is not None and tally.last is not None
         assert tally.last.low <= sum(truth(frame)["board"]) <= tally.last.high
@@ -178,9 +189,9 @@ def test_a_tally_opened_over_pieces_counts_without_an_empty_board(tmp_path: Path
     # the first frame already shows A's spread: no empty board to compare with
     app, hardware, clock = _camera_app(tmp_path, [FRAMES[0], *FRAMES], reader)
     open_tally(app, hardware, clock)
-    assert app.step()
+    assert see(app)
     tap(app, hardware, clock, "ok")
-    assert app.step()
+    assert see(app)
     assert app.controller.view == View.TALLY_COUNT
     assert [empty for empty, _ in reader.calls] == [None, None]
     hardware.close()
@@ -201,9 +212,74 @@ def test_a_first_frame_with_an_arm_over_the_board_is_no_empty_board(tmp_path: Pa
     reader = Recording()
     app, hardware, clock = _camera_app(tmp_path, [first, FRAMES[0]], reader)
     open_tally(app, hardware, clock)
-    assert app.step()
+    assert see(app)
     assert reader.calls[0][1]  # the arm is seen ...
     tap(app, hardware, clock, "ok")
-    assert app.step()
+    assert see(app)
     assert reader.calls[1] == (None, False)  # ... so the spread is counted without that frame
+    hardware.close()
+
+
+def test_a_noisy_camera_s_tally_reads_the_mean_of_its_frames(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from vision.frames import FRAMES as MEAN_OF
+
+    # a dim scene: the sensor's noise is a fresh draw in every frame of the still board
+    shown = {"scene": cv2.imread(str(bundled_empty()))}
+
+    def produce(seq: int) -> Any:
+        rng = np.random.default_rng(seq)
+        base = shown["scene"].astype(np.float32)
+        return np.clip(base + rng.normal(0, 10, base.shape[:2])[..., None], 0, 255).astype(np.uint8)
+
+    clock = Clock()
+    config = parse_config('[camera]\nkind = "generated"\n')
+    hardware = make_hardware(config.hardware, "fake", clock=clock, frames=produce)
+    journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
+    reader = Recording()
+    app = App(
+        config,
+        hardware,
+        journal,
+        clock=clock,
+        observer=VisionObserver(stills=True),
+        spread_reader=reader,
+    )
+    hardware.camera.start()
+    open_tally(app, hardware, clock)
+    for _ in range(MEAN_OF):
+        assert app.step()
+    assert len(reader.calls) == 1  # the empty board, looked at once from all its frames
+    shown["scene"] = cv2.imread(str(FRAMES[0]))
+    tap(app, hardware, clock, "ok")
+    for _ in range(MEAN_OF - 1):
+        assert app.step()
+        assert app.controller.view == View.TALLY_GUIDE  # still gathering
+    assert app.step()
+    assert app.controller.view == View.TALLY_COUNT
+    empty, _ = reader.calls[1]
+    single = reader.singles[1]
+    assert empty is not None and single is not None  # a mean, with one frame for the stones
+    assert single[1] is not None and single[0].shape == empty.shape
+    tally = app.controller.tally
+    assert tally is not None and tally.last is not None
+    true = truth(FRAMES[0])
+    assert tally.last.low <= sum(true["board"]) <= tally.last.high
+    assert tally.last.big == sum(true["big"])
+    hardware.close()
+
+
+def test_a_replay_s_last_still_is_counted_when_its_frames_end(tmp_path: Path) -> None:
+    app, hardware, clock = _camera_app(tmp_path, [FRAMES[0]], read_frame_spread, hold=1)
+    open_tally(app, hardware, clock)
+    tap(app, hardware, clock, "ok")
+    assert app.step()  # the spread's one frame: a second would tell its noise
+    assert app.controller.view == View.TALLY_GUIDE
+    assert not app.step()  # no more frames: what was gathered is counted
+    assert app.controller.view == View.TALLY_COUNT
+    tally = app.controller.tally
+    assert tally is not None and tally.last is not None
+    assert tally.last.low <= sum(truth(FRAMES[0])["board"]) <= tally.last.high
     hardware.close()

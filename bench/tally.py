@@ -347,13 +347,16 @@ def reading_of(
     respread: tuple[int, ...] = (),
     empty: bool = False,
     root: Path = CACHE,
+    single: bool = False,
 ) -> dict[str, Any]:
     """Scene ``seed``'s reading (every square's evidence) with its truth: on the board
     located in the still, or (``given``) on the board the game already knew; ``tag``
     names ``config``'s networks in the cache; ``respread``: after those squares were
     laid out again; ``empty``: against the photo of the empty board (``empty_scene``);
     ``root``: the cache its scenes and readings are kept in (a still's board search
-    keeps to the bench's own)."""
+    keeps to the bench's own); ``single``: the scene's photos are means of frames, and
+    ``scene_{seed}_one.png`` (with ``scene_{seed}_one_empty.png``) one frame of each,
+    which the big stones are called on (``read_spread``'s ``single``)."""
     folder = root / kind
     where = ("given" if given else "located") + (f"_{EMPTY_VERSION}" if empty else "")
     path = folder / f"reading_{seed}{_respread_tag(respread)}_{where}_{tag}.json"
@@ -368,7 +371,13 @@ def reading_of(
         reading = SpreadReading(False, reason=outline)
     else:
         before = empty_scene(seed, kind, root) if empty else None
-        reading = read_spread(image, config, outline=outline, empty=before)
+        one = None
+        if single:
+            spread_one = _cached_png(folder / f"scene_{seed}_one.png")
+            if spread_one is None:
+                raise FileNotFoundError(f"scene {seed}: no scene_{seed}_one.png in {folder}")
+            one = (spread_one, _cached_png(folder / f"scene_{seed}_one_empty.png"))
+        reading = read_spread(image, config, outline=outline, empty=before, single=one)
     corner_err = None
     if reading.found:
         corner_err = float(np.abs(reading.corners - np.array(truth["corners"])).max())

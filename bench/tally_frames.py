@@ -1,8 +1,10 @@
-"""What the mean of several frames of one still spread would do to the tally's count.
+"""What the mean of several frames of one still spread does to the tally's count.
 
     python bench/tally_frames.py --light low                # seeds 10000..10299 in low light
     python bench/tally_frames.py --light other --scenes 100 # the first 100 in any other light
     python bench/tally_frames.py --light low --frames 4 --first-seed 30000
+    python bench/tally_frames.py --gather --light all       # every scene, as the app reads it
+    python bench/tally_frames.py --gather --light all --kind unseen --first-seed 20000
 
 A fixed camera sees the spread (and the cleared board before it) for as long as the
 players stand back, not once: the mean of K frames has sqrt(K) times less sensor noise,
@@ -13,9 +15,11 @@ as each of the K), the mean of K frames of both, and that mean with the big ston
 called on the single frame instead. Each line is ``bench/tally.py``'s figures of the
 scenes chosen.
 
-Not wired into the app: only noisy (dark) frames gain, and there the pair detector's
-stone peaks fall on some big stones (it never saw a dark frame without strong noise: the
-generator draws the two together). training/README.md has the figures.
+``--gather`` reads each scene as the live tally does (``companion.appliance.gather``):
+its frames one by one until two tell the noise, then the mean of
+``vision.frames.FRAMES`` where that noise is ``vision.frames.NOISY`` or more, the big
+stones on one frame; the empty board the same way. Its lines are one frame against what
+the app reads, over every scene chosen and over those it averaged.
 """
 
 from __future__ import annotations
@@ -39,14 +43,20 @@ from bench.tally import (
     evaluate,
     reading_of,
     scene,
+    unseen_kinds,
     with_detector,
 )
+from companion.appliance.gather import Gathered, Gatherer
 from companion.appliance.memory import keep_freed_memory
 from companion.referee.tally import SpreadModel
 from vision.config import VisionConfig
+from vision.synth import PIECE_FAMILIES, WIDE_GROUNDS
 from vision.synth_spread import empty_board, spread_scene
 
-KIND = "wide"  # the tally bench's new scenes: every ground and piece kind
+
+def kinds_of(seed: int, kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The grounds and piece kinds scene ``seed`` of the bench's set ``kind`` draws from."""
+    return unseen_kinds(seed) if kind == "unseen" else (WIDE_GROUNDS, PIECE_FAMILIES)
 
 
 def mean_frame(frames: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
@@ -58,17 +68,64 @@ def mean_frame(frames: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
 
 
 def write_scene(
-    seed: int, truth: dict[str, Any], folder: Path, frames: int, first_noise: int
+    seed: int, truth: dict[str, Any], folder: Path, frames: int, first_noise: int, kind: str
 ) -> None:
     """Scene ``seed`` as ``bench.tally.scene`` keeps it (``truth``: that record), its
     spread and empty board each the mean of ``frames`` frames (noise seeds from
     ``first_noise``)."""
-    spreads = [spread_scene(seed, noise_seed=first_noise + k)[0] for k in range(frames)]
-    empties = [empty_board(seed, noise_seed=first_noise + 500 + k) for k in range(frames)]
+    grounds, pieces = kinds_of(seed, kind)
+    spreads = [
+        spread_scene(seed, noise_seed=first_noise + k, grounds=grounds, pieces=pieces)[0]
+        for k in range(frames)
+    ]
+    empties = [
+        empty_board(seed, noise_seed=first_noise + 500 + k, grounds=grounds, pieces=pieces)
+        for k in range(frames)
+    ]
     folder.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(folder / f"scene_{seed}.png"), mean_frame(spreads))
     cv2.imwrite(str(folder / f"scene_{seed}_empty.png"), mean_frame(empties))
     (folder / f"scene_{seed}.json").write_text(json.dumps(truth))
+
+
+def gather(frame: Any) -> Gathered:
+    """What the live tally's ``Gatherer`` reads of a scene whose K-th frame is ``frame(K)``."""
+    gatherer = Gatherer()
+    k = 0
+    while (scene := gatherer.add(frame(k))) is None:
+        k += 1
+    return scene
+
+
+def write_gathered(
+    seed: int, truth: dict[str, Any], folder: Path, first_noise: int, kind: str
+) -> dict[str, Any]:
+    """Scene ``seed`` as the app would read it: its spread and empty board each gathered
+    from fresh frames (``gather``), with one frame of each for the big stones where a mean
+    is read; returns how each was gathered."""
+    grounds, pieces = kinds_of(seed, kind)
+    spread = gather(
+        lambda k: spread_scene(seed, noise_seed=first_noise + k, grounds=grounds, pieces=pieces)[0]
+    )
+    empty = gather(
+        lambda k: empty_board(
+            seed, noise_seed=first_noise + 500 + k, grounds=grounds, pieces=pieces
+        )
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(folder / f"scene_{seed}.png"), spread.image)
+    cv2.imwrite(str(folder / f"scene_{seed}_empty.png"), empty.image)
+    if spread.single is not None:
+        cv2.imwrite(str(folder / f"scene_{seed}_one.png"), spread.single)
+        one_empty = empty.single if empty.single is not None else empty.image
+        cv2.imwrite(str(folder / f"scene_{seed}_one_empty.png"), one_empty)
+    (folder / f"scene_{seed}.json").write_text(json.dumps(truth))
+    return {
+        "seed": seed,
+        "spread_frames": spread.frames,
+        "empty_frames": empty.frames,
+        "noise": spread.noise,
+    }
 
 
 def stones_from(mean: dict[str, Any], single: dict[str, Any]) -> dict[str, Any]:
@@ -92,37 +149,96 @@ def main() -> int:
     )
     ap.add_argument("--scenes", type=int, default=300, help="scenes looked at, then filtered")
     ap.add_argument("--first-seed", type=int, default=EVAL_SEEDS)
+    ap.add_argument(
+        "--kind", choices=["wide", "unseen"], default="wide", help="the tally bench's set"
+    )
+    ap.add_argument(
+        "--gather", action="store_true", help="read each scene as the live tally gathers it"
+    )
     args = ap.parse_args()
     if args.frames < 2:
         ap.error(f"--frames: at least 2, got {args.frames}")
     cv2.setNumThreads(1)
     keep_freed_memory()
-    truths = {}  # the bench's own record of each scene chosen, read once
+    kind = args.kind
+    truths: dict[int, dict[str, Any]] = {}  # the bench's own record of each scene chosen, read once
     for seed in range(args.first_seed, args.first_seed + args.scenes):
-        truth = scene(seed, KIND)[1]
+        truth = scene(seed, kind)[1]
         if args.light == "all" or (truth["light"] == "low") == (args.light == "low"):
             truths[seed] = truth
     seeds = list(truths)
     count = VisionConfig().count
     config = with_detector(Path(count.spread_model), count.spread_pair_model)
     tag = _model_tag(config, True)
+    model = SpreadModel()
+    print(f"{len(seeds)} scenes ({kind}, {args.light} light) from seed {args.first_seed}")
+    if args.gather:
+        return _gathered(seeds, truths, kind, config, tag, model)
     read: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, frames in (("one frame", 1), (f"mean of {args.frames}", args.frames)):
             root = Path(tmp) / name.replace(" ", "_")
             for seed in seeds:
-                write_scene(seed, truths[seed], root / KIND, frames, 100)
+                write_scene(seed, truths[seed], root / kind, frames, 100, kind)
             read[name] = [
-                reading_of(s, KIND, config, tag, True, empty=True, root=root) for s in seeds
+                reading_of(s, kind, config, tag, True, empty=True, root=root) for s in seeds
             ]
     single, mean = read["one frame"], read[f"mean of {args.frames}"]
     read[f"mean of {args.frames}, big stones on one frame"] = [
         stones_from(m, s) for m, s in zip(mean, single, strict=True)
     ]
-    model = SpreadModel()
-    print(f"{len(seeds)} scenes ({args.light} light) from seed {args.first_seed}")
     for name, records in read.items():
         print(json.dumps({"frames": name, **evaluate(records, model)["all"]}))
+    return 0
+
+
+def _gathered(
+    seeds: list[int],
+    truths: dict[int, dict[str, Any]],
+    kind: str,
+    config: VisionConfig,
+    tag: str,
+    model: SpreadModel,
+) -> int:
+    """``--gather``: one frame against the scene as the app gathers it, every scene and
+    the averaged ones apart."""
+    with tempfile.TemporaryDirectory() as tmp:
+        one_root, app_root = Path(tmp) / "one", Path(tmp) / "app"
+        how = {}
+        for seed in seeds:
+            write_scene(seed, truths[seed], one_root / kind, 1, 100, kind)
+            how[seed] = write_gathered(seed, truths[seed], app_root / kind, 100, kind)
+            print(json.dumps(how[seed]), file=sys.stderr, flush=True)
+        one = {s: reading_of(s, kind, config, tag, True, empty=True, root=one_root) for s in seeds}
+        app = {
+            s: reading_of(
+                s,
+                kind,
+                config,
+                tag,
+                True,
+                empty=True,
+                root=app_root,
+                single=how[s]["spread_frames"] > 1,
+            )
+            for s in seeds
+        }
+    averaged = [s for s in seeds if how[s]["spread_frames"] > 1]
+    for label, chosen in (("every scene", seeds), ("averaged", averaged)):
+        for name, records in (("one frame", one), ("as the app gathers", app)):
+            scores = evaluate([records[s] for s in chosen], model)["all"] if chosen else {}
+            print(json.dumps({"scenes": label, "read": name, **scores}))
+    low = [s for s in seeds if truths[s]["light"] == "low"]
+    print(
+        json.dumps(
+            {
+                "averaged": len(averaged),
+                "averaged in low light": sum(truths[s]["light"] == "low" for s in averaged),
+                "low light": len(low),
+                "empty boards averaged": sum(how[s]["empty_frames"] > 1 for s in seeds),
+            }
+        )
+    )
     return 0
 
 

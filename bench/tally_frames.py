@@ -32,8 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-import numpy as np
-from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -50,6 +48,7 @@ from companion.appliance.gather import Gathered, Gatherer
 from companion.appliance.memory import keep_freed_memory
 from companion.referee.tally import SpreadModel
 from vision.config import VisionConfig
+from vision.frames import mean_frame
 from vision.synth import PIECE_FAMILIES, WIDE_GROUNDS
 from vision.synth_spread import empty_board, spread_scene
 
@@ -57,14 +56,6 @@ from vision.synth_spread import empty_board, spread_scene
 def kinds_of(seed: int, kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The grounds and piece kinds scene ``seed`` of the bench's set ``kind`` draws from."""
     return unseen_kinds(seed) if kind == "unseen" else (WIDE_GROUNDS, PIECE_FAMILIES)
-
-
-def mean_frame(frames: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
-    """The per-pixel mean of ``frames``, rounded to 8 bits."""
-    total = np.zeros(frames[0].shape, np.float32)
-    for frame in frames:
-        total += frame
-    return np.asarray(np.clip(total / len(frames) + 0.5, 0, 255), np.uint8)
 
 
 def write_scene(

@@ -1,28 +1,35 @@
-"""bench/tally_frames.py: the mean of a still scene's frames, and its big stones."""
+"""bench/tally_frames.py: a still scene gathered as the live tally does, and its big
+stones taken from one frame."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from bench.tally_frames import mean_frame, stones_from
+from bench.tally_frames import gather, stones_from
+from vision.frames import FRAMES
 
 
-def test_the_mean_of_noisy_frames_is_nearer_the_scene_than_any_one() -> None:
+def test_a_scene_is_gathered_from_as_many_frames_as_the_live_tally_takes() -> None:
     rng = np.random.default_rng(0)
-    scene = rng.integers(40, 200, (24, 32, 3)).astype(np.float32)
-    frames = [
-        np.clip(scene + rng.normal(0, 10, scene.shape), 0, 255).astype(np.uint8) for _ in range(8)
-    ]
-    mean = mean_frame(frames)
-    assert mean.dtype == np.uint8 and mean.shape == scene.shape
-    off = np.abs(mean - scene).mean()
-    assert off < 0.5 * min(np.abs(f - scene).mean() for f in frames)  # about sqrt(8) less
+    scene = rng.integers(40, 200, (48, 64, 3)).astype(np.float32)
+    asked: list[int] = []
 
+    def frames(sigma: float) -> Callable[[int], np.ndarray]:
+        def frame(k: int) -> np.ndarray:
+            asked.append(k)
+            noise = np.random.default_rng(k).normal(0, sigma, scene.shape)
+            return np.clip(scene + noise, 0, 255).astype(np.uint8)
 
-def test_the_mean_of_two_frames_rounds_half_up() -> None:
-    a = np.full((2, 2, 3), 10, np.uint8)
-    b = np.full((2, 2, 3), 11, np.uint8)
-    assert (mean_frame([a, b]) == 11).all()
+        return frame
+
+    noisy = gather(frames(10.0))
+    assert noisy.frames == FRAMES and asked == list(range(FRAMES))
+    assert noisy.single is not None
+    asked.clear()
+    clean = gather(frames(0.5))
+    assert clean.frames == 1 and clean.single is None and asked == [0, 1]
 
 
 def test_big_stones_come_from_the_single_frame_and_pieces_from_the_mean() -> None:

@@ -742,7 +742,12 @@ def _cli_run(case: dict[str, Any], work: Path) -> None:
     old_in = sys.stdin
     sys.stdin = io.StringIO(case["stdin"])
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        # in the scratch folder: a relative path ("-") lands there, never in the checkout
+        with (
+            contextlib.chdir(work),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
             status = main(argv)
     except SystemExit as exc:  # argparse's answer to a bad command line
         if exc.code not in (0, 2):

@@ -75,12 +75,22 @@ def mean_frame(frames: Sequence[NDArray[np.uint8]]) -> NDArray[np.uint8]:
     """The per-pixel mean of ``frames`` (one shape), rounded to 8 bits."""
     if not frames:
         raise ValueError("no frames to average")
-    total = np.zeros(frames[0].shape, np.float32)
+    total = np.zeros(frames[0].shape, np.uint32)
     for frame in frames:
         if frame.shape != total.shape:
             raise ValueError(f"frames differ in shape: {frames[0].shape} and {frame.shape}")
         total += frame
-    return np.asarray(np.clip(total / len(frames) + 0.5, 0, 255), np.uint8)
+    return mean_of(total, len(frames))
+
+
+def mean_of(total: NDArray[np.unsignedinteger], count: int) -> NDArray[np.uint8]:
+    """The mean of ``count`` 8-bit frames whose per-pixel sum is ``total``, rounded (half
+    up). A running sum keeps one array however many frames it holds: eight frames of a
+    12-megapixel camera summed in 16 bits take 72 MB, kept whole 290 MB."""
+    if count < 1:
+        raise ValueError(f"a mean of {count} frames")
+    wide = total.astype(np.uint32)
+    return np.asarray((2 * wide + count) // (2 * count), np.uint8)
 
 
 __all__ = [
@@ -90,6 +100,7 @@ __all__ = [
     "FRAMES",
     "NOISY",
     "mean_frame",
+    "mean_of",
     "moved",
     "temporal_noise",
 ]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.frames import FRAMES, NOISY, mean_frame, moved, temporal_noise
+from vision.frames import FRAMES, NOISY, mean_of, moved, temporal_noise
 
 Image = NDArray[np.uint8]
 
@@ -43,25 +43,33 @@ class Gatherer:
     def __init__(self, want: int = FRAMES, noisy: float = NOISY) -> None:
         if want < 2:
             raise ValueError(f"a mean of frames needs at least 2, got {want}")
+        if want > 257:  # (a 16-bit sum holds 257 frames of 255)
+            raise ValueError(f"a mean of at most 257 frames, got {want}")
         self.want = want
         self.noisy = noisy
-        self._frames: list[Image] = []
+        #: the scene's first frame, the running sum of its frames and how many there are
+        #: (one sum, not every frame: a camera's full-size frames are 36 MB each)
+        self._first: Image | None = None
+        self._total: NDArray[np.uint16] | None = None
+        self._count = 0
         self._noise: float | None = None
 
     @property
     def pending(self) -> int:
         """Frames held so far."""
-        return len(self._frames)
+        return self._count
 
     def reset(self) -> None:
-        self._frames, self._noise = [], None
+        self._first, self._total, self._count, self._noise = None, None, 0, None
 
     def add(self, image: Image) -> Gathered | None:
         """The scene as it will be read once enough frames are in, else None (more wanted)."""
-        if not self._frames:
-            self._frames = [image.copy()]
+        first = self._first
+        if first is None:
+            self._first = image.copy()
+            self._total = image.astype(np.uint16)
+            self._count = 1
             return None
-        first = self._frames[0]
         if moved(first, image):  # the scene changed after the OK: the first, as it was
             self.reset()
             return Gathered(first)
@@ -71,22 +79,24 @@ class Gatherer:
                 noise = self._noise
                 self.reset()
                 return Gathered(first, noise=noise)
-        self._frames.append(image.copy())
-        if len(self._frames) < self.want:
+        assert self._total is not None
+        self._total += image
+        self._count += 1
+        if self._count < self.want:
             return None
-        frames, noise = self._frames, self._noise
+        return self._done()
+
+    def _done(self) -> Gathered:
+        first, total, count, noise = self._first, self._total, self._count, self._noise
         self.reset()
-        return Gathered(mean_frame(frames), len(frames), frames[0], noise)
+        assert first is not None and total is not None
+        if count == 1 or noise is None or noise < self.noisy:
+            return Gathered(first, noise=noise)
+        return Gathered(mean_of(total, count), count, first, noise)
 
     def flush(self) -> Gathered | None:
         """What the frames held so far give when no more will come (the camera ended)."""
-        if not self._frames:
-            return None
-        frames, noise = self._frames, self._noise
-        self.reset()
-        if len(frames) == 1 or noise is None or noise < self.noisy:
-            return Gathered(frames[0], noise=noise)
-        return Gathered(mean_frame(frames), len(frames), frames[0], noise)
+        return None if self._first is None else self._done()
 
 
 __all__ = ["Gathered", "Gatherer"]

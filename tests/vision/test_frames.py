@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.frames import BLOCK, mean_frame, moved, temporal_noise
+from vision.frames import BLOCK, mean_frame, mean_of, moved, temporal_noise
 
 
 def ground(seed: int = 0) -> np.ndarray:
@@ -60,3 +60,16 @@ def test_the_mean_of_frames_has_less_noise_and_rounds() -> None:
         mean_frame([frames[0], frames[1][:100]])
     with pytest.raises(ValueError, match="shape"):
         temporal_noise(frames[0], frames[1][:100])
+
+
+def test_a_running_sum_gives_the_same_mean_as_the_frames_kept() -> None:
+    rng = np.random.default_rng(3)
+    frames = [rng.integers(0, 256, (20, 30, 3)).astype(np.uint8) for _ in range(7)]
+    total = np.zeros(frames[0].shape, np.uint16)
+    for f in frames:
+        total += f
+    assert np.array_equal(mean_of(total, 7), mean_frame(frames))
+    full = np.full((2, 2), 255 * 8, np.uint16)
+    assert (mean_of(full, 8) == 255).all()  # no overflow at the top
+    with pytest.raises(ValueError, match="0 frames"):
+        mean_of(total, 0)

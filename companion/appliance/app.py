@@ -200,6 +200,7 @@ class App:
         self._tally_looked = False
         self._gather = Gatherer()
         self._gathering_count = False
+        self._tally_of: object = None  # the controller's tally these belong to
         timers = None
         if kiosk:
             k = config.kiosk
@@ -410,6 +411,10 @@ class App:
         empty, is what the spreads are compared with; the scene after the players' OK is
         counted. Each scene is gathered first: one frame, or the mean of several where
         the camera's noise is high (``Gatherer``)."""
+        if self.controller.tally is not self._tally_of:  # a new tally: its own first look
+            self._tally_of = self.controller.tally
+            self._tally_empty, self._tally_looked, self._gathering_count = None, False, False
+            self._gather.reset()
         wants = self.controller.tally_wants_frame
         if self._tally_looked and not wants:
             self._gather.reset()  # between counts the players are spreading: nothing to read
@@ -417,7 +422,7 @@ class App:
         if wants != self._gathering_count:  # the OK came while the first look was gathered
             self._gather.reset()
             self._gathering_count = wants
-            self._tally_looked = True
+            self._tally_looked = self._tally_looked or wants
         scene = self._gather.add(image)
         if scene is not None:
             self._read_tally(reader, scene)

@@ -283,3 +283,21 @@ def test_a_replay_s_last_still_is_counted_when_its_frames_end(tmp_path: Path) ->
     assert tally is not None and tally.last is not None
     assert tally.last.low <= sum(truth(FRAMES[0])["board"]) <= tally.last.high
     hardware.close()
+
+
+def test_a_second_tally_looks_for_its_own_empty_board(tmp_path: Path) -> None:
+    reader = Recording()
+    app, hardware, clock = _camera_app(
+        tmp_path, [bundled_empty(), bundled_empty(), FRAMES[0]], reader
+    )
+    open_tally(app, hardware, clock)
+    assert see(app)  # the first tally's look at the cleared board ...
+    tap(app, hardware, clock, "back")  # ... then the players leave it
+    assert not app.controller.tally_active
+    open_tally(app, hardware, clock)  # no frame in between: the camera saw only tallies
+    assert see(app)  # the second tally's own look
+    tap(app, hardware, clock, "ok")
+    assert see(app)
+    assert app.controller.view == View.TALLY_COUNT
+    assert [empty is None for empty, _ in reader.calls] == [True, True, False]
+    hardware.close()

@@ -97,7 +97,9 @@ class SpreadLike(Protocol):
 
 class SpreadReader(Protocol):
     """Counts a tally's spread from a frame (``companion.commands.tally.read_frame_spread``),
-    against the frame of the empty board when there is one."""
+    against the frame of the empty board when there is one; ``single``: where those are
+    means of a noisy scene's frames, one frame of each, which the big stones are called
+    on."""
 
     def __call__(
         self,
@@ -176,9 +178,11 @@ class App:
     ) -> None:
         """``advisor`` gives hints; ``opponent(position, rules, level, history=)``
         the companion's own moves (``config.play`` says at which level and side);
-        ``spread_reader(observer, image, empty)`` counts a tally's spread from a frame
+        ``spread_reader(observer, image, empty, single)`` counts a tally's spread
         (``companion.commands.tally.read_frame_spread``), against the tally's first
-        frame where that shows the board empty (``EMPTY_BOARD_PIECES``)."""
+        scene where that shows the board empty (``EMPTY_BOARD_PIECES``); each scene is
+        one frame or, where the camera is noisy, the mean of several with one of them
+        as ``single`` (``companion.appliance.gather``)."""
         self.config = config
         self.hardware = hardware
         self.journal = journal

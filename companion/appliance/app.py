@@ -114,6 +114,10 @@ class SpreadReader(Protocol):
 #: and no arm over the board, shows the empty board: the spreads are counted against it
 #: (a change is a piece; where an arm lay, bare ground would read as changed).
 EMPTY_BOARD_PIECES = 1
+#: Scenes in a row with an arm over the board that a tally's count waits out (the screen
+#: says "Counting..."); the next is counted all the same, so a ground the hand check
+#: mistakes for skin cannot stop the camera counting.
+HAND_WAITS = 3
 
 
 class FaultLog:
@@ -205,6 +209,7 @@ class App:
         self._gather = Gatherer()
         self._gathering_count = False
         self._tally_of: object = None  # the controller's tally these belong to
+        self._hand_waits = 0  # scenes with an arm over the board this count waited out
         timers = None
         if kiosk:
             k = config.kiosk
@@ -427,6 +432,7 @@ class App:
             self._gather.reset()
             self._gathering_count = wants
             self._tally_looked = self._tally_looked or wants
+            self._hand_waits = 0
         scene = self._gather.add(image)
         if scene is not None:
             self._read_tally(reader, scene)
@@ -456,6 +462,10 @@ class App:
                 None if empty is None else empty.image,
                 (scene.single, one_empty),
             )
+        if spread.found and spread.hand and self._hand_waits < HAND_WAITS:
+            self._hand_waits += 1  # an arm still over the spread: count the next scene
+            return
+        self._hand_waits = 0
         squares = spread.squares if spread.found else None
         self.controller.on_tally_reading(squares, spread.reason, outside=spread.outside)
 
@@ -499,4 +509,11 @@ class App:
         return image
 
 
-__all__ = ["FRAME_FAILURES_SHOWN", "App", "FaultLog", "frame_problem", "pending_from_record"]
+__all__ = [
+    "FRAME_FAILURES_SHOWN",
+    "HAND_WAITS",
+    "App",
+    "FaultLog",
+    "frame_problem",
+    "pending_from_record",
+]

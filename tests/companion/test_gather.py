@@ -1,5 +1,5 @@
 """A tally scene's frames gathered before it is read: one frame where the camera is
-clean, the mean of several where it is noisy, the first alone where the scene moved."""
+clean, the mean of several where it is noisy, and only once the scene holds still."""
 
 from __future__ import annotations
 
@@ -45,16 +45,34 @@ def test_a_noisy_camera_reads_the_mean_of_frames_and_keeps_one_for_the_stones() 
     assert error < 0.5 * np.abs(frames[0].astype(np.float32) - base).mean()
 
 
-def test_a_scene_that_moves_after_the_ok_is_read_from_its_first_frame() -> None:
+def test_a_scene_that_moves_is_gathered_again_once_it_holds_still() -> None:
     base, gatherer = scene(), Gatherer()
-    first = frame(base, 12.0, 1)
-    gatherer.add(first)
-    gatherer.add(frame(base, 12.0, 2))
     arm = base.copy()
-    arm[20:100, 30:90] = 240  # an arm reaches in
-    got = gatherer.add(frame(arm, 12.0, 3))
-    assert got is not None and got.frames == 1 and np.array_equal(got.image, first)
+    arm[20:100, 30:90] = 240  # an arm still over the board after the OK
+    gatherer.add(frame(arm, 12.0, 1))
+    assert gatherer.add(frame(base, 12.0, 2)) is None  # withdrawn: start again from here
+    assert gatherer.pending == 1
+    results = [gatherer.add(frame(base, 12.0, k)) for k in range(3, 3 + FRAMES - 1)]
+    got = results[-1]
+    assert results[:-1] == [None] * (FRAMES - 2)
+    assert got is not None and got.frames == FRAMES  # the still scene, arm gone
+    assert got.single is not None and np.array_equal(got.single, frame(base, 12.0, 2))
+
+
+def test_a_scene_that_never_holds_still_is_read_from_its_newest_frame() -> None:
+    base, gatherer = scene(), Gatherer(patience=5)
+    frames = []
+    for k in range(5):  # a shadow sweeping over the board, frame after frame
+        moving = base.copy()
+        moving[:, 30 * k : 30 * k + 30] //= 2
+        frames.append(moving)
+    got = [gatherer.add(f) for f in frames]
+    assert got[:-1] == [None] * 4
+    last = got[-1]
+    assert last is not None and last.frames == 1 and np.array_equal(last.image, frames[-1])
     assert gatherer.pending == 0
+    with pytest.raises(ValueError, match="patience"):
+        Gatherer(patience=1)
 
 
 def test_frames_that_end_early_give_what_they_held() -> None:

@@ -197,18 +197,23 @@ def test_a_tally_opened_over_pieces_counts_without_an_empty_board(tmp_path: Path
     hardware.close()
 
 
-def test_a_first_frame_with_an_arm_over_the_board_is_no_empty_board(tmp_path: Path) -> None:
+def arm_photo(tmp_path: Path, name: str = "arm.png") -> Path:
+    """The demo's cleared board with an arm reaching over it."""
     import cv2
 
     from vision.synth import render_scene
 
-    # the demo's cleared board with an arm reaching over it: where the arm lay, bare
-    # ground would read as changed in every spread
     arm, _ = render_scene(
         [0] * 12, (0, 0), 3, size=(960, 720), ground="concrete", tilt_deg=12.0, hand=True
     )
-    first = tmp_path / "arm.png"
-    cv2.imwrite(str(first), arm)
+    path = tmp_path / name
+    cv2.imwrite(str(path), arm)
+    return path
+
+
+def test_a_first_frame_with_an_arm_over_the_board_is_no_empty_board(tmp_path: Path) -> None:
+    # where the arm lay, bare ground would read as changed in every spread
+    first = arm_photo(tmp_path)
     reader = Recording()
     app, hardware, clock = _camera_app(tmp_path, [first, FRAMES[0]], reader)
     open_tally(app, hardware, clock)
@@ -300,4 +305,35 @@ def test_a_second_tally_looks_for_its_own_empty_board(tmp_path: Path) -> None:
     assert see(app)
     assert app.controller.view == View.TALLY_COUNT
     assert [empty is None for empty, _ in reader.calls] == [True, True, False]
+    hardware.close()
+
+
+def test_a_count_waits_out_an_arm_over_the_board(tmp_path: Path) -> None:
+    from companion.appliance.app import HAND_WAITS
+
+    arm = arm_photo(tmp_path)
+    reader = Recording()
+    app, hardware, clock = _camera_app(tmp_path, [FRAMES[0], arm, FRAMES[0]], reader)
+    open_tally(app, hardware, clock)
+    tap(app, hardware, clock, "ok")
+    assert see(app) and app.controller.view == View.TALLY_COUNT  # the spread, counted
+    tap(app, hardware, clock, "left")  # count again ...
+    assert see(app)  # ... but an arm is over the board: not counted, still counting
+    assert reader.calls[-1][1] and app.controller.view == View.TALLY_GUIDE
+    assert app.controller.tally_wants_frame
+    assert see(app)  # the arm gone: counted
+    assert app.controller.view == View.TALLY_COUNT
+    assert len(reader.calls) == 3 and not reader.calls[-1][1]
+    hardware.close()
+    # an arm that never goes (or a ground the hand check takes for skin) is counted after
+    # HAND_WAITS scenes
+    again = tmp_path / "again"
+    again.mkdir()
+    many = [arm_photo(again, f"arm{k}.png") for k in range(HAND_WAITS + 1)]
+    app, hardware, clock = _camera_app(again, many, Recording())
+    open_tally(app, hardware, clock)
+    tap(app, hardware, clock, "ok")
+    for _ in range(HAND_WAITS):
+        assert see(app) and app.controller.view == View.TALLY_GUIDE
+    assert see(app) and app.controller.view == View.TALLY_COUNT
     hardware.close()

@@ -173,6 +173,11 @@ def _cached_png(path: Path) -> NDArray[np.uint8] | None:
     return None if image is None else np.asarray(image, dtype=np.uint8)
 
 
+def kinds_of(seed: int, kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The grounds and piece kinds scene ``seed`` of set ``kind`` (not "classic") draws from."""
+    return unseen_kinds(seed) if kind == "unseen" else (WIDE_GROUNDS, PIECE_FAMILIES)
+
+
 def scene(
     seed: int, kind: str, respread: tuple[int, ...] = (), root: Path = CACHE
 ) -> tuple[NDArray[np.uint8], dict[str, Any]]:
@@ -193,7 +198,7 @@ def scene(
     else:
         from vision.synth_spread import spread_scene
 
-        grounds, pieces = unseen_kinds(seed) if kind == "unseen" else (WIDE_GROUNDS, PIECE_FAMILIES)
+        grounds, pieces = kinds_of(seed, kind)
         image, truth = spread_scene(seed, grounds=grounds, pieces=pieces, respread=respread)
     cond = truth["conditions"]
     keep = {
@@ -229,7 +234,7 @@ def empty_scene(seed: int, kind: str, root: Path = CACHE) -> NDArray[np.uint8]:
         return cached
     from vision.synth_spread import empty_board
 
-    grounds, pieces = unseen_kinds(seed) if kind == "unseen" else (WIDE_GROUNDS, PIECE_FAMILIES)
+    grounds, pieces = kinds_of(seed, kind)
     image = empty_board(seed, grounds=grounds, pieces=pieces)
     path.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(path), image)

@@ -28,10 +28,13 @@ import argparse
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
+from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -39,9 +42,9 @@ from bench.tally import (
     EVAL_SEEDS,
     _model_tag,
     evaluate,
+    kinds_of,
     reading_of,
     scene,
-    unseen_kinds,
     with_detector,
 )
 from companion.appliance.gather import Gathered, Gatherer
@@ -49,13 +52,7 @@ from companion.appliance.memory import keep_freed_memory
 from companion.referee.tally import SpreadModel
 from vision.config import VisionConfig
 from vision.frames import mean_frame
-from vision.synth import PIECE_FAMILIES, WIDE_GROUNDS
 from vision.synth_spread import empty_board, spread_scene
-
-
-def kinds_of(seed: int, kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The grounds and piece kinds scene ``seed`` of the bench's set ``kind`` draws from."""
-    return unseen_kinds(seed) if kind == "unseen" else (WIDE_GROUNDS, PIECE_FAMILIES)
 
 
 def write_scene(
@@ -79,7 +76,7 @@ def write_scene(
     (folder / f"scene_{seed}.json").write_text(json.dumps(truth))
 
 
-def gather(frame: Any) -> Gathered:
+def gather(frame: Callable[[int], NDArray[np.uint8]]) -> Gathered:
     """What the live tally's ``Gatherer`` reads of a scene whose K-th frame is ``frame(K)``."""
     gatherer = Gatherer()
     k = 0

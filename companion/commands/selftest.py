@@ -299,6 +299,16 @@ def _frame_stats(image: Image) -> tuple[float, float]:
     return float(grey.mean()), float(grey.std())
 
 
+def _grain(image: Image, second: Image | None) -> float | None:
+    """The sensor's grain (grey levels) from two frames of the still scene; None where
+    there is no second frame or the scene moved between them."""
+    from vision.frames import moved, temporal_noise
+
+    if second is None or moved(image, second):
+        return None
+    return temporal_noise(image, second)
+
+
 def _open_camera(
     settings: HardwareSettings, backend: str, frames: Callable[[int], Image | None] | None
 ) -> Any:
@@ -434,10 +444,17 @@ def hardware_checks(
         return f"all {len(buttons.names)} buttons pressed: {_pins(settings.buttons)}"
 
     def check_camera() -> Shot:
+        from device.errors import EndOfFramesError
+        from vision.frames import FRAMES, NOISY
+
         camera = _open_camera(settings, backend, frames)
         session.opened.append(camera)
         camera.start()
         frame = camera.grab()
+        try:  # a second frame tells the sensor's grain (a replay may hold only one)
+            second: Image | None = camera.grab().image
+        except EndOfFramesError:
+            second = None
         camera.stop()
         image = frame.image
         if save_frame is not None:
@@ -447,6 +464,9 @@ def hardware_checks(
         w, h = frame.size
         mean, spread = _frame_stats(image)
         detail = f"{camera.name}: {w}x{h} frame, brightness {mean:.0f}/255"
+        grain = _grain(image, second)
+        if grain is not None:
+            detail += f", grain {grain:.1f} grey levels"
         if mean < 25:
             return Shot(
                 image,
@@ -465,6 +485,13 @@ def hardware_checks(
                 image,
                 f"{detail}: featureless (contrast {spread:.1f})",
                 "lens cap on, out of focus, or pointing at a blank surface",
+            )
+        if grain is not None and grain >= NOISY:
+            return Shot(
+                image,
+                f"{detail}: grainy (dim light, high gain)",
+                "more light on the board: grain hides pieces (a tally counts the mean of "
+                f"{FRAMES} frames, play is read frame by frame; hardware.md, lighting)",
             )
         return Shot(image, detail)
 

@@ -279,6 +279,24 @@ def test_board_with_enough_pixels_per_square_passes(
     assert "a square is 1" in found.detail  # 115-125 px, whatever the fit's rounding
 
 
+def test_a_grainy_camera_is_told_to_light_the_board(closers: list[Callable[[], None]]) -> None:
+    board = synthetic_board()
+
+    def grainy(i: int) -> Image:  # dim light: a fresh draw of strong noise every frame
+        noise = np.random.default_rng(i).normal(0, 6, board.shape[:2])[..., None]
+        return np.clip(board + noise, 0, 255).astype(np.uint8)
+
+    checks, close = hardware_checks(HardwareSettings(), backend="fake", frames=grainy)
+    closers.append(close)
+    (camera,) = run_checks(Checks(camera=checks.camera))
+    assert camera.status is Status.WARN, camera
+    assert "grainy" in camera.detail and "more light" in camera.fix
+    checks, close = hardware_checks(HardwareSettings(), backend="fake", frames=lambda i: board)
+    closers.append(close)
+    (camera,) = run_checks(Checks(camera=checks.camera))
+    assert camera.status is Status.OK and "grain 0.0 grey levels" in camera.detail
+
+
 def test_bundled_demo_frames_are_fine_for_counting(closers: list[Callable[[], None]]) -> None:
     """The demo's camera game must not be one the selftest calls too coarse (issue 19)."""
     import cv2

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -110,7 +111,7 @@ class SpreadReader(Protocol):
     ) -> SpreadLike: ...
 
 
-#: A frame at a tally's start with at most this many sure pieces on the citizen squares,
+#: A tally's look at the board with at most this many sure pieces on the citizen squares,
 #: and no arm over the board, shows the empty board: the spreads are counted against it
 #: (a change is a piece; where an arm lay, bare ground would read as changed).
 EMPTY_BOARD_PIECES = 1
@@ -118,6 +119,9 @@ EMPTY_BOARD_PIECES = 1
 #: says "Counting..."); the next is counted all the same, so a ground the hand check
 #: mistakes for skin cannot stop the camera counting.
 HAND_WAITS = 3
+#: Seconds between a tally's looks for the empty board, till its first count (a look
+#: reads the board: about a third of a second of CPU here, a second on a Pi 4).
+LOOK_EVERY_S = 3.0
 
 
 class FaultLog:
@@ -201,11 +205,13 @@ class App:
         self._advisor = advisor
         self._opponent = opponent
         self._spread_reader = spread_reader
-        #: this tally's view of the empty board (None: none seen), whether its first
-        #: scene was looked at for one, and the frames of the scene to read next (for
-        #: the count when ``_gathering_count``, else for the look)
+        #: this tally's view of the empty board (None: none seen), whether a count was
+        #: asked for (the looks for an empty board are over), when the next look may
+        #: be, and the frames of the scene to read next (for the count when
+        #: ``_gathering_count``, else for a look)
         self._tally_empty: Gathered | None = None
-        self._tally_looked = False
+        self._tally_counted = False
+        self._next_look = -math.inf
         self._gather = Gatherer()
         self._gathering_count = False
         self._tally_of: object = None  # the controller's tally these belong to
@@ -394,7 +400,7 @@ class App:
             if self._spread_reader is not None:
                 self._tally_frame(self._spread_reader, frame.image)
             return True
-        self._tally_empty, self._tally_looked = None, False
+        self._tally_empty, self._tally_counted = None, False
         self._gather.reset()
         try:
             result = self.pipeline(frame)
@@ -416,34 +422,37 @@ class App:
         return True
 
     def _tally_frame(self, reader: SpreadReader, image: NDArray[np.uint8]) -> None:
-        """A frame while a tally is open. The tally's first scene, if it shows the board
-        empty, is what the spreads are compared with; the scene after the players' OK is
-        counted. Each scene is gathered first: one frame, or the mean of several where
-        the camera's noise is high (``Gatherer``)."""
-        if self.controller.tally is not self._tally_of:  # a new tally: its own first look
+        """A frame while a tally is open. Till the players first ask for a count the
+        board is looked at every ``LOOK_EVERY_S``: the last look that shows it empty is
+        what the spreads are compared with (players who open the tally over the game's
+        last pieces clear them after). The scene after each OK is counted. Each scene is
+        gathered first: one frame, or the mean of several where the camera's noise is
+        high (``Gatherer``)."""
+        if self.controller.tally is not self._tally_of:  # a new tally: its own looks
             self._tally_of = self.controller.tally
-            self._tally_empty, self._tally_looked, self._gathering_count = None, False, False
+            self._tally_empty, self._tally_counted, self._gathering_count = None, False, False
+            self._next_look = -math.inf
             self._gather.reset()
         wants = self.controller.tally_wants_frame
-        if self._tally_looked and not wants:
-            self._gather.reset()  # between counts the players are spreading: nothing to read
+        if not wants and (self._tally_counted or self.clock() < self._next_look):
+            self._gather.reset()  # the players are spreading, or the next look is not due
             return
-        if wants != self._gathering_count:  # the OK came while the first look was gathered
+        if wants != self._gathering_count:  # the OK came while a look was gathered
             self._gather.reset()
             self._gathering_count = wants
-            self._tally_looked = self._tally_looked or wants
+            self._tally_counted = self._tally_counted or wants
             self._hand_waits = 0
         scene = self._gather.add(image)
         if scene is not None:
             self._read_tally(reader, scene)
 
     def _read_tally(self, reader: SpreadReader, scene: Gathered) -> None:
-        """Read one gathered scene: the count the players asked for, else the first look."""
+        """Read one gathered scene: the count the players asked for, else a look."""
         assert self.observer is not None
         if not self.controller.tally_wants_frame:
-            if self._tally_looked:
+            if self._tally_counted:
                 return
-            self._tally_looked = True
+            self._next_look = self.clock() + LOOK_EVERY_S
             before = reader(self.observer, scene.image)
             pieces = sum(sq.peaks for i, sq in enumerate(before.squares) if i % 6)
             if before.found and not before.hand and pieces <= EMPTY_BOARD_PIECES:

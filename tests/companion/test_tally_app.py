@@ -337,3 +337,28 @@ def test_a_count_waits_out_an_arm_over_the_board(tmp_path: Path) -> None:
         assert see(app) and app.controller.view == View.TALLY_GUIDE
     assert see(app) and app.controller.view == View.TALLY_COUNT
     hardware.close()
+
+
+def test_a_board_cleared_after_the_tally_opened_is_still_the_one_compared_with(
+    tmp_path: Path,
+) -> None:
+    from companion.appliance.app import LOOK_EVERY_S
+
+    reader = Recording()
+    # the tally opened over the game's last pieces; the players clear them, then spread
+    app, hardware, clock = _camera_app(tmp_path, [FRAMES[1], bundled_empty(), FRAMES[0]], reader)
+    open_tally(app, hardware, clock)
+    assert see(app)  # a look: pieces on the board, no empty board yet
+    assert len(reader.calls) == 1 and app.controller.view == View.TALLY_GUIDE
+    clock.t += LOOK_EVERY_S
+    assert see(app)  # the next look: cleared
+    assert len(reader.calls) == 2
+    tap(app, hardware, clock, "ok")
+    assert see(app)
+    assert app.controller.view == View.TALLY_COUNT
+    empties = [empty for empty, _ in reader.calls]
+    assert empties[0] is None and empties[1] is None and empties[2] is not None
+    tally = app.controller.tally
+    assert tally is not None and tally.last is not None
+    assert tally.last.low <= sum(truth(FRAMES[0])["board"]) <= tally.last.high
+    hardware.close()

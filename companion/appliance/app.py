@@ -422,19 +422,19 @@ class App:
         return True
 
     def _tally_frame(self, reader: SpreadReader, image: NDArray[np.uint8]) -> None:
-        """A frame while a tally is open. Till the players first ask for a count the
-        board is looked at every ``LOOK_EVERY_S``: the last look that shows it empty is
-        what the spreads are compared with (players who open the tally over the game's
-        last pieces clear them after). The scene after each OK is counted. Each scene is
-        gathered first: one frame, or the mean of several where the camera's noise is
-        high (``Gatherer``)."""
+        """A frame while a tally is open. Till the players first ask for a count (and
+        after, while none showed it empty) the board is looked at every ``LOOK_EVERY_S``:
+        the last look that shows it empty is what the spreads are compared with (players
+        who open the tally over the game's last pieces clear them after). The scene after
+        each OK is counted. Each scene is gathered first: one frame, or the mean of
+        several where the camera's noise is high (``Gatherer``)."""
         if self.controller.tally is not self._tally_of:  # a new tally: its own looks
             self._tally_of = self.controller.tally
             self._tally_empty, self._tally_counted, self._gathering_count = None, False, False
             self._next_look = -math.inf
             self._gather.reset()
         wants = self.controller.tally_wants_frame
-        if not wants and (self._tally_counted or self.clock() < self._next_look):
+        if not wants and (not self._looking or self.clock() < self._next_look):
             self._gather.reset()  # the players are spreading, or the next look is not due
             return
         if wants != self._gathering_count:  # the OK came while a look was gathered
@@ -446,11 +446,17 @@ class App:
         if scene is not None:
             self._read_tally(reader, scene)
 
+    @property
+    def _looking(self) -> bool:
+        """Whether the tally still looks for the empty board: till its first count, and
+        after it while none was seen (the players clear the board between the sides)."""
+        return not self._tally_counted or self._tally_empty is None
+
     def _read_tally(self, reader: SpreadReader, scene: Gathered) -> None:
         """Read one gathered scene: the count the players asked for, else a look."""
         assert self.observer is not None
         if not self.controller.tally_wants_frame:
-            if self._tally_counted:
+            if not self._looking:
                 return
             self._next_look = self.clock() + LOOK_EVERY_S
             before = reader(self.observer, scene.image)

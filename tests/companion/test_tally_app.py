@@ -362,3 +362,25 @@ def test_a_board_cleared_after_the_tally_opened_is_still_the_one_compared_with(
     assert tally is not None and tally.last is not None
     assert tally.last.low <= sum(truth(FRAMES[0])["board"]) <= tally.last.high
     hardware.close()
+
+
+def test_a_board_first_seen_empty_between_the_sides_serves_the_second(tmp_path: Path) -> None:
+    from companion.appliance.app import LOOK_EVERY_S
+
+    reader = Recording()
+    frames = [FRAMES[1], FRAMES[0], bundled_empty(), FRAMES[1]]
+    app, hardware, clock = _camera_app(tmp_path, frames, reader)
+    open_tally(app, hardware, clock)
+    assert see(app)  # a look: the game's last pieces
+    tap(app, hardware, clock, "ok")
+    assert see(app)  # A counted with no empty board to compare with
+    tap(app, hardware, clock, "ok")  # accepted: B's turn, the players clear the board
+    clock.t += LOOK_EVERY_S
+    assert see(app)  # a look: empty at last
+    tap(app, hardware, clock, "ok")
+    assert see(app)  # B counted against it
+    assert [empty is None for empty, _ in reader.calls] == [True, True, True, False]
+    tally = app.controller.tally
+    assert tally is not None and tally.player == 1 and tally.last is not None
+    assert tally.last.low <= sum(truth(FRAMES[1])["board"]) <= tally.last.high
+    hardware.close()

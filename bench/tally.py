@@ -360,8 +360,8 @@ def reading_of(
     laid out again; ``empty``: against the photo of the empty board (``empty_scene``);
     ``root``: the cache its scenes and readings are kept in (a still's board search
     keeps to the bench's own); ``single``: the scene's photos are means of frames, and
-    ``scene_{seed}_one.png`` (with ``scene_{seed}_one_empty.png``) one frame of each,
-    which the big stones are called on (``read_spread``'s ``single``)."""
+    ``scene_{seed}[_rN-M]_one.png`` (with ``scene_{seed}_one_empty.png``) one frame of
+    each, which the big stones are called on (``read_spread``'s ``single``)."""
     folder = root / kind
     where = ("given" if given else "located") + (f"_{EMPTY_VERSION}" if empty else "")
     path = folder / f"reading_{seed}{_respread_tag(respread)}_{where}_{tag}.json"
@@ -378,9 +378,10 @@ def reading_of(
         before = empty_scene(seed, kind, root) if empty else None
         one = None
         if single:
-            spread_one = _cached_png(folder / f"scene_{seed}_one.png")
+            name = f"scene_{seed}{_respread_tag(respread)}_one.png"
+            spread_one = _cached_png(folder / name)
             if spread_one is None:
-                raise FileNotFoundError(f"scene {seed}: no scene_{seed}_one.png in {folder}")
+                raise FileNotFoundError(f"scene {seed}: no {name} in {folder}")
             one = (spread_one, _cached_png(folder / f"scene_{seed}_one_empty.png"))
         reading = read_spread(image, config, outline=outline, empty=before, single=one)
     corner_err = None

@@ -5,6 +5,7 @@
     python bench/tally_frames.py --light low --frames 4 --first-seed 30000
     python bench/tally_frames.py --gather --light all       # every scene, as the app reads it
     python bench/tally_frames.py --gather --light all --kind unseen --first-seed 20000
+    python bench/tally_frames.py --gather --light all --respread 2   # and the guided respread
 
 A fixed camera sees the spread (and the cleared board before it) for as long as the
 players stand back, not once: the mean of K frames has sqrt(K) times less sensor noise,
@@ -19,7 +20,9 @@ scenes chosen.
 its frames one by one until two tell the noise, then the mean of
 ``vision.frames.FRAMES`` where that noise is ``vision.frames.NOISY`` or more, the big
 stones on one frame; the empty board the same way. Its lines are one frame against what
-the app reads, over every scene chosen and over those it averaged.
+the app reads, over every scene chosen and over those it averaged. With ``--respread
+ROUNDS`` both then follow the screen's loop (``bench.tally.guided``): the lit squares laid
+out again, each new layout photographed (or gathered) afresh, at most ROUNDS times.
 """
 
 from __future__ import annotations
@@ -41,15 +44,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.tally import (
     EVAL_SEEDS,
     _model_tag,
+    _respread_tag,
     evaluate,
+    guided_figures,
     kinds_of,
     reading_of,
     scene,
+    squares_of,
     with_detector,
 )
 from companion.appliance.gather import Gathered, Gatherer
 from companion.appliance.memory import keep_freed_memory
-from companion.referee.tally import SpreadModel
+from companion.referee.tally import SpreadModel, count_spread
 from vision.config import VisionConfig
 from vision.frames import mean_frame
 from vision.synth_spread import empty_board, spread_scene
@@ -116,6 +122,63 @@ def write_gathered(
     }
 
 
+def write_respread(
+    seed: int,
+    truth: dict[str, Any],
+    folder: Path,
+    kind: str,
+    respread: tuple[int, ...],
+    gathered: bool,
+) -> bool:
+    """Scene ``seed`` after the players laid out ``respread`` again, as one fresh frame or
+    (``gathered``) as the app gathers it, beside the empty board already written; whether
+    a mean was written (with its single frame)."""
+    grounds, pieces = kinds_of(seed, kind)
+
+    def frame(k: int) -> NDArray[np.uint8]:
+        return spread_scene(
+            seed, noise_seed=100 + k, grounds=grounds, pieces=pieces, respread=respread
+        )[0]
+
+    got = gather(frame) if gathered else Gathered(frame(0))
+    name = f"scene_{seed}{_respread_tag(respread)}"
+    cv2.imwrite(str(folder / f"{name}.png"), got.image)
+    (folder / f"{name}.json").write_text(json.dumps(truth))
+    if got.single is not None:
+        cv2.imwrite(str(folder / f"{name}_one.png"), got.single)
+    return got.single is not None
+
+
+def guided_frames(
+    seed: int,
+    truth: dict[str, Any],
+    root: Path,
+    kind: str,
+    config: VisionConfig,
+    tag: str,
+    model: SpreadModel,
+    rounds: int,
+    gathered: bool,
+    single: bool,
+) -> tuple[dict[str, Any], list[int]]:
+    """``bench.tally.guided`` on fresh frames: scene ``seed`` (written under ``root``,
+    ``single`` where its first reading is a mean) read, then each layout the lit squares
+    ask for photographed afresh (``write_respread``) and read, at most ``rounds`` times."""
+    record = reading_of(seed, kind, config, tag, True, empty=True, root=root, single=single)
+    spread: set[int] = set()
+    lit: list[int] = []
+    for _ in range(rounds):
+        unsure = set(count_spread(squares_of(record), model, outside=record["outside"]).unsure)
+        if unsure <= spread:  # nothing lit the players can spread more
+            break
+        spread |= unsure
+        lit.append(len(unsure))
+        laid = tuple(sorted(spread))
+        mean = write_respread(seed, truth, root / kind, kind, laid, gathered)
+        record = reading_of(seed, kind, config, tag, True, laid, True, root=root, single=mean)
+    return record, lit
+
+
 def stones_from(mean: dict[str, Any], single: dict[str, Any]) -> dict[str, Any]:
     """``mean``'s reading with the quan squares' big-stone call taken from ``single``."""
     squares = list(mean["squares"])
@@ -143,9 +206,20 @@ def main() -> int:
     ap.add_argument(
         "--gather", action="store_true", help="read each scene as the live tally gathers it"
     )
+    ap.add_argument(
+        "--respread",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="with --gather: then follow the guided respread, at most ROUNDS times",
+    )
     args = ap.parse_args()
     if args.frames < 2:
         ap.error(f"--frames: at least 2, got {args.frames}")
+    if args.respread and not args.gather:
+        ap.error("--respread: only with --gather")
+    if args.respread < 0:
+        ap.error(f"--respread: at least 0 rounds, got {args.respread}")
     cv2.setNumThreads(1)
     keep_freed_memory()
     kind = args.kind
@@ -161,7 +235,7 @@ def main() -> int:
     model = SpreadModel()
     print(f"{len(seeds)} scenes ({kind}, {args.light} light) from seed {args.first_seed}")
     if args.gather:
-        return _gathered(seeds, truths, kind, config, tag, model)
+        return _gathered(seeds, truths, kind, config, tag, model, args.respread)
     read: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, frames in (("one frame", 1), (f"mean of {args.frames}", args.frames)):
@@ -187,9 +261,10 @@ def _gathered(
     config: VisionConfig,
     tag: str,
     model: SpreadModel,
+    rounds: int = 0,
 ) -> int:
     """``--gather``: one frame against the scene as the app gathers it, every scene and
-    the averaged ones apart."""
+    the averaged ones apart; ``rounds``: then after the guided respread too."""
     with tempfile.TemporaryDirectory() as tmp:
         one_root, app_root = Path(tmp) / "one", Path(tmp) / "app"
         how = {}
@@ -211,11 +286,37 @@ def _gathered(
             )
             for s in seeds
         }
+        guided: dict[str, list[tuple[dict[str, Any], list[int]]]] = {}
+        if rounds:
+            for name, root, gathered in (
+                ("one frame", one_root, False),
+                ("as the app gathers", app_root, True),
+            ):
+                guided[name] = [
+                    guided_frames(
+                        s,
+                        truths[s],
+                        root,
+                        kind,
+                        config,
+                        tag,
+                        model,
+                        rounds,
+                        gathered,
+                        gathered and how[s]["spread_frames"] > 1,
+                    )
+                    for s in seeds
+                ]
     averaged = [s for s in seeds if how[s]["spread_frames"] > 1]
     for label, chosen in (("every scene", seeds), ("averaged", averaged)):
         for name, records in (("one frame", one), ("as the app gathers", app)):
             scores = evaluate([records[s] for s in chosen], model)["all"] if chosen else {}
             print(json.dumps({"scenes": label, "read": name, **scores}))
+    for name, results in guided.items():
+        scores = evaluate([r for r, _ in results], model)["all"]
+        print(
+            json.dumps({"read": name, "after respread": rounds, **guided_figures(results, scores)})
+        )
     low = [s for s in seeds if truths[s]["light"] == "low"]
     print(
         json.dumps(

@@ -3,11 +3,14 @@ stones taken from one frame."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 
+import cv2
 import numpy as np
 
-from bench.tally_frames import gather, stones_from
+from bench.tally_frames import gather, stones_from, write_respread
 from vision.frames import FRAMES
 
 
@@ -47,3 +50,12 @@ def test_big_stones_come_from_the_single_frame_and_pieces_from_the_mean() -> Non
     assert [s[0] for s in both["squares"]] == [0, 1, 2, 3, 4, 5, -6, 7, 8, 9, 10, 11]
     assert both["big_heat"] == [0.5, 0.6] and both["big_net"] == [0.7, 0.8]
     assert mean["squares"][0][2] == 0.1  # the mean's reading is left as it was
+
+
+def test_a_respread_layout_is_written_under_its_own_name(tmp_path: Path) -> None:
+    truth = {"seed": 7, "board": [0] * 12}
+    assert not write_respread(7, truth, tmp_path, "wide", (2, 9), gathered=False)
+    image = cv2.imread(str(tmp_path / "scene_7_r2-9.png"))
+    assert image is not None and image.shape == (960, 1280, 3)
+    assert json.loads((tmp_path / "scene_7_r2-9.json").read_text()) == truth
+    assert not (tmp_path / "scene_7_r2-9_one.png").exists()  # one frame: no mean to pair

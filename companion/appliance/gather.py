@@ -32,7 +32,7 @@ class Gathered:
     """What a tally reads of one still scene: ``image`` (the mean of ``frames`` frames,
     or one frame), and ``single``, one frame of them for the big stones (None where
     ``image`` is that frame); ``noise``: the temporal noise measured (grey levels;
-    None where the scene moved or the frames ended first)."""
+    None where the scene never held still or the frames ended first)."""
 
     image: Image
     frames: int = 1

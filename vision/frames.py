@@ -49,6 +49,24 @@ def temporal_noise(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> float:
     return float(diff.mean()) * math.sqrt(math.pi) / 2.0
 
 
+def block_means(image: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """The mean grey of each ``BLOCK`` x ``BLOCK`` block of a frame of a block or more
+    (``moved``'s view of it, kept by a caller that compares many frames with one)."""
+    grey = _grey(image)
+    bh, bw = grey.shape[0] // BLOCK, grey.shape[1] // BLOCK
+    small = cv2.resize(grey[: bh * BLOCK, : bw * BLOCK], (bw, bh), interpolation=cv2.INTER_AREA)
+    return np.asarray(small, np.float32)
+
+
+def blocks_moved(a: NDArray[np.float32], b: NDArray[np.float32]) -> bool:
+    """``moved`` on two frames' ``block_means``."""
+    if a.shape != b.shape:
+        return True
+    diff = a - b
+    diff -= float(np.median(diff))
+    return int(np.count_nonzero(np.abs(diff) > BLOCK_LEVEL)) > BLOCK_COUNT
+
+
 def moved(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> bool:
     """Whether the scene changed between two frames of a fixed camera: more than
     ``BLOCK_COUNT`` blocks of ``BLOCK`` pixels whose mean grey changed by more than
@@ -56,19 +74,9 @@ def moved(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> bool:
     of another shape is another scene."""
     if a.shape != b.shape:
         return True
-    h, w = a.shape[:2]
-    bh, bw = h // BLOCK, w // BLOCK
-    if bh == 0 or bw == 0:
+    if min(a.shape[:2]) < BLOCK:
         return bool(np.any(a != b))
-    small_a = cv2.resize(
-        _grey(a)[: bh * BLOCK, : bw * BLOCK], (bw, bh), interpolation=cv2.INTER_AREA
-    )
-    small_b = cv2.resize(
-        _grey(b)[: bh * BLOCK, : bw * BLOCK], (bw, bh), interpolation=cv2.INTER_AREA
-    )
-    diff = small_a - small_b
-    diff -= float(np.median(diff))
-    return int(np.count_nonzero(np.abs(diff) > BLOCK_LEVEL)) > BLOCK_COUNT
+    return blocks_moved(block_means(a), block_means(b))
 
 
 def mean_frame(frames: Sequence[NDArray[np.uint8]]) -> NDArray[np.uint8]:
@@ -99,6 +107,8 @@ __all__ = [
     "BLOCK_LEVEL",
     "FRAMES",
     "NOISY",
+    "block_means",
+    "blocks_moved",
     "mean_frame",
     "mean_of",
     "moved",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.frames import FRAMES, NOISY, mean_of, moved, temporal_noise
+from vision.frames import FRAMES, NOISY, block_means, blocks_moved, mean_of, temporal_noise
 
 Image = NDArray[np.uint8]
 
@@ -57,12 +57,15 @@ class Gatherer:
         self.noisy = noisy
         self.patience = patience
         self._seen = 0  # frames taken since the last reading, moving ones included
-        #: the scene's first frame, the running sum of its frames and how many there are
-        #: (one sum, not every frame: a camera's full-size frames are 36 MB each)
+        #: the scene's first frame and its block means (each later frame is compared
+        #: with them), then, once a second frame said the camera is noisy, the running
+        #: sum of its frames (one sum, not every frame: a full-size frame is 36 MB) and
+        #: how many there are
         self._first: Image | None = None
+        self._blocks: NDArray[np.float32] | None = None
+        self._noise: float | None = None
         self._total: NDArray[np.uint16] | None = None
         self._count = 0
-        self._noise: float | None = None
 
     @property
     def pending(self) -> int:
@@ -76,42 +79,39 @@ class Gatherer:
     def _start(self, image: Image | None) -> None:
         """Gather from ``image`` on (None: from the next frame)."""
         self._first = None if image is None else image.copy()
-        self._total = None if image is None else image.astype(np.uint16)
+        self._blocks = None if image is None else block_means(image)
+        self._noise, self._total = None, None
         self._count = 0 if image is None else 1
-        self._noise = None
 
     def add(self, image: Image) -> Gathered | None:
         """The scene as it will be read once enough frames are in, else None (more wanted)."""
         self._seen += 1
-        first = self._first
-        if first is None:
+        first, blocks = self._first, self._blocks
+        if first is None or blocks is None:
             self._start(image)
             return None
-        if moved(first, image):  # still moving: start again from this frame
+        if blocks_moved(blocks, block_means(image)):  # still moving: start again from here
             if self._seen >= self.patience:
                 self.reset()
                 return Gathered(image.copy())
             self._start(image)
             return None
-        if self._noise is None:
-            self._noise = temporal_noise(first, image)
-            if self._noise < self.noisy:
-                noise = self._noise
+        if self._total is None:  # the second frame: the two tell the camera's noise
+            noise = temporal_noise(first, image)
+            if noise < self.noisy:
                 self.reset()
                 return Gathered(first, noise=noise)
-        assert self._total is not None
+            self._noise, self._total = noise, first.astype(np.uint16)
         self._total += image
         self._count += 1
-        if self._count < self.want:
-            return None
-        return self._done()
+        return self._done() if self._count >= self.want else None
 
     def _done(self) -> Gathered:
         first, total, count, noise = self._first, self._total, self._count, self._noise
         self.reset()
-        assert first is not None and total is not None
-        if count == 1 or noise is None or noise < self.noisy:
-            return Gathered(first, noise=noise)
+        assert first is not None
+        if total is None:  # (one frame: its noise untold)
+            return Gathered(first)
         return Gathered(mean_of(total, count), count, first, noise)
 
     def flush(self) -> Gathered | None:

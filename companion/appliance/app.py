@@ -395,13 +395,12 @@ class App:
         if odd is not None:
             self._frame_failed("frame", ValueError(odd))
             return True
+        self._follow_tally()
         if self.controller.tally_active:
             # Spread-out pieces are no game position: they go to the tally, never the referee.
             if self._spread_reader is not None:
                 self._tally_frame(self._spread_reader, frame.image)
             return True
-        self._tally_empty, self._tally_counted = None, False
-        self._gather.reset()
         try:
             result = self.pipeline(frame)
         except Exception as exc:  # vision or the referee could not take this frame: skip it
@@ -428,11 +427,6 @@ class App:
         who open the tally over the game's last pieces clear them after). The scene after
         each OK is counted. Each scene is gathered first: one frame, or the mean of
         several where the camera's noise is high (``Gatherer``)."""
-        if self.controller.tally is not self._tally_of:  # a new tally: its own looks
-            self._tally_of = self.controller.tally
-            self._tally_empty, self._tally_counted, self._gathering_count = None, False, False
-            self._next_look = -math.inf
-            self._gather.reset()
         wants = self.controller.tally_wants_frame
         if not wants and (not self._looking or self.clock() < self._next_look):
             self._gather.reset()  # the players are spreading, or the next look is not due
@@ -445,6 +439,17 @@ class App:
         scene = self._gather.add(image)
         if scene is not None:
             self._read_tally(reader, scene)
+
+    def _follow_tally(self) -> None:
+        """Forget the last tally's looks and frames once the controller's tally is
+        another one (a new tally looks for its own empty board) or none (its frames
+        are freed)."""
+        if self.controller.tally is self._tally_of:
+            return
+        self._tally_of = self.controller.tally
+        self._tally_empty, self._tally_counted, self._gathering_count = None, False, False
+        self._next_look = -math.inf
+        self._gather.reset()
 
     @property
     def _looking(self) -> bool:
@@ -465,18 +470,12 @@ class App:
                 self._tally_empty = scene
             return
         empty = self._tally_empty
-        if scene.single is None:
-            spread = reader(self.observer, scene.image, None if empty is None else empty.image)
-        else:
-            one_empty = (
-                None if empty is None else empty.single if empty.single is not None else empty.image
-            )
-            spread = reader(
-                self.observer,
-                scene.image,
-                None if empty is None else empty.image,
-                (scene.single, one_empty),
-            )
+        cleared = None if empty is None else empty.image
+        single = None
+        if scene.single is not None:  # a mean: its stones on one frame, beside one of the board
+            one_empty = cleared if empty is None or empty.single is None else empty.single
+            single = (scene.single, one_empty)
+        spread = reader(self.observer, scene.image, cleared, single)
         if spread.found and spread.hand and self._hand_waits < HAND_WAITS:
             self._hand_waits += 1  # an arm still over the spread: count the next scene
             return
@@ -527,6 +526,7 @@ class App:
 __all__ = [
     "FRAME_FAILURES_SHOWN",
     "HAND_WAITS",
+    "LOOK_EVERY_S",
     "App",
     "FaultLog",
     "frame_problem",

@@ -135,7 +135,11 @@ def read_spread(
     count_cfg = cfg.count
     rect = rectify(image, outline, count_cfg.px_per_square)
     dens, labels, _ = densities(image, outline, count_cfg, rect)
-    one = single[0] if single is not None and single[0].shape == image.shape else None
+    # a mean's big stones are read on one frame (and, by the pair detector, beside one of
+    # the empty board): frames of another size than the image are none
+    one, one_empty = single if single is not None else (None, None)
+    one = one if one is not None and one.shape == image.shape else None
+    one_empty = one_empty if one_empty is not None and one_empty.shape == image.shape else None
     if one is None:
         net_p = big_stone_probabilities(image, outline, count_cfg, rect)
     else:
@@ -152,16 +156,13 @@ def read_spread(
         canvas, model, None if before is None else spread.rectify(before, outline.homography)
     )
     stone_heat = heat[1]
-    if one is not None:  # the stones as one frame shows them, against one of the empty board
-        one_before = single[1] if single is not None and before is not None else None
-        if one_before is not None and one_before.shape != image.shape:
-            one_before = None
-        if before is None or one_before is not None:
-            stone_heat = spread.heatmaps(
-                spread.rectify(one, outline.homography),
-                model,
-                None if one_before is None else spread.rectify(one_before, outline.homography),
-            )[1]
+    beside = None if before is None else one_empty  # (the pair detector reads frames in twos)
+    if one is not None and (before is None or beside is not None):
+        stone_heat = spread.heatmaps(
+            spread.rectify(one, outline.homography),
+            model,
+            None if beside is None else spread.rectify(beside, outline.homography),
+        )[1]
     big_heat = spread.big_stones(stone_heat, outline.arc_depth)
     big_p = np.zeros(12)
     big_net = (float(net_p[0]), float(net_p[1]))
@@ -265,24 +266,22 @@ def read_frame_spread(
 
     lens = observer.config.lens
 
-    def straight(frame: NDArray[np.uint8] | None) -> NDArray[np.uint8] | None:
-        return None if frame is None else undistort(np.ascontiguousarray(frame), lens)
+    def straight(frame: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        return undistort(np.ascontiguousarray(frame), lens)
 
-    image = undistort(np.ascontiguousarray(image), lens)
+    image = straight(image)
     outline = observer.locator.update(image)
     if outline is None:
         return SpreadReading(False, reason="board not found")
     one = None
     if single is not None:
-        spread_one = straight(single[0])
-        assert spread_one is not None
-        one = (spread_one, straight(single[1]))
+        one = (straight(single[0]), None if single[1] is None else straight(single[1]))
     reading = read_spread(
         image,
         observer.config,
         outline=outline,
         calibration=observer.calibration,
-        empty=straight(empty),
+        empty=None if empty is None else straight(empty),
         single=one,
     )
     hand = assess_hand(FrameQuality(None), image, outline, observer.config.gate).hand

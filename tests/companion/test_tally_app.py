@@ -67,10 +67,19 @@ def _camera_app(
     folder.mkdir()
     for i, frame in enumerate(frames):  # replayed in file-name order
         shutil.copy(frame, folder / f"{i:02d}_{frame.name}")
-    clock = Clock()
     # each still stands for two frames: a tally reads a scene from two or more
-    config = parse_config(f'[camera]\nkind = "replay"\nreplay_dir = "{folder}"\nhold = {hold}\n')
-    hardware = make_hardware(config.hardware, "replay", clock=clock)
+    text = f'[camera]\nkind = "replay"\nreplay_dir = "{folder}"\nhold = {hold}\n'
+    return _tally_app(tmp_path, text, "replay", reader)
+
+
+def _tally_app(
+    tmp_path: Path, config_text: str, backend: Any, reader: Any, frames: Any = None
+) -> tuple[App, Any, Clock]:
+    """The app as ``oanquan run`` wires a tally: the camera ``config_text`` names on
+    ``backend`` (``frames``: a generated camera's), started."""
+    clock = Clock()
+    config = parse_config(config_text)
+    hardware = make_hardware(config.hardware, backend, clock=clock, frames=frames)
     journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
     app = App(
         config,
@@ -239,20 +248,9 @@ def test_a_noisy_camera_s_tally_reads_the_mean_of_its_frames(tmp_path: Path) -> 
         base = shown["scene"].astype(np.float32)
         return np.clip(base + rng.normal(0, 10, base.shape[:2])[..., None], 0, 255).astype(np.uint8)
 
-    clock = Clock()
-    config = parse_config('[camera]\nkind = "generated"\n')
-    hardware = make_hardware(config.hardware, "fake", clock=clock, frames=produce)
-    journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
     reader = Recording()
-    app = App(
-        config,
-        hardware,
-        journal,
-        clock=clock,
-        observer=VisionObserver(stills=True),
-        spread_reader=reader,
-    )
-    hardware.camera.start()
+    config = '[camera]\nkind = "generated"\n'
+    app, hardware, clock = _tally_app(tmp_path, config, "fake", reader, frames=produce)
     open_tally(app, hardware, clock)
     for _ in range(MEAN_OF):
         assert app.step()

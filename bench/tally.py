@@ -454,11 +454,29 @@ def guided(
     answered: Callable[[dict[str, Any]], bool] = lambda r: bool(r["found"]),
     empty: bool = False,
 ) -> tuple[dict[str, Any], list[int]]:
-    """Scene ``seed`` read as tally mode guides the players: while the screen lights
-    unsure squares that were not yet spread out again, the players lay those out
-    apart and count again, up to ``rounds`` times (the truth never decides: only the
-    lit squares do). The last reading, and how many squares each round lit."""
-    record = reading_of(seed, kind, config, tag, given, empty=empty)
+    """Scene ``seed`` read as tally mode guides the players (``follow_lit``), each layout
+    its cached photo."""
+    return follow_lit(
+        reading_of(seed, kind, config, tag, given, empty=empty),
+        lambda laid: reading_of(seed, kind, config, tag, given, laid, empty),
+        model,
+        rounds,
+        answered,
+    )
+
+
+def follow_lit(
+    record: dict[str, Any],
+    read: Callable[[tuple[int, ...]], dict[str, Any]],
+    model: SpreadModel,
+    rounds: int,
+    answered: Callable[[dict[str, Any]], bool] = lambda r: bool(r["found"]),
+) -> tuple[dict[str, Any], list[int]]:
+    """The screen's loop from the first reading ``record``: while it lights unsure squares
+    that were not yet spread out again, the players lay those out apart and the scene is
+    read again (``read(squares laid out so far)``), up to ``rounds`` times (the truth never
+    decides: only the lit squares do). The last reading, and how many squares each round
+    lit."""
     spread: set[int] = set()
     lit: list[int] = []
     for _ in range(rounds):
@@ -469,7 +487,7 @@ def guided(
             break
         spread |= unsure
         lit.append(len(unsure))
-        record = reading_of(seed, kind, config, tag, given, tuple(sorted(spread)), empty)
+        record = read(tuple(sorted(spread)))
     return record, lit
 
 

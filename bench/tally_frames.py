@@ -46,19 +46,36 @@ from bench.tally import (
     _model_tag,
     _respread_tag,
     evaluate,
+    follow_lit,
     guided_figures,
     kinds_of,
     reading_of,
     scene,
-    squares_of,
     with_detector,
 )
 from companion.appliance.gather import Gathered, Gatherer
 from companion.appliance.memory import keep_freed_memory
-from companion.referee.tally import SpreadModel, count_spread
+from companion.referee.tally import SpreadModel
 from vision.config import VisionConfig
 from vision.frames import mean_frame
 from vision.synth_spread import empty_board, spread_scene
+
+Image = NDArray[np.uint8]
+
+
+def spread_frame(seed: int, kind: str, noise: int, respread: tuple[int, ...] = ()) -> Image:
+    """One photo of scene ``seed``'s spread (``respread``: those squares laid out again),
+    its sensor noise drawn with ``noise``."""
+    grounds, pieces = kinds_of(seed, kind)
+    return spread_scene(seed, noise_seed=noise, grounds=grounds, pieces=pieces, respread=respread)[
+        0
+    ]
+
+
+def empty_frame(seed: int, kind: str, noise: int) -> Image:
+    """One photo of scene ``seed``'s board before the spread, noise drawn with ``noise``."""
+    grounds, pieces = kinds_of(seed, kind)
+    return empty_board(seed, noise_seed=noise, grounds=grounds, pieces=pieces)
 
 
 def write_scene(
@@ -67,22 +84,15 @@ def write_scene(
     """Scene ``seed`` as ``bench.tally.scene`` keeps it (``truth``: that record), its
     spread and empty board each the mean of ``frames`` frames (noise seeds from
     ``first_noise``)."""
-    grounds, pieces = kinds_of(seed, kind)
-    spreads = [
-        spread_scene(seed, noise_seed=first_noise + k, grounds=grounds, pieces=pieces)[0]
-        for k in range(frames)
-    ]
-    empties = [
-        empty_board(seed, noise_seed=first_noise + 500 + k, grounds=grounds, pieces=pieces)
-        for k in range(frames)
-    ]
+    spreads = [spread_frame(seed, kind, first_noise + k) for k in range(frames)]
+    empties = [empty_frame(seed, kind, first_noise + 500 + k) for k in range(frames)]
     folder.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(folder / f"scene_{seed}.png"), mean_frame(spreads))
     cv2.imwrite(str(folder / f"scene_{seed}_empty.png"), mean_frame(empties))
     (folder / f"scene_{seed}.json").write_text(json.dumps(truth))
 
 
-def gather(frame: Callable[[int], NDArray[np.uint8]]) -> Gathered:
+def gather(frame: Callable[[int], Image]) -> Gathered:
     """What the live tally's ``Gatherer`` reads of a scene whose K-th frame is ``frame(K)``."""
     gatherer = Gatherer()
     k = 0
@@ -97,15 +107,8 @@ def write_gathered(
     """Scene ``seed`` as the app would read it: its spread and empty board each gathered
     from fresh frames (``gather``), with one frame of each for the big stones where a mean
     is read; returns how each was gathered."""
-    grounds, pieces = kinds_of(seed, kind)
-    spread = gather(
-        lambda k: spread_scene(seed, noise_seed=first_noise + k, grounds=grounds, pieces=pieces)[0]
-    )
-    empty = gather(
-        lambda k: empty_board(
-            seed, noise_seed=first_noise + 500 + k, grounds=grounds, pieces=pieces
-        )
-    )
+    spread = gather(lambda k: spread_frame(seed, kind, first_noise + k))
+    empty = gather(lambda k: empty_frame(seed, kind, first_noise + 500 + k))
     folder.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(folder / f"scene_{seed}.png"), spread.image)
     cv2.imwrite(str(folder / f"scene_{seed}_empty.png"), empty.image)
@@ -133,12 +136,9 @@ def write_respread(
     """Scene ``seed`` after the players laid out ``respread`` again, as one fresh frame or
     (``gathered``) as the app gathers it, beside the empty board already written; whether
     a mean was written (with its single frame)."""
-    grounds, pieces = kinds_of(seed, kind)
 
-    def frame(k: int) -> NDArray[np.uint8]:
-        return spread_scene(
-            seed, noise_seed=100 + k, grounds=grounds, pieces=pieces, respread=respread
-        )[0]
+    def frame(k: int) -> Image:
+        return spread_frame(seed, kind, 100 + k, respread)
 
     got = gather(frame) if gathered else Gathered(frame(0))
     name = f"scene_{seed}{_respread_tag(respread)}"
@@ -161,22 +161,16 @@ def guided_frames(
     gathered: bool,
     single: bool,
 ) -> tuple[dict[str, Any], list[int]]:
-    """``bench.tally.guided`` on fresh frames: scene ``seed`` (written under ``root``,
+    """``bench.tally.follow_lit`` on fresh frames: scene ``seed`` (written under ``root``,
     ``single`` where its first reading is a mean) read, then each layout the lit squares
     ask for photographed afresh (``write_respread``) and read, at most ``rounds`` times."""
-    record = reading_of(seed, kind, config, tag, True, empty=True, root=root, single=single)
-    spread: set[int] = set()
-    lit: list[int] = []
-    for _ in range(rounds):
-        unsure = set(count_spread(squares_of(record), model, outside=record["outside"]).unsure)
-        if unsure <= spread:  # nothing lit the players can spread more
-            break
-        spread |= unsure
-        lit.append(len(unsure))
-        laid = tuple(sorted(spread))
+
+    def read(laid: tuple[int, ...]) -> dict[str, Any]:
         mean = write_respread(seed, truth, root / kind, kind, laid, gathered)
-        record = reading_of(seed, kind, config, tag, True, laid, True, root=root, single=mean)
-    return record, lit
+        return reading_of(seed, kind, config, tag, True, laid, True, root=root, single=mean)
+
+    first = reading_of(seed, kind, config, tag, True, empty=True, root=root, single=single)
+    return follow_lit(first, read, model, rounds)
 
 
 def stones_from(mean: dict[str, Any], single: dict[str, Any]) -> dict[str, Any]:

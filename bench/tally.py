@@ -697,6 +697,42 @@ def write_frames(out: Path) -> None:
     cv2.imwrite(str(out / "board_empty.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 80])
 
 
+def fitted(
+    config: VisionConfig, tag: str, kind: str, scenes: int, empty: bool
+) -> tuple[SpreadModel, tuple[float, ...]]:
+    """The interval model and the board trust fitted on the fitting seeds' readings
+    (``--fit``), with what was fitted printed; the big-stone call is printed, not
+    used: the readings took a stone's peak out by the shipped one."""
+    seeds = range(FIT_SEEDS, FIT_SEEDS + scenes)
+    given = [reading_of(s, kind, config, tag, True, empty=empty) for s in seeds]
+    stills = [reading_of(s, kind, config, tag, empty=empty) for s in seeds]
+    found = [r for r in stills if r["found"]]
+    weights = fit_board_trust([(evidence_of(r), located_right(r)) for r in found])
+    answered = [r for r in found if trusted(r, weights, TRUST_MIN)]
+    samples = [(squares_of(r), r["board"], r["outside"]) for r in given + answered]
+    model = fit_spread_model(samples)
+    if empty:  # (what lights a square read against the empty board)
+        model = replace(model, doubt=fit_doubt(samples, model))
+    big = fit_big_call(
+        [(r["big_heat"][m], r["big_net"][m], bool(r["big"][m])) for r in given for m in (0, 1)]
+    )
+    paired = _paired(config, empty)
+    call_name = "FITTED_BIG_EMPTY" if paired else "FITTED_BIG"
+    print(
+        f"fitted on seeds {FIT_SEEDS}..{FIT_SEEDS + scenes - 1}: board trust"
+        f" {weights} on {len(found)} stills with a board; spread model on"
+        f" {len(given)} known boards and {len(answered)} trusted stills:\n{model!r}\n"
+        f"big-stone call ({call_name}) on their {2 * len(given)} quan squares: {big}"
+        + (
+            ""
+            if big == big_call(paired)
+            else " (the readings used the shipped one: put this in, then --fit again for"
+            " the rest, which depends on it)"
+        )
+    )
+    return model, weights
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--scenes", type=int, default=300, help="held-out scenes to evaluate")
@@ -776,33 +812,7 @@ def main() -> int:
     weights: tuple[float, ...]  # the shipped six, or as many as fit_board_trust gives
     model, weights = SpreadModel(), FITTED_TRUST
     if args.fit:
-        seeds = range(FIT_SEEDS, FIT_SEEDS + args.fit_scenes)
-        given = [reading_of(s, fit_kind, config, tag, True, empty=args.empty) for s in seeds]
-        stills = [reading_of(s, fit_kind, config, tag, empty=args.empty) for s in seeds]
-        found = [r for r in stills if r["found"]]
-        weights = fit_board_trust([(evidence_of(r), located_right(r)) for r in found])
-        answered = [r for r in found if trusted(r, weights, TRUST_MIN)]
-        samples = [(squares_of(r), r["board"], r["outside"]) for r in given + answered]
-        model = fit_spread_model(samples)
-        if args.empty:  # (what lights a square read against the empty board)
-            model = replace(model, doubt=fit_doubt(samples, model))
-        big = fit_big_call(
-            [(r["big_heat"][m], r["big_net"][m], bool(r["big"][m])) for r in given for m in (0, 1)]
-        )
-        paired = _paired(config, args.empty)
-        call_name = "FITTED_BIG_EMPTY" if paired else "FITTED_BIG"
-        print(
-            f"fitted on seeds {FIT_SEEDS}..{FIT_SEEDS + args.fit_scenes - 1}: board trust"
-            f" {weights} on {len(found)} stills with a board; spread model on"
-            f" {len(given)} known boards and {len(answered)} trusted stills:\n{model!r}\n"
-            f"big-stone call ({call_name}) on their {2 * len(given)} quan squares: {big}"
-            + (
-                ""
-                if big == big_call(paired)
-                else " (the readings used the shipped one: put this in, then --fit again for"
-                " the rest, which depends on it)"
-            )
-        )
+        model, weights = fitted(config, tag, fit_kind, args.fit_scenes, args.empty)
     seeds = range(first, first + args.scenes)
     print(f"measured on {kind} scenes, seeds {first}..{first + args.scenes - 1}")
     if args.empty and args.classic:

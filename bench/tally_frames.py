@@ -46,6 +46,7 @@ from bench.tally import (
     _model_tag,
     _respread_tag,
     evaluate,
+    fitted,
     follow_lit,
     guided_figures,
     kinds_of,
@@ -207,7 +208,19 @@ def main() -> int:
         metavar="ROUNDS",
         help="with --gather: then follow the guided respread, at most ROUNDS times",
     )
+    ap.add_argument(
+        "--pair-model",
+        type=Path,
+        help="the detector read against the cleared board (ONNX; the shipped one by default)",
+    )
+    ap.add_argument(
+        "--fit",
+        action="store_true",
+        help="fit the interval model on the tally bench's fitting seeds first (its --empty --fit)",
+    )
     args = ap.parse_args()
+    if args.pair_model is not None and not args.pair_model.is_file():
+        ap.error(f"--pair-model: no such file: {args.pair_model}")
     if args.frames < 2:
         ap.error(f"--frames: at least 2, got {args.frames}")
     if args.respread and not args.gather:
@@ -224,9 +237,12 @@ def main() -> int:
             truths[seed] = truth
     seeds = list(truths)
     count = VisionConfig().count
-    config = with_detector(Path(count.spread_model), count.spread_pair_model)
+    pair = str(args.pair_model) if args.pair_model is not None else count.spread_pair_model
+    config = with_detector(Path(count.spread_model), pair)
     tag = _model_tag(config, True)
     model = SpreadModel()
+    if args.fit:
+        model = fitted(config, tag, "wide", 600, True)[0]
     print(f"{len(seeds)} scenes ({kind}, {args.light} light) from seed {args.first_seed}")
     if args.gather:
         return _gathered(seeds, truths, kind, config, tag, model, args.respread)

@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from training.augment import ColourJitter, random_similarity
 from vision import detect, spread
+from vision.frames import mean_frame
 from vision.geometry import homography_from_corners, project
 from vision.synth import HELD_OUT_GROUND, HELD_OUT_PIECE, PIECE_FAMILIES, WIDE_GROUNDS
 from vision.synth_spread import empty_board, spread_scene
@@ -64,18 +65,25 @@ def generate(
     workers: int = 1,
     minutes: float | None = None,
     pair: bool = False,
+    mean_dark: int = 0,
 ) -> None:
     """Scenes ``SEED0 + start ..``: canvas PNG and centres (canvas px) per seed; resumable.
     ``workers`` processes share the seeds (each scene depends on its seed alone); with
     ``minutes``, the seeds not begun by then are left for a later run; ``pair``: each
-    scene's empty board too (``{seed}_empty.png``), for the detector read against it."""
+    scene's empty board too (``{seed}_empty.png``), for the detector read against it;
+    ``mean_dark``: half the low-light scenes (by seed) are the mean of that many frames,
+    as the live tally reads a noisy scene (``frames_for``)."""
     out.mkdir(parents=True, exist_ok=True)
     todo = [
         SEED0 + i for i in range(start, start + count) if not (out / f"{SEED0 + i}.json").is_file()
     ]
     t0 = time.time()
     one = functools.partial(
-        _generate_one, out=out, deadline=t0 + 60 * minutes if minutes else None, pair=pair
+        _generate_one,
+        out=out,
+        deadline=t0 + 60 * minutes if minutes else None,
+        pair=pair,
+        mean_dark=mean_dark,
     )
     made = 0
     if workers > 1:
@@ -95,19 +103,37 @@ def generate(
     print(f"  {made} of {len(todo)} scenes made in {time.time() - t0:.0f}s", flush=True)
 
 
-def _generate_one(seed: int, out: Path, deadline: float | None = None, pair: bool = False) -> bool:
+def frames_for(seed: int, light: str, mean_dark: int) -> int:
+    """How many frames scene ``seed``'s canvases are the mean of: ``mean_dark`` for half
+    the scenes in low light (a coin of their own seed), else one. The generator draws
+    low light with strong noise only, so without such means the detector never sees a
+    dark frame as clean as the mean the live tally reads there."""
+    if mean_dark <= 1 or light != "low":
+        return 1
+    return mean_dark if np.random.default_rng([seed, 31]).random() < 0.5 else 1
+
+
+def _generate_one(
+    seed: int, out: Path, deadline: float | None = None, pair: bool = False, mean_dark: int = 0
+) -> bool:
     """One scene's canvas and record, the PNG first and the record moved in last, so a
     record always has its image; False for a seed skipped (past ``deadline``, or unfit).
-    ``pair``: the empty board's canvas too, rectified by the same corners (a fixed camera)."""
+    ``pair``: the empty board's canvas too, rectified by the same corners (a fixed camera);
+    ``mean_dark``: see ``frames_for``."""
     if deadline is not None and time.time() > deadline:
         return False
     cv2.setNumThreads(1)
     w, h, a = spread.canvas()
+    draw = functools.partial(spread_scene, seed, grounds=GROUNDS, pieces=PIECES, quan_pieces=True)
+    blank = functools.partial(empty_board, seed, grounds=GROUNDS, pieces=PIECES, quan_pieces=True)
     try:
-        image, truth = spread_scene(seed, grounds=GROUNDS, pieces=PIECES, quan_pieces=True)
+        image, truth = draw()
     except ValueError as exc:  # big pieces that do not fit one layer: skip the seed
         print(f"  seed {seed}: {exc}", flush=True)
         return False
+    frames = frames_for(seed, truth["light"], mean_dark)
+    if frames > 1:  # (the same scene, the sensor's noise drawn afresh in each frame)
+        image = mean_frame([draw(noise_seed=k)[0] for k in range(frames)])
     board = homography_from_corners(np.array(truth["corners"]))
     m = a @ np.linalg.inv(board)
     hom = np.linalg.inv(m)  # canvas -> image, to keep with the canvas
@@ -123,7 +149,11 @@ def _generate_one(seed: int, out: Path, deadline: float | None = None, pair: boo
 
     cv2.imwrite(str(out / f"{seed}.png"), rect)
     if pair:
-        before = empty_board(seed, grounds=GROUNDS, pieces=PIECES, quan_pieces=True)
+        before = blank()
+        if frames > 1:
+            # (noise seeds of its own: the two photos' noise is never the same draw)
+            later = range(100, 100 + frames)
+            before = mean_frame([blank(noise_seed=k) for k in later])
         cv2.imwrite(str(out / f"{seed}_empty.png"), spread.rectify(before, board))
     record = {
         "seed": seed,
@@ -133,6 +163,7 @@ def _generate_one(seed: int, out: Path, deadline: float | None = None, pair: boo
         "big_px": truth["conditions"]["big_size"] * spread.PX,
         "ground": truth["conditions"]["ground"],
         "pieces": truth["conditions"]["pieces"],
+        "frames": frames,
         "canvas_to_image": hom.tolist(),
     }
     (out / f"{seed}.tmp").write_text(json.dumps(record))
@@ -557,6 +588,13 @@ def main() -> int:
     g.add_argument("--workers", type=int, default=1, help="processes generating scenes")
     g.add_argument("--minutes", type=float, help="begin no scene after this wall time")
     g.add_argument("--pair", action="store_true", help="each scene's empty board too")
+    g.add_argument(
+        "--mean-dark",
+        type=int,
+        default=0,
+        metavar="K",
+        help="half the low-light scenes as the mean of K frames (the live tally's reading)",
+    )
     t = sub.add_parser("train")
     t.add_argument("--data", type=Path, default=DATA)
     t.add_argument("--steps", type=int, default=12000)
@@ -604,7 +642,9 @@ def main() -> int:
     args = ap.parse_args()
     cv2.setNumThreads(1)
     if args.cmd == "gen":
-        generate(args.start, args.count, args.out, args.workers, args.minutes, args.pair)
+        generate(
+            args.start, args.count, args.out, args.workers, args.minutes, args.pair, args.mean_dark
+        )
     elif args.cmd == "train":
         import torch
 

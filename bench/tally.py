@@ -94,6 +94,7 @@ CACHE = Path(os.environ.get("OANQUAN_CACHE", Path.home() / ".cache" / "oanquan")
 CITIZENS = (1, 2, 3, 4, 5, 7, 8, 9, 10, 11)
 FIT_SEEDS = 0  # fitting uses seeds FIT_SEEDS.., evaluation EVAL_SEEDS..: never the same scenes
 EVAL_SEEDS = 10_000
+FIT_SCENES = 600  # fitting seeds read by --fit
 #: the unseen kinds' scenes (``--unseen``): brick ground and shells, never in training
 UNSEEN_SEEDS = 20_000
 #: Bumped when ``read_spread`` changes what it reports (the cached readings go stale).
@@ -741,7 +742,7 @@ def main() -> int:
         action="store_true",
         help="refit the board trust, the interval model and the big-stone call first",
     )
-    ap.add_argument("--fit-scenes", type=int, default=600)
+    ap.add_argument("--fit-scenes", type=int, default=FIT_SCENES)
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--classic", action="store_true", help="the first bench's narrow scenes")
     group.add_argument(

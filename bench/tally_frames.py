@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.tally import (
     EVAL_SEEDS,
+    FIT_SCENES,
     _model_tag,
     _respread_tag,
     evaluate,
@@ -68,9 +69,10 @@ def spread_frame(seed: int, kind: str, noise: int, respread: tuple[int, ...] = (
     """One photo of scene ``seed``'s spread (``respread``: those squares laid out again),
     its sensor noise drawn with ``noise``."""
     grounds, pieces = kinds_of(seed, kind)
-    return spread_scene(seed, noise_seed=noise, grounds=grounds, pieces=pieces, respread=respread)[
-        0
-    ]
+    image, _ = spread_scene(
+        seed, noise_seed=noise, grounds=grounds, pieces=pieces, respread=respread
+    )
+    return image
 
 
 def empty_frame(seed: int, kind: str, noise: int) -> Image:
@@ -242,7 +244,7 @@ def main() -> int:
     tag = _model_tag(config, True)
     model = SpreadModel()
     if args.fit:
-        model = fitted(config, tag, "wide", 600, True)[0]
+        model = fitted(config, tag, "wide", FIT_SCENES, True)[0]
     print(f"{len(seeds)} scenes ({kind}, {args.light} light) from seed {args.first_seed}")
     if args.gather:
         return _gathered(seeds, truths, kind, config, tag, model, args.respread)

@@ -149,11 +149,9 @@ def _generate_one(
 
     cv2.imwrite(str(out / f"{seed}.png"), rect)
     if pair:
-        before = blank()
-        if frames > 1:
-            # (noise seeds of its own: the two photos' noise is never the same draw)
-            later = range(100, 100 + frames)
-            before = mean_frame([blank(noise_seed=k) for k in later])
+        # (a mean's noise seeds are its own: the two photos' noise is never the same draw)
+        later = range(100, 100 + frames)
+        before = blank() if frames == 1 else mean_frame([blank(noise_seed=k) for k in later])
         cv2.imwrite(str(out / f"{seed}_empty.png"), spread.rectify(before, board))
     record = {
         "seed": seed,

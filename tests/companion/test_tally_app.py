@@ -56,6 +56,14 @@ def truth(path: Path) -> dict[str, Any]:
     return data
 
 
+def counted_within(app: App, photo: Path) -> Any:
+    """The tally's last count, once checked to hold ``photo``'s true total in its interval."""
+    tally = app.controller.tally
+    assert tally is not None and tally.last is not None
+    assert tally.last.low <= sum(truth(photo)["board"]) <= tally.last.high
+    return tally.last
+
+
 def tally_records(path: Path) -> list[dict[str, Any]]:
     return [dict(r.data) for r in Journal.open(path).records if r.kind == "tally"]
 
@@ -125,12 +133,9 @@ def test_the_camera_counts_both_spreads_through_the_app_loop(tmp_path: Path) -> 
         assert app.controller.tally_wants_frame
         assert see(app)  # the camera's next frame is the spread
         assert app.controller.view == View.TALLY_COUNT
-        tally = app.controller.tally
-        assert tally is not None and tally.last is not None
-        true = truth(frame)
-        assert tally.last.low <= sum(true["board"]) <= tally.last.high
-        assert tally.last.big == sum(true["big"])
-        totals.append(tally.last.total)
+        last = counted_within(app, frame)
+        assert last.big == sum(truth(frame)["big"])
+        totals.append(last.total)
         tap(app, hardware, clock, "ok")  # accept
     assert app.controller.view == View.TALLY_FINAL
     final = app.controller.tally.final if app.controller.tally else None
@@ -182,9 +187,7 @@ def test_a_tally_opened_over_the_empty_board_counts_the_spreads_against_it(
     for frame in FRAMES:
         tap(app, hardware, clock, "ok")
         assert see(app)
-        tally = app.controller.tally
-        assert tally is not None and tally.last is not None
-        assert tally.last.low <= sum(truth(frame)["board"]) <= tally.last.high
+        counted_within(app, frame)
         tap(app, hardware, clock, "ok")
     assert app.controller.view == View.TALLY_FINAL
     # the spreads were read beside that first frame, the very image
@@ -266,11 +269,7 @@ def test_a_noisy_camera_s_tally_reads_the_mean_of_its_frames(tmp_path: Path) -> 
     single = reader.singles[1]
     assert empty is not None and single is not None  # a mean, with one frame for the stones
     assert single[1] is not None and single[0].shape == empty.shape
-    tally = app.controller.tally
-    assert tally is not None and tally.last is not None
-    true = truth(FRAMES[0])
-    assert tally.last.low <= sum(true["board"]) <= tally.last.high
-    assert tally.last.big == sum(true["big"])
+    assert counted_within(app, FRAMES[0]).big == sum(truth(FRAMES[0])["big"])
     hardware.close()
 
 
@@ -282,9 +281,7 @@ def test_a_replay_s_last_still_is_counted_when_its_frames_end(tmp_path: Path) ->
     assert app.controller.view == View.TALLY_GUIDE
     assert not app.step()  # no more frames: what was gathered is counted
     assert app.controller.view == View.TALLY_COUNT
-    tally = app.controller.tally
-    assert tally is not None and tally.last is not None
-    assert tally.last.low <= sum(truth(FRAMES[0])["board"]) <= tally.last.high
+    counted_within(app, FRAMES[0])
     hardware.close()
 
 
@@ -356,9 +353,7 @@ def test_a_board_cleared_after_the_tally_opened_is_still_the_one_compared_with(
     assert app.controller.view == View.TALLY_COUNT
     empties = [empty for empty, _ in reader.calls]
     assert empties[0] is None and empties[1] is None and empties[2] is not None
-    tally = app.controller.tally
-    assert tally is not None and tally.last is not None
-    assert tally.last.low <= sum(truth(FRAMES[0])["board"]) <= tally.last.high
+    counted_within(app, FRAMES[0])
     hardware.close()
 
 
@@ -378,7 +373,6 @@ def test_a_board_first_seen_empty_between_the_sides_serves_the_second(tmp_path: 
     tap(app, hardware, clock, "ok")
     assert see(app)  # B counted against it
     assert [empty is None for empty, _ in reader.calls] == [True, True, True, False]
-    tally = app.controller.tally
-    assert tally is not None and tally.player == 1 and tally.last is not None
-    assert tally.last.low <= sum(truth(FRAMES[1])["board"]) <= tally.last.high
+    counted_within(app, FRAMES[1])
+    assert app.controller.tally is not None and app.controller.tally.player == 1
     hardware.close()

@@ -45,6 +45,15 @@ class How(enum.StrEnum):
     OVERRIDE = "override"
 
 
+class CountedBy(enum.StrEnum):
+    """Who counted one side's pieces in a tally."""
+
+    CAMERA = "camera"
+    #: the camera, and the players the squares it stayed unsure of
+    CAMERA_HAND = "camera+hand"
+    BUTTONS = "buttons"
+
+
 class Mode(enum.StrEnum):
     CAMERA = "camera"
     MANUAL = "manual"
@@ -53,6 +62,7 @@ class Mode(enum.StrEnum):
 KINDS = tuple(k.value for k in Kind)
 HOWS = tuple(h.value for h in How)
 MODES = tuple(m.value for m in Mode)
+COUNTED_BY = tuple(c.value for c in CountedBy)
 
 
 def _canonical(value: Any) -> str:
@@ -203,18 +213,20 @@ def tally_data(
     sure: bool,
     expected: int | None = None,
 ) -> dict[str, Any]:
-    """Both sides' counted pieces (camera or buttons) and the final count made of them;
+    """Both sides' counted pieces (``CountedBy``) and the final count made of them;
     ``expected`` is what both heaps should hold together by the game, when it is known."""
     for name, value in (("how", how), ("pieces", pieces), ("bigs", bigs), ("scores", scores)):
         if len(value) != 2:
             raise ValueError(f"journal: tally {name} needs one value per player, got {value!r}")
-    if any(h not in ("camera", "buttons") for h in how):
-        raise ValueError(f"journal: tally how must be camera or buttons, got {list(how)!r}")
+    if any(h not in COUNTED_BY for h in how):
+        raise ValueError(
+            f"journal: tally how must be one of {', '.join(COUNTED_BY)}, got {list(how)!r}"
+        )
     return {
         "pieces": [int(n) for n in pieces],
         "intervals": [[int(lo), int(hi)] for lo, hi in intervals],
         "bigs": [int(n) for n in bigs],
-        "how": list(how),
+        "how": [str(h) for h in how],
         "mandarin_value": int(mandarin_value),
         "debt": [int(n) for n in debt],
         "sweep": None if sweep is None else [int(n) for n in sweep],

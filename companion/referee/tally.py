@@ -18,11 +18,12 @@ the debts settled.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from companion.referee.reconcile import SquareEvidence
+from companion.referee.records import CountedBy
 from engine.board import CITIZENS, NUM_SQUARES
 
 #: Lower edges of the candidate-height bins: a candidate's height is the detector's peak.
@@ -299,6 +300,7 @@ class Tally:
     low: int
     high: int
     unsure: tuple[int, ...]  # least certain squares first
+    hand: tuple[int, ...] = ()  # squares the players counted by hand (``count_spread(known=)``)
 
     @property
     def big(self) -> int:
@@ -362,16 +364,26 @@ class _Reading:
     torn: tuple[int, ...]  # squares where the pile counter disagrees
     blind: bool  # the detector sees too little of this scene to bound it (``blind_sure``)
     referenced: bool  # read against a photo of the empty board (every citizen square)
+    known: tuple[tuple[int, int], ...] = ()  # (square, count) counted by hand
 
     @classmethod
-    def of(cls, squares: Sequence[SpreadSquare | SquareEvidence], model: SpreadModel) -> _Reading:
+    def of(
+        cls,
+        squares: Sequence[SpreadSquare | SquareEvidence],
+        model: SpreadModel,
+        known: Mapping[int, int] | None = None,
+    ) -> _Reading:
         if len(squares) != NUM_SQUARES:
             raise ValueError(f"a tally needs {NUM_SQUARES} squares, got {len(squares)}")
+        hand = _checked_known(known or {})
         spread = tuple(
             s if isinstance(s, SpreadSquare) else SpreadSquare.from_evidence(s) for s in squares
         )
         scene = clarity(spread)
-        dists = [model.square(i, s, scene) for i, s in enumerate(spread)]
+        dists = [
+            [0.0] * hand[i] + [1.0] if i in hand else model.square(i, s, scene)
+            for i, s in enumerate(spread)
+        ]
         best = tuple(max(range(len(p)), key=p.__getitem__) for p in dists)
         total_dist = [1.0]
         for p in dists:
@@ -380,7 +392,9 @@ class _Reading:
         mean = sum(n * p for n, p in enumerate(total_dist)) / mass
         variance = sum((n - mean) ** 2 * p for n, p in enumerate(total_dist)) / mass
         torn = tuple(
-            sq for sq in range(NUM_SQUARES) if abs(spread[sq].mass - best[sq]) > model.disagree
+            sq
+            for sq in range(NUM_SQUARES)
+            if sq not in hand and abs(spread[sq].mass - best[sq]) > model.disagree
         )
         sure = [v for sq in spread for v in sq.candidates if v >= SURE]
         faint = max(0.0, FAINT_REF - sum(sure) / len(sure)) if sure else 0.0
@@ -390,6 +404,7 @@ class _Reading:
         # (against the empty board too: where the detector sees nothing, the change
         # alone does not bound the count)
         blind = n_sure < model.blind_sure and len(seen) - n_sure > n_sure
+        blind = blind and not set(CITIZENS) <= hand.keys()  # (all counted by hand: none blind)
         return cls(
             spread,
             tuple(tuple(d) for d in dists),
@@ -401,6 +416,7 @@ class _Reading:
             torn,
             blind,
             referenced,
+            tuple(sorted(hand.items())),
         )
 
     def best_prob(self, sq: int) -> float:
@@ -417,7 +433,8 @@ class _Reading:
         """``[low, high]`` around the total: the squares' convolution widened by the
         scene-level spread (``scene``, default the model's) and by the pieces outside."""
         a, b, c = scene or (model.scene_empty if self.referenced else model.scene)
-        sigma = a + b * self.variance + c * self.faintness * self.expected
+        seen = self.expected - sum(n for _, n in self.known)  # (hand counts are not faint)
+        sigma = a + b * self.variance + c * self.faintness * seen
         low, high = _quantiles(self.total_dist, (1.0 - model.coverage) / 2, sigma)
         total = sum(self.best)
         if outside > 0:
@@ -432,11 +449,22 @@ class _Reading:
 AGREE = 1
 
 
+def _checked_known(known: Mapping[int, int]) -> dict[int, int]:
+    """``known`` as a dict, or a ValueError naming the first square or count that cannot be."""
+    for sq, n in known.items():
+        if sq not in CITIZENS:
+            raise ValueError(f"a hand count must be of a citizen square, got square {sq}")
+        if not 0 <= n <= 99:
+            raise ValueError(f"a hand count must be 0-99 pieces, got {n} in square {sq}")
+    return dict(known)
+
+
 def count_spread(
     squares: Sequence[SpreadSquare | SquareEvidence],
     model: SpreadModel | None = None,
     *,
     outside: float = 0.0,
+    known: Mapping[int, int] | None = None,
 ) -> Tally:
     """The total of a spread, an interval holding the truth ``model.coverage`` of the
     time, and the squares to spread more.
@@ -446,9 +474,13 @@ def count_spread(
     distributions, widened by the scene-level spread, and always contains
     ``total``. ``outside``: pieces seen around the board but in no square; a
     board located wrong shows them, and the interval then widens to say so.
+    ``known``: citizen squares the players counted by hand (square -> pieces), taken
+    as certain: where the camera stays unsure after a respread, a person counting
+    the few pieces of one or two lit squares makes the total exact far sooner than
+    counting the whole heap again.
     """
     model = model or SpreadModel()
-    read = _Reading.of(squares, model)
+    read = _Reading.of(squares, model, known)
     low, high = read.interval(model, outside)
     if read.referenced:
         # Against the empty board the count is surer, but that model's interval is fitted
@@ -460,7 +492,7 @@ def count_spread(
         # on one half and counted on the other, this interval alone held the truth in
         # 98.8 % of spreads, always joined 100 % (median width 11 pieces), joined where
         # the total is not inside 99.2 %, not one inside 99.3 % (median 6), two 99.5 %.
-        plain = _Reading.of([_alone(s) for s in read.spread], model)
+        plain = _Reading.of([_alone(s) for s in read.spread], model, known)
         if not low + AGREE <= sum(plain.best) <= high - AGREE:
             plain_low, plain_high = plain.interval(model, outside)
             low, high = min(low, plain_low), max(high, plain_high)
@@ -471,6 +503,7 @@ def count_spread(
         low=low,
         high=high,
         unsure=unsure_squares(read, model),
+        hand=tuple(sq for sq, _ in read.known),
     )
 
 
@@ -501,6 +534,8 @@ def unsure_squares(read: _Reading, model: SpreadModel) -> tuple[int, ...]:
         for sq in CITIZENS:
             doubt[sq] = _logistic(model.doubt, doubt_features(read, sq, sure[sq]))
             lit_at[sq] = model.light_at
+    for sq, _ in read.known:
+        doubt[sq] = 0.0  # (counted by hand)
     lit = (sq for sq in range(NUM_SQUARES) if doubt[sq] > lit_at[sq])
     return tuple(sorted(lit, key=lambda sq: -doubt[sq]))
 
@@ -903,7 +938,7 @@ class SideCount:
     bigs: int = 0
     low: int | None = None
     high: int | None = None
-    how: str = "camera"  # camera | buttons
+    how: CountedBy = CountedBy.CAMERA
 
     def __post_init__(self) -> None:
         if self.pieces < 0 or self.bigs < 0:
@@ -917,7 +952,8 @@ class SideCount:
 
     @classmethod
     def of(cls, tally: Tally) -> SideCount:
-        return cls(tally.total, tally.big, tally.low, tally.high, "camera")
+        how = CountedBy.CAMERA_HAND if tally.hand else CountedBy.CAMERA
+        return cls(tally.total, tally.big, tally.low, tally.high, how)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import pytest
 from companion.commands.tally import bundled_empty, bundled_frames
 from companion.commands.tally import main as tally_main
 from companion.referee.reconcile import Evidence
-from companion.referee.records import Kind, RecordWriter, tally_data
+from companion.referee.records import CountedBy, Kind, RecordWriter, tally_data
 from companion.referee.tally import (
     AGREE,
     FITTED_BIG,
@@ -103,6 +103,39 @@ def test_plain_distributions_are_read_by_their_mode() -> None:
     readings = [Evidence.exact(n) for n in A_SPREAD]
     assert count_spread(readings).total == 41
     assert SpreadSquare.from_evidence(Evidence.exact(7)).peaks == 7
+
+
+def test_squares_counted_by_hand_are_certain_and_the_rest_stays_the_cameras() -> None:
+    doubt = spread(*A_SPREAD, faint={4: (0.55,), 9: (0.55, 0.5, 0.45)})
+    camera = count_spread(doubt, MODEL)
+    assert {4, 9} <= set(camera.unsure) and camera.hand == ()
+    # the players count the two lit squares: 5 and 7 where the camera read 4 and 5
+    hand = count_spread(doubt, MODEL, known={4: 5, 9: 7})
+    assert hand.counts[4] == 5 and hand.counts[9] == 7 and hand.hand == (4, 9)
+    assert hand.total == 41 + 1 + 2 == sum(hand.counts)
+    assert not {4, 9} & set(hand.unsure)
+    assert hand.low <= hand.total <= hand.high
+    assert hand.high - hand.low < camera.high - camera.low  # their doubt is gone
+    assert SideCount.of(hand).how == "camera+hand" and SideCount.of(camera).how == "camera"
+
+
+def test_a_blind_scene_counted_by_hand_square_by_square_is_exact() -> None:
+    faint = {sq: (0.3, 0.25) for sq in (1, 2, 3, 4, 5, 7, 8, 9, 10, 11)}
+    blind = spread(0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, faint=faint)
+    every = {sq: 2 for sq in (1, 2, 3, 4, 5, 7, 8, 9, 10, 11)}
+    some = count_spread(blind, MODEL, known={1: 2, 2: 2})
+    assert some.high == MODEL.most  # the camera still sees too little of the rest
+    t = count_spread(blind, MODEL, known=every)
+    assert t.total == 20 and t.high < MODEL.most and t.unsure == ()
+
+
+@pytest.mark.parametrize(
+    ("known", "message"),
+    [({0: 3}, "citizen square, got square 0"), ({4: -1}, "0-99 pieces, got -1 in square 4")],
+)
+def test_a_hand_count_that_cannot_be_is_refused(known: dict[int, int], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        count_spread(spread(*A_SPREAD), MODEL, known=known)
 
 
 def test_a_tally_needs_twelve_squares() -> None:
@@ -210,12 +243,15 @@ def test_the_journal_records_a_tally_through_its_writer() -> None:
     assert data["scores"] == [56, 24] and data["winner"] == 0
     assert data["intervals"] == [[40, 43], [19, 19]]
     assert data["how"] == ["camera", "buttons"] and data["sweep"] == [4, 6]
+    hand = (replace(sides[0], how=CountedBy.CAMERA_HAND), sides[1])
+    log.tally(**tally_fields(final_count(hand, debt=(0, 5), sweep=(4, 6)), hand))
+    assert log.lines[1][1]["how"] == ["camera+hand", "buttons"]
     assert json.loads(json.dumps(data)) == data
 
 
 def test_tally_data_refuses_a_wrong_shape() -> None:
     fields = tally_fields(final_count((SideCount(1), SideCount(2))), (SideCount(1), SideCount(2)))
-    with pytest.raises(ValueError, match="camera or buttons"):
+    with pytest.raises(ValueError, match="camera, camera\\+hand, buttons"):
         tally_data(**{**fields, "how": ["camera", "guess"]})
     with pytest.raises(ValueError, match="one value per player"):
         tally_data(**{**fields, "pieces": [1]})

@@ -45,6 +45,12 @@ fields can be added later):
     ``player`` and ``ply`` (either may be null): the refill pebbles are on the board.
 ``end``
     ``final`` ([P0, P1] scores), ``winner`` (0, 1 or null), ``reason``.
+``tally``
+    a scoring dispute counted (``companion.referee.records.tally_data``): per
+    player ``pieces``, ``intervals``, ``bigs`` and ``how`` ("camera",
+    "camera+hand": the players counted the squares it was unsure of, or
+    "buttons"); ``mandarin_value``, ``debt``, ``sweep``, ``scores``,
+    ``winner``, ``sure``, ``expected``.
 ``counters_reset``
     the operator reset the kiosk totals.
 ``note``

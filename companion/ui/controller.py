@@ -13,7 +13,8 @@ operator gesture (a long hold of BACK+OK) opens the operator menu.
 
 Tally mode (menu "Count pieces") settles a scoring dispute: each player in
 turn spreads their pieces in one layer for the camera (OK counts, ◀
-recounts, OK accepts, ▶ corrects the count by hand), or, without a camera,
+recounts, OK accepts, ▶ counts the lit squares by hand, one at a time, or,
+with none lit, corrects the whole count), or, without a camera,
 enters the count with the buttons (◀ ▶ change a digit, OK the next one:
 tens, units, big stones); then the final count. While a tally is open the
 app gives frames to :meth:`Controller.on_tally_reading` instead of the
@@ -45,7 +46,7 @@ from typing import Any, ClassVar
 from companion.referee import Referee, RefereeState, Report
 from companion.referee.advice import Advice, AdviceReason
 from companion.referee.reconcile import SquareEvidence, refills_after
-from companion.referee.records import Mode
+from companion.referee.records import CountedBy, Mode
 from companion.referee.tally import (
     FinalCount,
     SideCount,
@@ -92,6 +93,7 @@ from companion.ui.screens import (
     TallyEntryScreen,
     TallyFinalScreen,
     TallyGuideScreen,
+    TallyHandScreen,
     TallyView,
     board_view,
     game_over_view,
@@ -143,13 +145,18 @@ class View(enum.StrEnum):
     TALLY_COUNT = "tally_count"
     TALLY_ENTRY = "tally_entry"
     TALLY_FINAL = "tally_final"
+    TALLY_HAND = "tally_hand"
     REPLAY = "replay"
     CYCLE = "cycle"
 
 
-TALLY_VIEWS = frozenset({View.TALLY_GUIDE, View.TALLY_COUNT, View.TALLY_ENTRY, View.TALLY_FINAL})
+TALLY_VIEWS = frozenset(
+    {View.TALLY_GUIDE, View.TALLY_COUNT, View.TALLY_ENTRY, View.TALLY_FINAL, View.TALLY_HAND}
+)
 #: Entry fields in the order OK walks them, and each one's largest value.
 ENTRY_FIELDS: tuple[tuple[TallyField, int], ...] = (("tens", 9), ("units", 9), ("bigs", 2))
+#: The most pieces one square can be counted by hand to hold (two digits on the board).
+HAND_MOST = 99
 
 
 @dataclass
@@ -163,6 +170,15 @@ class TallyProgress:
     last: Tally | None = None
     #: squares lit in this heap's counts before the last: the players have laid them out
     laid: frozenset[int] = frozenset()
+    #: the camera's last reading of the spread (squares, pieces seen outside the board),
+    #: counted again when the players count squares by hand
+    reading: tuple[Sequence[SpreadSquare | SquareEvidence], float] | None = None
+    #: squares counted by hand for this reading (square -> pieces)
+    known: dict[int, int] = field(default_factory=dict)
+    #: the lit squares being counted by hand, in board order, and the one shown
+    hand: tuple[int, ...] = ()
+    hand_index: int = 0
+    hand_values: dict[int, int] = field(default_factory=dict)
     #: hand entry: pieces, big stones and the field being changed
     pieces: int = 0
     bigs: int = 0
@@ -513,7 +529,7 @@ class Controller:
         t = self.tally
         assert t is not None
         t.player, t.counting, t.last = player, False, None
-        t.laid = frozenset()
+        t.laid, t.reading, t.known = frozenset(), None, {}
         if self.camera_tally:
             self.view = View.TALLY_GUIDE
         else:
@@ -550,6 +566,7 @@ class Controller:
             return
         if t.last is not None:
             t.laid |= frozenset(t.last.unsure)
+        t.reading, t.known = (tuple(squares), outside), {}  # (a new layout: count it afresh)
         t.last = count_spread(squares, self.spread_model, outside=outside)
         t.counting = False
         self.view = View.TALLY_COUNT
@@ -606,11 +623,37 @@ class Controller:
         elif button == "left":
             t.counting = True  # recount: the next frame replaces this count
             self.view = View.TALLY_GUIDE
+        elif button == "right" and t.last.unsure and t.reading is not None:
+            t.hand = tuple(sorted(t.last.unsure))
+            t.hand_index = 0
+            t.hand_values = {sq: t.last.counts[sq] for sq in t.hand}
+            self.view = View.TALLY_HAND
         elif button == "right":
             self._tally_entry(t.last.total, t.last.big)
         elif button == "back":
             t.counting = False
             self.view = View.TALLY_GUIDE
+
+    def _press_tally_hand(self, button: str) -> None:
+        """One lit square counted by hand: ◀ ▶ change its count, OK the next square (after
+        the last, the spread is counted again with them), BACK the square before."""
+        t = self.tally
+        assert t is not None and t.reading is not None
+        sq = t.hand[t.hand_index]
+        if button in ("left", "right"):
+            step = 1 if button == "right" else -1
+            t.hand_values[sq] = max(0, min(HAND_MOST, t.hand_values[sq] + step))
+        elif button == "ok" and t.hand_index + 1 < len(t.hand):
+            t.hand_index += 1
+        elif button == "ok":
+            t.known.update(t.hand_values)
+            squares, outside = t.reading
+            t.last = count_spread(squares, self.spread_model, outside=outside, known=t.known)
+            self.view = View.TALLY_COUNT
+        elif button == "back" and t.hand_index > 0:
+            t.hand_index -= 1
+        elif button == "back":
+            self.view = View.TALLY_COUNT  # nothing counted: the camera's count stands
 
     def _press_tally_entry(self, button: str) -> None:
         t = self.tally
@@ -630,7 +673,7 @@ class Controller:
         elif button == "ok" and t.field_index + 1 < len(ENTRY_FIELDS):
             t.field_index += 1
         elif button == "ok":
-            self._tally_accept(SideCount(t.pieces, t.bigs, how="buttons"))
+            self._tally_accept(SideCount(t.pieces, t.bigs, how=CountedBy.BUTTONS))
         elif button == "back" and t.field_index > 0:
             t.field_index -= 1
         elif button == "back" and self.camera_tally:
@@ -688,6 +731,7 @@ class Controller:
         View.TALLY_COUNT: _press_tally_count,
         View.TALLY_ENTRY: _press_tally_entry,
         View.TALLY_FINAL: _press_tally_final,
+        View.TALLY_HAND: _press_tally_hand,
         View.REPLAY: _press_replay,
         View.CYCLE: _press_cycle,
     }
@@ -966,6 +1010,14 @@ class Controller:
                 bool(last.unsure) and t.laid.issuperset(last.unsure),
             )
             return TallyCountScreen(t.player, view)
+        if self.view == View.TALLY_HAND and t.last is not None:
+            last = t.last
+            counts = tuple(t.hand_values.get(sq, n) for sq, n in enumerate(last.counts))
+            board = TallyView(
+                counts, (last.bigs[0], last.bigs[6]), sum(counts), sum(counts), sum(counts)
+            )
+            square = t.hand[t.hand_index]
+            return TallyHandScreen(t.player, board, square, t.hand_index, len(t.hand))
         if self.view == View.TALLY_ENTRY:
             name = ENTRY_FIELDS[t.field_index][0]
             value = self.referee.rules.mandarin_value

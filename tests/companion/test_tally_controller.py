@@ -18,6 +18,7 @@ from companion.ui.screens import (
     TallyEntryScreen,
     TallyFinalScreen,
     TallyGuideScreen,
+    TallyHandScreen,
     render_screen,
 )
 from engine import Game, Move, Position, Rules
@@ -297,6 +298,79 @@ def test_a_count_can_be_corrected_by_hand() -> None:
     assert isinstance(guide, TallyGuideScreen) and guide.player == 1
     assert c.tally is not None and c.tally.sides[0] is not None
     assert c.tally.sides[0].pieces == 42 and c.tally.sides[0].how == "buttons"
+
+
+def lit_twice(*counts: int) -> list[Any]:
+    """``squares(*counts)`` with squares 2 and 9 torn (the pile counter far off): both lit."""
+    out = squares(*counts)
+    for sq in (2, 9):
+        n = out[sq].peaks
+        out[sq] = SpreadSquare(n, n + 3.0, 0.01)
+    return out
+
+
+def test_the_lit_squares_are_counted_by_hand_one_at_a_time() -> None:
+    journal = Journal()
+    c = Controller(Referee(mode="camera"), on_tally=journal.tally, spread_model=CLEAR)
+    menu(c, "menu.tally")
+    press(c, "ok")
+    c.on_tally_reading(lit_twice(*A))
+    count = c.screen()
+    assert isinstance(count, TallyCountScreen) and set(count.tally.unsure) == {2, 9}
+    press(c, "right")  # count the lit squares by hand, in board order, from the camera's
+    first = c.screen()
+    assert isinstance(first, TallyHandScreen)
+    assert (first.square, first.index, first.of) == (2, 0, 2) and first.tally.counts[2] == 6
+    renders(c)
+    press(c, "right", "ok")  # square 2 holds 7
+    second = c.screen()
+    assert isinstance(second, TallyHandScreen) and second.square == 9
+    assert second.tally.counts[2] == 7 and second.tally.counts[9] == 5
+    press(c, "back")  # back to square 2: its 7 is kept
+    back = c.screen()
+    assert isinstance(back, TallyHandScreen) and back.square == 2 and back.tally.counts[2] == 7
+    press(c, "ok", "left", "left", "ok")  # square 9 holds 3
+    done = c.screen()
+    assert isinstance(done, TallyCountScreen)
+    assert done.tally.total == 41 + 1 - 2 and done.tally.unsure == ()
+    assert done.tally.counts[2] == 7 and done.tally.counts[9] == 3
+    press(c, "ok")
+    assert c.tally is not None and c.tally.sides[0] is not None
+    assert c.tally.sides[0].pieces == 40 and c.tally.sides[0].how == "camera+hand"
+    press(c, "ok")
+    c.on_tally_reading(squares(*B))
+    press(c, "ok")
+    assert journal.tallies[0]["how"] == ["camera+hand", "camera"]
+
+
+def test_back_leaves_the_hand_count_and_a_recount_forgets_it() -> None:
+    c = Controller(Referee(mode="camera"), spread_model=CLEAR)
+    menu(c, "menu.tally")
+    press(c, "ok")
+    c.on_tally_reading(lit_twice(*A))
+    press(c, "right", "left", "back")  # changed square 2, then left it: nothing counted
+    count = c.screen()
+    assert isinstance(count, TallyCountScreen)
+    assert count.tally.total == 41 and set(count.tally.unsure) == {2, 9}
+    press(c, "right", "ok", "ok")  # the camera's counts, taken as the players'
+    taken = c.screen()
+    assert isinstance(taken, TallyCountScreen) and taken.tally.unsure == ()
+    assert c.tally is not None and c.tally.last is not None and c.tally.last.hand == (2, 9)
+    press(c, "left")  # the players lay the heap out again: a new reading, counted afresh
+    c.on_tally_reading(lit_twice(*A))
+    again = c.screen()
+    assert isinstance(again, TallyCountScreen) and set(again.tally.unsure) == {2, 9}
+    assert c.tally.last.hand == ()
+
+
+def test_with_nothing_lit_the_right_button_corrects_the_whole_count() -> None:
+    c = Controller(Referee(mode="camera"), spread_model=CLEAR)
+    menu(c, "menu.tally")
+    press(c, "ok")
+    c.on_tally_reading(squares(*A))
+    press(c, "right")
+    screen = c.screen()
+    assert isinstance(screen, TallyEntryScreen) and screen.pieces == 41
 
 
 def test_camera_lost_during_a_tally_turns_to_counting_by_hand() -> None:

@@ -195,6 +195,8 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "tally.sure_keys": _E("OK đúng   ◀ đếm lại", "OK right  ◀ recount"),
     # the lit squares were laid out already: spreading more will not help
     "tally.spread_keys": _E("OK giữ   ▶ đếm tay", "OK keep  ▶ by hand"),
+    # a lit square counted by hand: the i-th of n
+    "hand.title": _E("Đếm tay ô sáng {i}/{n}", "Count by hand {i}/{n}"),
     "entry.title": _E("Nhập quân bên {p}", "Pieces of {p}"),
     "entry.pieces": _E("Dân", "Pieces", width=50),
     "entry.points": _E("= {n} điểm", "= {n} pts", width=64),

@@ -418,6 +418,24 @@ class TallyCountScreen:
         _check_player(self.player)
 
 
+@dataclass(frozen=True, slots=True)
+class TallyHandScreen:
+    """A square the camera stayed unsure of, counted by hand: ``square`` (lit on the
+    board, ``tally.counts`` holding the count entered so far), the ``index``-th of ``of``."""
+
+    player: int
+    tally: TallyView
+    square: int
+    index: int
+    of: int
+
+    def __post_init__(self) -> None:
+        _check_player(self.player)
+        _check_square(self.square)
+        if not 0 <= self.index < self.of:
+            raise ValueError(f"hand count {self.index + 1} of {self.of}")
+
+
 TallyField = Literal["tens", "units", "bigs"]
 
 
@@ -563,6 +581,7 @@ Screen = (
     | OperatorScreen
     | TallyGuideScreen
     | TallyCountScreen
+    | TallyHandScreen
     | TallyEntryScreen
     | TallyFinalScreen
     | ReplayScreen
@@ -788,6 +807,7 @@ __all__ = [
     "TallyField",
     "TallyFinalScreen",
     "TallyGuideScreen",
+    "TallyHandScreen",
     "TallyView",
     "TransitionLike",
     "board_view",

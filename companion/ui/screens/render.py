@@ -48,6 +48,7 @@ from companion.ui.screens.model import (
     TallyEntryScreen,
     TallyFinalScreen,
     TallyGuideScreen,
+    TallyHandScreen,
 )
 
 #: Text rows under the board: two lines of the 13 px font.
@@ -547,6 +548,16 @@ def render_tally_count(screen: TallyCountScreen, lang: Lang) -> Image.Image:
     return image
 
 
+def render_tally_hand(screen: TallyHandScreen, lang: Lang) -> Image.Image:
+    """A lit square counted by hand: the board with that square's count lit, which one of
+    how many, and the keys."""
+    image, draw = _canvas()
+    d.board(draw, screen.tally.board, d.Marks(inverted=frozenset({screen.square})))
+    d.text(draw, (0, LINE1), text("hand.title", lang, i=screen.index + 1, n=screen.of))
+    d.text(draw, (0, LINE2), text("entry.keys", lang))
+    return image
+
+
 def _digit_box(draw: ImageDraw.ImageDraw, x: int, y: int, digit: str, lit: bool) -> None:
     """One digit in a 10x14 box, lit (dark digit on a lit box) when it is the one to change."""
     fg = 1
@@ -694,6 +705,7 @@ _RENDERERS: Final[dict[type[Any], Callable[[Any, Lang], Image.Image]]] = {
     OperatorScreen: render_operator,
     TallyGuideScreen: render_tally_guide,
     TallyCountScreen: render_tally_count,
+    TallyHandScreen: render_tally_hand,
     TallyEntryScreen: render_tally_entry,
     TallyFinalScreen: render_tally_final,
     ReplayScreen: render_replay,

@@ -48,6 +48,7 @@ from companion.ui.screens.model import (
     TallyEntryScreen,
     TallyFinalScreen,
     TallyGuideScreen,
+    TallyHandScreen,
     TallyView,
 )
 
@@ -220,6 +221,14 @@ SAMPLES: Final[dict[str, Screen]] = {
         TallyView(
             (0, 4, 5, 5, 4, 3, 0, 4, 3, 5, 4, 3), (1, 0), 40, 40, 41, unsure=(9,), spread=True
         ),
+    ),
+    # ... then ▶: the players count square 9 by hand, the one left lit (4 there, not 5)
+    "tally_hand": TallyHandScreen(
+        0,
+        TallyView((0, 4, 5, 5, 4, 3, 0, 4, 3, 4, 4, 3), (1, 0), 39, 39, 39),
+        square=9,
+        index=0,
+        of=1,
     ),
     "tally_exact": TallyCountScreen(
         1, TallyView((0, 2, 3, 1, 2, 3, 0, 2, 1, 2, 3, 1), (0, 1), 20, 20, 20)

@@ -7,7 +7,8 @@
     python bench/tally.py --model other.onnx --fit         # another piece detector, refitted
     python bench/tally.py --write-frames DIR               # the bundled demo frames
     python bench/tally.py --first-seed 30000               # confirm on seeds no decision saw
-    python bench/tally.py --respread 2                     # and after the guided respread
+    python bench/tally.py --respread 2                     # and after the guided respread,
+                                                           # then the lit squares by hand
     python bench/tally.py --empty --fit                    # against the empty board's photo
 
 A scene is one player's pieces, 10-70 small ones, spread by hand in one layer
@@ -24,7 +25,9 @@ does when it opens over the cleared board; ``--fit`` then fits that model's tabl
 
 ``--respread ROUNDS`` follows the screen's loop too: the players lay the lit (unsure)
 squares out again apart (``spread_scene(respread=...)``, every other piece where it lay)
-and count again, until no lit square is left that was not laid out already.
+and count again, until no lit square is left that was not laid out already; then the
+players count the squares still lit by hand (``▶`` on the count screen), the camera the
+rest: how exact that makes the total, and how many squares and pieces it asks of them.
 
 Two paths are measured, as the product has them. Live: the board as the fixed camera
 knew it from the game (the true corners with a good fit's error, ``given_outline``).
@@ -511,6 +514,41 @@ def guided_figures(
     }
 
 
+def by_hand(records: list[dict[str, Any]], model: SpreadModel) -> dict[str, Any]:
+    """The screen's last step (``count_spread(known=)``): the players count the squares
+    still lit by hand (the truth stands for their count), and the camera the rest."""
+    exact = inside = counted = 0
+    squares, pieces, widths = [], [], []
+    for r in records:
+        squares_now = squares_of(r)
+        lit = count_spread(squares_now, model, outside=r["outside"]).unsure
+        known = {sq: int(r["board"][sq]) for sq in lit}
+        t = count_spread(squares_now, model, outside=r["outside"], known=known)
+        truth = sum(r["board"])
+        exact += t.total == truth
+        inside += t.low <= truth <= t.high
+        counted += bool(known)
+        squares.append(len(known))
+        pieces.append(sum(known.values()))
+        widths.append(t.high - t.low)
+    n = max(len(records), 1)
+    return {
+        "scenes": len(records),
+        "exact_total": round(exact / n, 4),
+        "in_interval": round(inside / n, 4),
+        "mean_width": round(statistics.mean(widths), 2) if widths else None,
+        "scenes with a square counted by hand": counted,
+        "squares counted by hand a scene, mean": (
+            round(statistics.mean(squares), 2) if squares else 0
+        ),
+        "pieces counted by hand a scene, mean (of all its pieces)": (
+            f"{statistics.mean(pieces):.1f} ({statistics.mean(sum(r['board']) for r in records):.1f})"
+            if records
+            else "0"
+        ),
+    }
+
+
 # ---------------------------------------------------------------- figures
 
 
@@ -836,6 +874,9 @@ def main() -> int:
         out[f"live, after up to {rounds} respreads of the lit squares"] = guided_figures(
             live_g, evaluate([r for r, _ in live_g], model)
         )
+        out["live, then the squares still lit counted by hand"] = by_hand(
+            [r for r, _ in live_g], model
+        )
         still_g = [
             guided(
                 s,
@@ -851,6 +892,9 @@ def main() -> int:
         ]
         out[f"stills, after up to {rounds} respreads of the lit squares"] = guided_figures(
             still_g, evaluate_stills([r for r, _ in still_g], model, weights, TRUST_MIN)
+        )
+        out["stills answered, then the squares still lit counted by hand"] = by_hand(
+            [r for r, _ in still_g if trusted(r, weights, TRUST_MIN)], model
         )
     print(json.dumps(out, indent=1, ensure_ascii=False))
     if args.timing:

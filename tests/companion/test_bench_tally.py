@@ -69,3 +69,24 @@ def test_readings_against_the_empty_board_keep_each_candidates_change() -> None:
     read = bench.tally.squares_of(record)
     assert all(sq.referenced for sq in read)
     assert read[0].changed == (False,) and read[1].extra == 2.5
+
+
+def test_the_players_count_the_squares_still_lit_and_the_camera_the_rest() -> None:
+    # square 3: the detector sees 4 sure pieces, the pile counter 7.5 (lit); 5 are there
+    counts = (0, 2, 3, 4, 2, 1, 0, 3, 2, 1, 2, 3)
+    sure = [[n, float(n), 0.0, [0.97] * n] for n in counts]
+    torn = [list(sq) for sq in sure]
+    torn[3] = [4, 7.5, 0.0, [0.97] * 4]
+    truth = list(counts)
+    truth[3] = 5
+    records = [
+        {"squares": torn, "board": truth, "outside": 0.0},
+        {"squares": sure, "board": list(counts), "outside": 0.0},
+    ]
+    model = SpreadModel()
+    assert bench.tally.count_spread(bench.tally.squares_of(records[0]), model).unsure == (3,)
+    figures = bench.tally.by_hand(records, model)
+    assert figures["exact_total"] == 1.0 and figures["in_interval"] == 1.0
+    assert figures["scenes with a square counted by hand"] == 1
+    assert figures["squares counted by hand a scene, mean"] == 0.5
+    assert figures["pieces counted by hand a scene, mean (of all its pieces)"] == "2.5 (23.5)"

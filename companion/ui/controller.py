@@ -159,6 +159,12 @@ ENTRY_FIELDS: tuple[tuple[TallyField, int], ...] = (("tens", 9), ("units", 9), (
 HAND_MOST = 99
 
 
+def _reading_order(square: int) -> tuple[int, int]:
+    """Where ``square`` comes reading the screen's board: the top row (11 .. 7) left to
+    right, then the bottom row (1 .. 5)."""
+    return (0, -square) if square > 6 else (1, square)
+
+
 @dataclass
 class TallyProgress:
     """An open tally: whose pieces are being counted and what each side came to."""
@@ -175,7 +181,7 @@ class TallyProgress:
     reading: tuple[Sequence[SpreadSquare | SquareEvidence], float] | None = None
     #: squares counted by hand for this reading (square -> pieces)
     known: dict[int, int] = field(default_factory=dict)
-    #: the lit squares being counted by hand, in board order, and the one shown
+    #: the lit squares being counted by hand, as the screen reads, and the one shown
     hand: tuple[int, ...] = ()
     hand_index: int = 0
     hand_values: dict[int, int] = field(default_factory=dict)
@@ -624,7 +630,7 @@ class Controller:
             t.counting = True  # recount: the next frame replaces this count
             self.view = View.TALLY_GUIDE
         elif button == "right" and t.last.unsure and t.reading is not None:
-            t.hand = tuple(sorted(t.last.unsure))
+            t.hand = tuple(sorted(t.last.unsure, key=_reading_order))
             t.hand_index = 0
             t.hand_values = {sq: t.last.counts[sq] for sq in t.hand}
             self.view = View.TALLY_HAND

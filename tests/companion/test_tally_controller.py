@@ -317,19 +317,20 @@ def test_the_lit_squares_are_counted_by_hand_one_at_a_time() -> None:
     c.on_tally_reading(lit_twice(*A))
     count = c.screen()
     assert isinstance(count, TallyCountScreen) and set(count.tally.unsure) == {2, 9}
-    press(c, "right")  # count the lit squares by hand, in board order, from the camera's
+    # count the lit squares by hand as the screen reads (top row first), from the camera's
+    press(c, "right")
     first = c.screen()
     assert isinstance(first, TallyHandScreen)
-    assert (first.square, first.index, first.of) == (2, 0, 2) and first.tally.counts[2] == 6
+    assert (first.square, first.index, first.of) == (9, 0, 2) and first.tally.counts[9] == 5
     renders(c)
-    press(c, "right", "ok")  # square 2 holds 7
+    press(c, "left", "left", "ok")  # square 9 holds 3
     second = c.screen()
-    assert isinstance(second, TallyHandScreen) and second.square == 9
-    assert second.tally.counts[2] == 7 and second.tally.counts[9] == 5
-    press(c, "back")  # back to square 2: its 7 is kept
+    assert isinstance(second, TallyHandScreen) and second.square == 2
+    assert second.tally.counts[9] == 3 and second.tally.counts[2] == 6
+    press(c, "back")  # back to square 9: its 3 is kept
     back = c.screen()
-    assert isinstance(back, TallyHandScreen) and back.square == 2 and back.tally.counts[2] == 7
-    press(c, "ok", "left", "left", "ok")  # square 9 holds 3
+    assert isinstance(back, TallyHandScreen) and back.square == 9 and back.tally.counts[9] == 3
+    press(c, "ok", "right", "ok")  # square 2 holds 7
     done = c.screen()
     assert isinstance(done, TallyCountScreen)
     assert done.tally.total == 41 + 1 - 2 and done.tally.unsure == ()

@@ -376,3 +376,39 @@ def test_a_board_first_seen_empty_between_the_sides_serves_the_second(tmp_path: 
     counted_within(app, FRAMES[1])
     assert app.controller.tally is not None and app.controller.tally.player == 1
     hardware.close()
+
+
+def test_the_players_count_the_lit_squares_by_hand_and_the_journal_says_so(
+    tmp_path: Path,
+) -> None:
+    app, hardware, clock = _camera_app(tmp_path, FRAMES, read_frame_spread)
+    open_tally(app, hardware, clock)
+    tap(app, hardware, clock, "ok")
+    assert see(app)
+    camera = counted_within(app, FRAMES[0])
+    board = truth(FRAMES[0])["board"]
+    assert camera.unsure  # this still leaves the camera unsure of some squares
+    tap(app, hardware, clock, "right")  # count them by hand: each starts at the camera's
+    for _ in camera.unsure:
+        assert app.controller.view == View.TALLY_HAND
+        t = app.controller.tally
+        assert t is not None
+        sq = t.hand[t.hand_index]
+        step = "right" if board[sq] > camera.counts[sq] else "left"
+        for _ in range(abs(board[sq] - camera.counts[sq])):
+            tap(app, hardware, clock, step)
+        tap(app, hardware, clock, "ok")
+    assert app.controller.view == View.TALLY_COUNT
+    hand = counted_within(app, FRAMES[0])
+    assert set(hand.hand) == set(camera.unsure) and not set(hand.unsure) & set(camera.unsure)
+    assert all(hand.counts[sq] == board[sq] for sq in camera.unsure)
+    tap(app, hardware, clock, "ok")  # accept A's; B's by the camera alone
+    tap(app, hardware, clock, "ok")
+    assert see(app)
+    tap(app, hardware, clock, "ok")
+    assert app.controller.view == View.TALLY_FINAL
+    tap(app, hardware, clock, "ok")
+    hardware.close()
+    records = tally_records(tmp_path / "journal.jsonl")
+    assert records[0]["how"] == ["camera+hand", "camera"]
+    assert records[0]["pieces"][0] == hand.total

@@ -860,6 +860,7 @@ def main() -> int:
     stills = [reading_of(s, kind, config, tag, empty=args.empty) for s in seeds]
     out = {
         "live (the board known from the game)": {"scenes": len(live), **evaluate(live, model)},
+        "live, the squares lit counted by hand at once (no respread)": by_hand(live, model),
         "stills (the board located in the still)": evaluate_stills(
             stills, model, weights, TRUST_MIN
         ),

@@ -191,7 +191,7 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "tally.counting": _E("Đang đếm...", "Counting..."),
     "tally.result": _E("{p}: {t}, chắc {lo}-{hi}", "{p}: {t}, surely {lo}-{hi}"),
     "tally.exact": _E("{p}: {t}, chắc chắn", "{p}: {t} for sure"),
-    "tally.unsure": _E("Rải ô sáng ra, ◀ lại", "Spread lit, ◀ again"),
+    "tally.unsure": _E("◀ rải lại  ▶ đếm tay", "◀ respread  ▶ by hand"),
     "tally.sure_keys": _E("OK đúng   ◀ đếm lại", "OK right  ◀ recount"),
     # the lit squares were laid out already: spreading more will not help
     "tally.spread_keys": _E("OK giữ   ▶ đếm tay", "OK keep  ▶ by hand"),

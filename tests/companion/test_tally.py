@@ -700,6 +700,26 @@ def test_the_plain_reading_widens_the_interval_only_where_the_two_disagree() -> 
     assert joined.high == max(pair_only[1], outside.high)
 
 
+def test_whether_the_two_readings_agree_is_asked_of_the_cameras_counts_alone() -> None:
+    # the pair detector doubts squares 2 and 3; the spread's own detector sees one more
+    # piece in 9 and in 10: 43 against 41, inside the camera's interval, so they agree
+    doubt = referenced(spread(*A_SPREAD, faint={2: (0.45, 0.4, 0.35), 3: (0.45, 0.4, 0.35)}))
+    squares = [
+        replace(sq, alone=sq.scores[: sq.peaks] + ((0.97,) if i in (9, 10) else ()))
+        for i, sq in enumerate(doubt)
+    ]
+    camera = count_spread(squares, EMPTY_MODEL)
+    assert (camera.low, camera.high) == _Reading.of(squares, EMPTY_MODEL).interval(EMPTY_MODEL, 0)
+    assert camera.low + AGREE <= 43 <= camera.high - AGREE
+    # the players count 2 and 3 as the camera did: the interval narrows to the pair's
+    # reading with them, and 43 is no reason to widen it again
+    known = {2: 6, 3: 5}
+    hand = count_spread(squares, EMPTY_MODEL, known=known)
+    narrow = _Reading.of(squares, EMPTY_MODEL, known).interval(EMPTY_MODEL, 0)
+    assert (hand.low, hand.high) == narrow and narrow[1] - narrow[0] < camera.high - camera.low
+    assert not narrow[0] + AGREE <= 43 <= narrow[1] - AGREE
+
+
 def test_a_square_where_the_spreads_own_detector_sees_more_is_named_unsure() -> None:
     # wrong when its own detector sees more (weight 3 a piece), hardly ever otherwise
     model = replace(EMPTY_MODEL, doubt=(-4.0, 0.1, 3.0, 0.2, 0.0), light_at=0.05)

@@ -54,7 +54,13 @@ from vision.config import (
     load_config,
 )
 from vision.count import Calibration
-from vision.errors import BoardNotFoundError, ConfigError, ImageReadError, VisionError
+from vision.errors import (
+    BoardNotFoundError,
+    ConfigError,
+    ImagePairError,
+    ImageReadError,
+    VisionError,
+)
 from vision.gate import FrameQuality, Unfit, assess_frame
 from vision.lens import Lens, undistort
 from vision.locate import Fix, Located, Locator, Outline, locate_board, outline_from_corners
@@ -70,6 +76,7 @@ __all__ = [
     "Fix",
     "FrameQuality",
     "GateConfig",
+    "ImagePairError",
     "ImageReadError",
     "Lens",
     "LocateConfig",

@@ -25,3 +25,7 @@ class ImageReadError(VisionError, OSError):
 
 class ConfigError(VisionError, ValueError):
     """A configuration key or value is invalid; the message names the key."""
+
+
+class ImagePairError(VisionError, ValueError):
+    """Two photos meant to be compared (one camera, unmoved) cannot be: their sizes differ."""

@@ -370,6 +370,24 @@ def _draw_pebble(
     patch[:] = patch * (1 - body[..., None]) + np.clip(tone, 0, 255) * body[..., None]
 
 
+def with_marks(
+    image: NDArray[np.uint8],
+    points: FloatArray,
+    diam_px: float,
+    seed: int,
+    colour: tuple[int, int, int] = (150, 160, 170),
+) -> NDArray[np.uint8]:
+    """``image`` with a pebble on each of ``points`` (pixels), ``diam_px`` wide, lit
+    from the upper left: the marks a person puts on a board's corners
+    (``vision.locate.markers``)."""
+    rng = np.random.default_rng(seed)
+    plane = image.astype(np.float32)
+    light = np.array([-0.6, -0.8])
+    for point in np.asarray(points, np.float64):
+        _draw_pebble(plane, rng, point, diam_px, colour, light)
+    return np.asarray(np.clip(plane, 0, 255), np.uint8)
+
+
 def _camera(cond: SceneConditions, size: tuple[int, int], depth: float) -> FloatArray:
     """Board units -> image pixels for the tilted, yawed, rolled camera."""
     w, h = size

@@ -1,7 +1,8 @@
 """``oanquan calibrate``: the board's corners given by hand, or the lens, for the config file.
 
 For a board the automatic fit misses or gets wrong (docs/vision_failures.md),
-the user gives its four corners once; this writes them as a ``[vision.locate]``
+the user gives its four corners once, as pixels or as a second photo with a
+pebble on each corner (``--markers``, ``vision.locate.markers``); this writes them as a ``[vision.locate]``
 table that ``oanquan run``, ``analyze`` and ``selftest`` read from the config
 file. The corners are checked before anything is written (finite, a convex
 outline of some size, inside or near the image), and the text written is read
@@ -125,6 +126,12 @@ def _calibrate(argv: list[str]) -> int:
         "rectangle in any order (default: find them automatically)",
     )
     ap.add_argument(
+        "--markers",
+        metavar="MARKED",
+        help="the same camera's photo of the board with a pebble (or any small thing) on "
+        "each of its 4 outer corners, IMAGE the board without them: the corners are the marks",
+    )
+    ap.add_argument(
         "--lens",
         action="store_true",
         help="measure the lens's distortion from the board's chalk lines instead "
@@ -143,8 +150,10 @@ def _calibrate(argv: list[str]) -> int:
     try:
         if len(args.image) > 1 and not args.lens:
             raise ValueError("several photos are only read with --lens")
-        if args.lens and args.corners:
-            raise ValueError("--lens measures the lens; give --corners in a run of its own")
+        if args.lens and (args.corners or args.markers):
+            raise ValueError("--lens measures the lens; give the corners in a run of its own")
+        if args.corners and args.markers:
+            raise ValueError("give the corners either as --corners or as --markers, not both")
         if args.chessboard and not args.lens:
             raise ValueError("--chessboard is what --lens measures on: give both")
         inner = _inner_corners(args.chessboard) if args.chessboard else None
@@ -161,6 +170,7 @@ def _calibrate(argv: list[str]) -> int:
     config = config or VisionConfig()
     try:
         images = [read_image(path) for path in args.image]
+        marked = read_image(args.markers) if args.markers else None
     except ImageReadError as exc:
         print(f"oanquan calibrate: {exc}", file=sys.stderr)
         return 1
@@ -172,15 +182,38 @@ def _calibrate(argv: list[str]) -> int:
 
     raw = images[0]
     image = undistort(raw, config.lens)
+    given: NDArray[np.float64] | None = None
+    if marked is not None:
+        from vision.locate.markers import marker_corners
+
+        if marked.shape != raw.shape:
+            print(
+                f"oanquan calibrate: --markers {Path(args.markers).name} is not the size of"
+                f" {Path(args.image[0]).name}: two photos from the same camera, unmoved",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            given = marker_corners(raw, marked)  # (where the photo as taken shows them)
+        except BoardNotFoundError as exc:
+            print(f"oanquan calibrate: --markers: {exc.reason}", file=sys.stderr)
+            return 1
     if args.corners:
         try:
-            corners = order_corners(_parse_corners(args.corners))
+            given = _parse_corners(args.corners)
         except ValueError as exc:
             print(f"oanquan calibrate: {exc}", file=sys.stderr)
             return 2
+    if given is not None:
+        source = "--markers" if marked is not None else "--corners"
+        try:
+            corners = order_corners(given)
+        except ValueError as exc:
+            print(f"oanquan calibrate: {source}: {exc}", file=sys.stderr)
+            return 2
         problem = corners_problem(corners.tolist())
         if problem:
-            print(f"oanquan calibrate: --corners: {problem}", file=sys.stderr)
+            print(f"oanquan calibrate: {source}: {problem}", file=sys.stderr)
             return 2
         h, w = image.shape[:2]
         if np.any(np.abs(corners) > 4 * max(h, w)):

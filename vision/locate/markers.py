@@ -1,0 +1,105 @@
+"""The board's four outer corners from marks a person put on them.
+
+Where no search finds the board (thin charcoal along brick joints, a board the
+frame cuts), a person gives its corners once. Typing pixel coordinates needs an
+image viewer; a fixed camera needs none: photograph the board, put a pebble (or
+any small thing) on each of its four outer corners, photograph it again. What
+changed between the two photos, in four compact blobs, is the marks, and their
+centres are the corners (``oanquan calibrate IMAGE --markers MARKED``).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.errors import BoardNotFoundError, ImagePairError
+
+#: The photos are compared at this width (finer only adds sensor noise).
+WORK_WIDTH = 1280
+#: The least colour change (CIELAB units) a mark makes: light that drifts between
+#: the photos, or sensor noise, stays under it.
+LEAST_STEP = 12.0
+#: A change whose centre lies within this many of a larger one's widths is part of it:
+#: a mark's lit side and its shadow change, its middle tone may not.
+JOIN = 1.5
+#: ... or within this share of the frame's width (a grey pebble on grey ground changes
+#: in two small crescents, its lit side and its shadow); corners lie far further apart.
+JOIN_FLOOR = 0.015
+#: A mark's area, as a share of the frame's: a small pebble far away to a fist.
+MARK_AREA = (2e-5, 0.01)
+#: The least area of the four marks' outline, in squares of their widest span: a 2x5
+#: board seen at the steepest tilt still bounds about a fifth of it; four in a row none.
+FLATTEST = 0.05
+#: Changes beyond the four marks smaller than this share of the least mark's area
+#: are taken for noise; larger ones make the marks ambiguous.
+STRAY = 0.25
+
+
+def marker_corners(before: NDArray[np.uint8], after: NDArray[np.uint8]) -> NDArray[np.float64]:
+    """The centres (4, 2), in pixels of the photos, in no order, of the four marks that
+    ``after`` shows on ``before``'s board (the same camera, unmoved, the same size).
+
+    Raises ``BoardNotFoundError`` saying what was seen instead: fewer or more than four
+    marks, or four that do not bound a board; ``ImagePairError`` for photos of two sizes.
+    """
+    if before.shape != after.shape or before.ndim != 3:
+        raise ImagePairError(
+            f"marks: two colour photos of one size, got {before.shape} and {after.shape}"
+        )
+    h, w = before.shape[:2]
+    scale = min(1.0, WORK_WIDTH / w)
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    labs = []
+    for image in (before, after):
+        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (3, 3), 0)
+        labs.append(cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab))
+    diff = labs[1] - labs[0]
+    diff -= np.median(diff.reshape(-1, 3), axis=0)  # (the light of the whole frame drifted)
+    dist = np.sqrt((diff * diff).sum(axis=2))
+    mad = float(np.median(np.abs(dist - np.median(dist))))
+    step = max(LEAST_STEP, float(np.median(dist)) + 8.0 * 1.4826 * mad)
+    mask = (dist > step).astype(np.uint8)
+    n, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    area = size[0] * size[1]
+    low, high = MARK_AREA[0] * area, MARK_AREA[1] * area
+    blobs = sorted(
+        ((float(stats[i, cv2.CC_STAT_AREA]), centres[i]) for i in range(1, n)),
+        key=lambda blob: -blob[0],
+    )
+    marks = [(a, c) for a, c in _joined(blobs, JOIN_FLOOR * size[0]) if low <= a <= high]
+    if len(marks) < 4:
+        raise BoardNotFoundError(
+            f"saw {len(marks)} marks where 4 were expected: put one on each outer corner"
+        )
+    if len(marks) > 4 and marks[4][0] >= STRAY * marks[3][0]:
+        raise BoardNotFoundError(
+            f"saw {len(marks)} changes where 4 marks were expected: move nothing else"
+            " between the two photos"
+        )
+    points = np.asarray(np.array([c for _, c in marks[:4]], np.float64) / scale, np.float64)
+    hull = cv2.convexHull(points.astype(np.float32))
+    span = max(float(np.linalg.norm(p - q)) for p in points for q in points)
+    if len(hull) != 4 or cv2.contourArea(hull) < FLATTEST * span**2:
+        raise BoardNotFoundError("the four marks do not bound a board: one on each outer corner")
+    return points
+
+
+def _joined(
+    blobs: list[tuple[float, NDArray[np.float64]]], floor: float
+) -> list[tuple[float, NDArray[np.float64]]]:
+    """``blobs`` (area, centre), largest first, each joined to a larger one whose centre
+    lies within ``JOIN`` of its width or ``floor`` pixels (areas summed, centres weighted
+    by them)."""
+    groups: list[tuple[float, NDArray[np.float64]]] = []
+    for area, centre in blobs:
+        for k, (total, middle) in enumerate(groups):
+            width = 2.0 * np.sqrt(total / np.pi)
+            if np.linalg.norm(centre - middle) <= max(JOIN * width, floor):
+                groups[k] = (total + area, (middle * total + centre * area) / (total + area))
+                break
+        else:
+            groups.append((area, np.asarray(centre, np.float64)))
+    return sorted(groups, key=lambda group: -group[0])

@@ -151,7 +151,8 @@ def _calibrate(argv: list[str]) -> int:
         if len(args.image) > 1 and not args.lens:
             raise ValueError("several photos are only read with --lens")
         if args.lens and (args.corners or args.markers):
-            raise ValueError("--lens measures the lens; give the corners in a run of its own")
+            flag = "--corners" if args.corners else "--markers"
+            raise ValueError(f"--lens measures the lens; give {flag} in a run of its own")
         if args.corners and args.markers:
             raise ValueError("give the corners either as --corners or as --markers, not both")
         if args.chessboard and not args.lens:

@@ -108,6 +108,7 @@ def test_calibrate_says_what_is_wrong_with_the_marked_photo(
     assert calibrate_main([board, "--markers", marked, "--corners", "1,2,3,4,5,6,7,8"]) == 2
     assert "not both" in capsys.readouterr().err
     assert calibrate_main([board, "--markers", marked, "--lens"]) == 2
+    assert "give --markers in a run of its own" in capsys.readouterr().err
     assert calibrate_main([board, "--markers", "/no/such.png"]) == 1
 
 

@@ -26,9 +26,9 @@ LEAST_STEP = 12.0
 JOIN = 1.5
 #: ... or within this share of the frame's width (a grey pebble on grey ground changes
 #: in two small crescents, its lit side and its shadow); corners lie far further apart.
-JOIN_FLOOR = 0.015
+JOIN_FLOOR = 0.025
 #: A mark's area, as a share of the frame's: a small pebble far away to a fist.
-MARK_AREA = (2e-5, 0.01)
+MARK_AREA = (1e-5, 0.01)
 #: The least area of the four marks' outline, in squares of their widest span: a 2x5
 #: board seen at the steepest tilt still bounds about a fifth of it; four in a row none.
 FLATTEST = 0.05

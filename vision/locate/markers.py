@@ -21,6 +21,10 @@ WORK_WIDTH = 1280
 #: The least colour change (CIELAB units) a mark makes: light that drifts between
 #: the photos, or sensor noise, stays under it.
 LEAST_STEP = 12.0
+#: Where the sensor's grain lifts the threshold above ``LEAST_STEP`` and hides marks, the
+#: difference is read again smoothed this much (pixels, a Gaussian's sigma): marks are
+#: wider than grain.
+GRAIN_BLUR = 2.0
 #: A change whose centre lies within this many of a larger one's widths is part of it:
 #: a mark's lit side and its shadow change, its middle tone may not.
 JOIN = 1.5
@@ -58,18 +62,33 @@ def marker_corners(before: NDArray[np.uint8], after: NDArray[np.uint8]) -> NDArr
         labs.append(cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab))
     diff = labs[1] - labs[0]
     diff -= np.median(diff.reshape(-1, 3), axis=0)  # (the light of the whole frame drifted)
-    dist = np.sqrt((diff * diff).sum(axis=2))
-    mad = float(np.median(np.abs(dist - np.median(dist))))
-    step = max(LEAST_STEP, float(np.median(dist)) + 8.0 * 1.4826 * mad)
+    try:
+        return _marks(diff, scale)
+    except BoardNotFoundError:
+        if _distance(diff)[1] <= LEAST_STEP:
+            raise
+    # grainy photos (dim light): the grain lifted the threshold over the marks; average
+    # it out, which thins a small mark's change far less
+    return _marks(np.asarray(cv2.GaussianBlur(diff, (0, 0), GRAIN_BLUR), np.float32), scale)
+
+
+def _marks(diff: NDArray[np.float32], scale: float) -> NDArray[np.float64]:
+    """``marker_corners`` on the frames' colour difference ``diff`` (read at ``scale``)."""
+    dist, step = _distance(diff)
     mask = (dist > step).astype(np.uint8)
     n, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    area = size[0] * size[1]
-    low, high = MARK_AREA[0] * area, MARK_AREA[1] * area
-    blobs = sorted(
-        ((float(stats[i, cv2.CC_STAT_AREA]), centres[i]) for i in range(1, n)),
+    height, width = diff.shape[:2]
+    low, high = MARK_AREA[0] * width * height, MARK_AREA[1] * width * height
+    x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+    inside = (x > 0) & (y > 0)
+    inside &= (x + stats[:, cv2.CC_STAT_WIDTH] < width) & (
+        y + stats[:, cv2.CC_STAT_HEIGHT] < height
+    )
+    blobs = sorted(  # (a change touching the frame's edge is no mark: one lies on the board)
+        ((float(stats[i, cv2.CC_STAT_AREA]), centres[i]) for i in range(1, n) if inside[i]),
         key=lambda blob: -blob[0],
     )
-    marks = [(a, c) for a, c in _joined(blobs, JOIN_FLOOR * size[0]) if low <= a <= high]
+    marks = [(a, c) for a, c in _joined(blobs, JOIN_FLOOR * width) if low <= a <= high]
     if len(marks) < 4:
         raise BoardNotFoundError(
             f"saw {len(marks)} marks where 4 were expected: put one on each outer corner"
@@ -85,6 +104,16 @@ def marker_corners(before: NDArray[np.uint8], after: NDArray[np.uint8]) -> NDArr
     if len(hull) != 4 or cv2.contourArea(hull) < FLATTEST * span**2:
         raise BoardNotFoundError("the four marks do not bound a board: one on each outer corner")
     return points
+
+
+def _distance(diff: NDArray[np.float32]) -> tuple[NDArray[np.float32], float]:
+    """Each pixel's colour change (CIELAB distance) and the threshold a mark must pass:
+    ``LEAST_STEP``, or eight spreads of the changes above their median where the grain
+    is coarser."""
+    dist = np.sqrt((diff * diff).sum(axis=2))
+    median = float(np.median(dist))
+    mad = float(np.median(np.abs(dist - median)))
+    return dist, max(LEAST_STEP, median + 8.0 * 1.4826 * mad)
 
 
 def _joined(

@@ -541,10 +541,11 @@ def by_hand(records: list[dict[str, Any]], model: SpreadModel) -> dict[str, Any]
         "squares counted by hand a scene, mean": (
             round(statistics.mean(squares), 2) if squares else 0
         ),
-        "pieces counted by hand a scene, mean (of all its pieces)": (
-            f"{statistics.mean(pieces):.1f} ({statistics.mean(sum(r['board']) for r in records):.1f})"
-            if records
-            else "0"
+        "pieces counted by hand a scene, mean": (
+            round(statistics.mean(pieces), 1) if pieces else 0
+        ),
+        "pieces a scene, mean": (
+            round(statistics.mean(sum(r["board"]) for r in records), 1) if records else 0
         ),
     }
 

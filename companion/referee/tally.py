@@ -449,13 +449,18 @@ class _Reading:
 AGREE = 1
 
 
+#: The most small pieces one square can be counted by hand to hold (two digits on the board).
+HAND_MOST = 99
+
+
 def _checked_known(known: Mapping[int, int]) -> dict[int, int]:
-    """``known`` as a dict, or a ValueError naming the first square or count that cannot be."""
+    """``known`` as a dict, or a ValueError naming the first square or count that cannot be.
+    A mandarin square's count is of its small pieces (its big stone is called apart)."""
     for sq, n in known.items():
-        if sq not in CITIZENS:
-            raise ValueError(f"a hand count must be of a citizen square, got square {sq}")
-        if not 0 <= n <= 99:
-            raise ValueError(f"a hand count must be 0-99 pieces, got {n} in square {sq}")
+        if not 0 <= sq < NUM_SQUARES:
+            raise ValueError(f"a hand count must be of a square 0-11, got square {sq}")
+        if not 0 <= n <= HAND_MOST:
+            raise ValueError(f"a hand count must be 0-{HAND_MOST} pieces, got {n} in square {sq}")
     return dict(known)
 
 
@@ -474,7 +479,7 @@ def count_spread(
     distributions, widened by the scene-level spread, and always contains
     ``total``. ``outside``: pieces seen around the board but in no square; a
     board located wrong shows them, and the interval then widens to say so.
-    ``known``: citizen squares the players counted by hand (square -> pieces), taken
+    ``known``: squares the players counted by hand (square -> small pieces), taken
     as certain: where the camera stays unsure after a respread, a person counting
     the few pieces of one or two lit squares makes the total exact far sooner than
     counting the whole heap again.
@@ -1082,6 +1087,7 @@ def tally_fields(final: FinalCount, sides: tuple[SideCount, SideCount]) -> dict[
 
 
 __all__ = [
+    "HAND_MOST",
     "BoardEvidence",
     "FinalCount",
     "SideCount",

@@ -48,6 +48,7 @@ from companion.referee.advice import Advice, AdviceReason
 from companion.referee.reconcile import SquareEvidence, refills_after
 from companion.referee.records import CountedBy, Mode
 from companion.referee.tally import (
+    HAND_MOST,
     FinalCount,
     SideCount,
     SpreadModel,
@@ -155,8 +156,6 @@ TALLY_VIEWS = frozenset(
 )
 #: Entry fields in the order OK walks them, and each one's largest value.
 ENTRY_FIELDS: tuple[tuple[TallyField, int], ...] = (("tens", 9), ("units", 9), ("bigs", 2))
-#: The most pieces one square can be counted by hand to hold (two digits on the board).
-HAND_MOST = 99
 
 
 def _reading_order(square: int) -> tuple[int, int]:
@@ -570,8 +569,8 @@ class Controller:
         if squares is None:
             self.message = reason or "board not found"
             return
-        if t.last is not None:
-            t.laid |= frozenset(t.last.unsure)
+        if t.last is not None:  # (squares counted by hand were lit too)
+            t.laid |= frozenset(t.last.unsure) | frozenset(t.last.hand)
         t.reading, t.known = (tuple(squares), outside), {}  # (a new layout: count it afresh)
         t.last = count_spread(squares, self.spread_model, outside=outside)
         t.counting = False
@@ -632,7 +631,7 @@ class Controller:
         elif button == "right" and t.last.unsure and t.reading is not None:
             t.hand = tuple(sorted(t.last.unsure, key=_reading_order))
             t.hand_index = 0
-            t.hand_values = {sq: t.last.counts[sq] for sq in t.hand}
+            t.hand_values = {sq: min(t.last.counts[sq], HAND_MOST) for sq in t.hand}
             self.view = View.TALLY_HAND
         elif button == "right":
             self._tally_entry(t.last.total, t.last.big)

@@ -119,6 +119,14 @@ def test_squares_counted_by_hand_are_certain_and_the_rest_stays_the_cameras() ->
     assert SideCount.of(hand).how == "camera+hand" and SideCount.of(camera).how == "camera"
 
 
+def test_a_quan_square_s_small_pieces_can_be_counted_by_hand_too() -> None:
+    # the pile counter far off on quan square 6 lights it; its big stone is called apart
+    torn = spread(*A_SPREAD, disagree={6: 3.0})
+    assert count_spread(torn, MODEL).unsure == (6,)
+    hand = count_spread(torn, MODEL, known={6: 2})
+    assert hand.counts[6] == 2 and hand.total == 43 and hand.unsure == () and hand.hand == (6,)
+
+
 def test_a_blind_scene_counted_by_hand_square_by_square_is_exact() -> None:
     faint = {sq: (0.3, 0.25) for sq in (1, 2, 3, 4, 5, 7, 8, 9, 10, 11)}
     blind = spread(0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, faint=faint)
@@ -131,7 +139,7 @@ def test_a_blind_scene_counted_by_hand_square_by_square_is_exact() -> None:
 
 @pytest.mark.parametrize(
     ("known", "message"),
-    [({0: 3}, "citizen square, got square 0"), ({4: -1}, "0-99 pieces, got -1 in square 4")],
+    [({12: 3}, "square 0-11, got square 12"), ({4: -1}, "0-99 pieces, got -1 in square 4")],
 )
 def test_a_hand_count_that_cannot_be_is_refused(known: dict[int, int], message: str) -> None:
     with pytest.raises(ValueError, match=message):

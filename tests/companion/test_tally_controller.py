@@ -349,7 +349,7 @@ def test_back_leaves_the_hand_count_and_a_recount_forgets_it() -> None:
     menu(c, "menu.tally")
     press(c, "ok")
     c.on_tally_reading(lit_twice(*A))
-    press(c, "right", "left", "back")  # changed square 2, then left it: nothing counted
+    press(c, "right", "left", "back")  # changed square 9, then left it: nothing counted
     count = c.screen()
     assert isinstance(count, TallyCountScreen)
     assert count.tally.total == 41 and set(count.tally.unsure) == {2, 9}
@@ -362,6 +362,39 @@ def test_back_leaves_the_hand_count_and_a_recount_forgets_it() -> None:
     again = c.screen()
     assert isinstance(again, TallyCountScreen) and set(again.tally.unsure) == {2, 9}
     assert c.tally.last.hand == ()
+
+
+def test_a_quan_square_lit_is_counted_by_hand_and_a_misread_pile_is_capped() -> None:
+    c = Controller(Referee(mode="camera"), spread_model=CLEAR)
+    menu(c, "menu.tally")
+    press(c, "ok")
+    c.on_tally_reading(squares(*A, torn=6))  # the quan square 6: the pile counter far off
+    press(c, "right", "right", "ok")  # one small piece beside its big stone
+    done = c.screen()
+    assert isinstance(done, TallyCountScreen) and done.tally.counts[6] == 1
+    assert done.tally.total == 42
+    # a square read as 120 pieces (a misreading) starts the hand count at 99
+    misread = squares(*A)
+    misread[4] = SpreadSquare(120, 123.0, 0.01)
+    press(c, "left")
+    c.on_tally_reading(misread)
+    press(c, "right")
+    hand = c.screen()
+    assert isinstance(hand, TallyHandScreen) and hand.square == 4 and hand.tally.counts[4] == 99
+    press(c, "right", "ok")  # (99 is the most: right stays there)
+    assert c.tally is not None and c.tally.last is not None and c.tally.last.counts[4] == 99
+
+
+def test_squares_counted_by_hand_then_lit_again_are_not_asked_to_be_spread() -> None:
+    c = Controller(Referee(mode="camera"), spread_model=CLEAR)
+    menu(c, "menu.tally")
+    press(c, "ok")
+    c.on_tally_reading(lit_twice(*A))
+    press(c, "right", "ok", "ok", "left")  # both counted by hand, then a recount
+    c.on_tally_reading(lit_twice(*A))
+    again = c.screen()
+    assert isinstance(again, TallyCountScreen) and set(again.tally.unsure) == {2, 9}
+    assert again.tally.spread  # "OK keep ▶ by hand", not another respread
 
 
 def test_with_nothing_lit_the_right_button_corrects_the_whole_count() -> None:

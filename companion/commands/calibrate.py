@@ -177,7 +177,7 @@ def _calibrate(argv: list[str]) -> int:
         return 1
     if args.lens:
         return _measure_lens(images, args.image, config, inner, out, drawing)
-    from vision.errors import BoardNotFoundError
+    from vision.errors import BoardNotFoundError, ImagePairError
     from vision.lens import distort_points, undistort, undistort_points
     from vision.locate import locate_board, outline_from_corners
 
@@ -187,15 +187,15 @@ def _calibrate(argv: list[str]) -> int:
     if marked is not None:
         from vision.locate.markers import marker_corners
 
-        if marked.shape != raw.shape:
+        try:
+            given = marker_corners(raw, marked)  # (where the photo as taken shows them)
+        except ImagePairError:
             print(
                 f"oanquan calibrate: --markers {Path(args.markers).name} is not the size of"
                 f" {Path(args.image[0]).name}: two photos from the same camera, unmoved",
                 file=sys.stderr,
             )
             return 2
-        try:
-            given = marker_corners(raw, marked)  # (where the photo as taken shows them)
         except BoardNotFoundError as exc:
             print(f"oanquan calibrate: --markers: {exc.reason}", file=sys.stderr)
             return 1
@@ -206,16 +206,17 @@ def _calibrate(argv: list[str]) -> int:
             print(f"oanquan calibrate: {exc}", file=sys.stderr)
             return 2
     if given is not None:
-        source = "--markers" if marked is not None else "--corners"
+        # (corners typed wrong are a usage error; marks read into no board, a failed reading)
+        source, failed = ("--markers", 1) if marked is not None else ("--corners", 2)
         try:
             corners = order_corners(given)
         except ValueError as exc:
             print(f"oanquan calibrate: {source}: {exc}", file=sys.stderr)
-            return 2
+            return failed
         problem = corners_problem(corners.tolist())
         if problem:
             print(f"oanquan calibrate: {source}: {problem}", file=sys.stderr)
-            return 2
+            return failed
         h, w = image.shape[:2]
         if np.any(np.abs(corners) > 4 * max(h, w)):
             print("oanquan calibrate: corners lie far outside the image", file=sys.stderr)

@@ -60,6 +60,22 @@ def test_marks_in_dim_light_are_read_through_the_grain() -> None:
     assert _off(marker_corners(before, after), corners) < 0.05 * side
 
 
+def test_marks_at_the_frame_s_edge_and_on_a_large_frame_are_where_they_lie() -> None:
+    image, corners, side = _board(5)
+    h, w = image.shape[:2]
+    # a board filling the frame: pale discs on its corners, each touching the frame's edge
+    edge = np.array([[6.0, h - 7.0], [w - 7.0, h - 7.0], [w - 7.0, 6.0], [6.0, 6.0]])
+    discs = image.copy()
+    for x, y in edge:
+        cv2.circle(discs, (round(x), round(y)), 10, (235, 238, 240), -1)
+    assert _off(marker_corners(image, _photo_again(discs, 5)), edge) < 3.0
+    # a 2560 px frame is read at half size: the corners come back in its own pixels
+    big = cv2.resize(image, (2 * w, 2 * h), interpolation=cv2.INTER_CUBIC)
+    marks = 2.0 * corners + 0.5
+    marked = _photo_again(with_marks(big, marks, 0.3 * side, 5), 5)
+    assert _off(marker_corners(big, marked), marks) < 0.05 * 2.0 * side  # (its squares: 2 side)
+
+
 def test_a_missing_mark_or_a_moved_piece_is_named_not_guessed() -> None:
     image, corners, side = _board(3)
     three = _photo_again(with_marks(image, corners[:3], 0.15 * side, 3), 3)

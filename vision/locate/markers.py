@@ -68,12 +68,15 @@ def marker_corners(before: NDArray[np.uint8], after: NDArray[np.uint8]) -> NDArr
         if _distance(diff)[1] <= LEAST_STEP:
             raise
     # grainy photos (dim light): the grain lifted the threshold over the marks; average
-    # it out, which thins a small mark's change far less
-    return _marks(np.asarray(cv2.GaussianBlur(diff, (0, 0), GRAIN_BLUR), np.float32), scale)
+    # it out, which thins a small mark's change far less (the smoothing's own rim along
+    # the frame's edge is no mark)
+    smooth = np.asarray(cv2.GaussianBlur(diff, (0, 0), GRAIN_BLUR), np.float32)
+    return _marks(smooth, scale, rim=True)
 
 
-def _marks(diff: NDArray[np.float32], scale: float) -> NDArray[np.float64]:
-    """``marker_corners`` on the frames' colour difference ``diff`` (read at ``scale``)."""
+def _marks(diff: NDArray[np.float32], scale: float, rim: bool = False) -> NDArray[np.float64]:
+    """``marker_corners`` on the frames' colour difference ``diff`` (read at ``scale``);
+    ``rim``: changes touching the frame's edge are left out."""
     dist, step = _distance(diff)
     mask = (dist > step).astype(np.uint8)
     n, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -84,8 +87,12 @@ def _marks(diff: NDArray[np.float32], scale: float) -> NDArray[np.float64]:
     inside &= (x + stats[:, cv2.CC_STAT_WIDTH] < width) & (
         y + stats[:, cv2.CC_STAT_HEIGHT] < height
     )
-    blobs = sorted(  # (a change touching the frame's edge is no mark: one lies on the board)
-        ((float(stats[i, cv2.CC_STAT_AREA]), centres[i]) for i in range(1, n) if inside[i]),
+    blobs = sorted(
+        (
+            (float(stats[i, cv2.CC_STAT_AREA]), centres[i])
+            for i in range(1, n)
+            if inside[i] or not rim
+        ),
         key=lambda blob: -blob[0],
     )
     marks = [(a, c) for a, c in _joined(blobs, JOIN_FLOOR * width) if low <= a <= high]
@@ -98,7 +105,9 @@ def _marks(diff: NDArray[np.float32], scale: float) -> NDArray[np.float64]:
             f"saw {len(marks)} changes where 4 marks were expected: move nothing else"
             " between the two photos"
         )
-    points = np.asarray(np.array([c for _, c in marks[:4]], np.float64) / scale, np.float64)
+    # (pixel centres: the reduced frame's pixel x covers the full one's from x / scale)
+    found = np.array([c for _, c in marks[:4]], np.float64)
+    points = np.asarray((found + 0.5) / scale - 0.5, np.float64)
     hull = cv2.convexHull(points.astype(np.float32))
     span = max(float(np.linalg.norm(p - q)) for p in points for q in points)
     if len(hull) != 4 or cv2.contourArea(hull) < FLATTEST * span**2:

@@ -82,6 +82,7 @@ from companion.referee.tally import (
     BoardEvidence,
     SpreadModel,
     SpreadSquare,
+    Tally,
     big_call,
     board_trust,
     count_spread,
@@ -517,27 +518,20 @@ def guided_figures(
 def by_hand(records: list[dict[str, Any]], model: SpreadModel) -> dict[str, Any]:
     """The screen's last step (``count_spread(known=)``): the players count the squares
     still lit by hand (the truth stands for their count), and the camera the rest."""
-    exact = inside = counted = 0
-    squares, pieces, widths = [], [], []
+    tallies: list[tuple[Tally, int]] = []
+    squares, pieces = [], []
     for r in records:
         squares_now = squares_of(r)
-        lit = count_spread(squares_now, model, outside=r["outside"]).unsure
-        known = {sq: int(r["board"][sq]) for sq in lit}
-        t = count_spread(squares_now, model, outside=r["outside"], known=known)
-        truth = sum(r["board"])
-        exact += t.total == truth
-        inside += t.low <= truth <= t.high
-        counted += bool(known)
+        t = count_spread(squares_now, model, outside=r["outside"])
+        known = {sq: int(r["board"][sq]) for sq in t.unsure}
+        if known:
+            t = count_spread(squares_now, model, outside=r["outside"], known=known)
+        tallies.append((t, sum(r["board"])))
         squares.append(len(known))
         pieces.append(sum(known.values()))
-        widths.append(t.high - t.low)
-    n = max(len(records), 1)
     return {
-        "scenes": len(records),
-        "exact_total": round(exact / n, 4),
-        "in_interval": round(inside / n, 4),
-        "mean_width": round(statistics.mean(widths), 2) if widths else None,
-        "scenes with a square counted by hand": counted,
+        **_held(tallies),
+        "scenes with a square counted by hand": sum(n > 0 for n in squares),
         "squares counted by hand a scene, mean": (
             round(statistics.mean(squares), 2) if squares else 0
         ),
@@ -545,7 +539,7 @@ def by_hand(records: list[dict[str, Any]], model: SpreadModel) -> dict[str, Any]
             round(statistics.mean(pieces), 1) if pieces else 0
         ),
         "pieces a scene, mean": (
-            round(statistics.mean(sum(r["board"]) for r in records), 1) if records else 0
+            round(statistics.mean(truth for _, truth in tallies), 1) if tallies else 0
         ),
     }
 
@@ -553,27 +547,37 @@ def by_hand(records: list[dict[str, Any]], model: SpreadModel) -> dict[str, Any]
 # ---------------------------------------------------------------- figures
 
 
-def _scores(records: list[dict[str, Any]], model: SpreadModel) -> dict[str, Any]:
-    exact = inside = bigs_ok = 0
-    widths: list[int] = []
-    misses: list[str] = []
-    for r in records:
-        t = count_spread(squares_of(r), model, outside=r["outside"])
-        truth = sum(r["board"])
-        exact += t.total == truth
-        inside += t.low <= truth <= t.high
-        bigs_ok += (t.bigs[0], t.bigs[6]) == tuple(r["big"])
-        widths.append(t.high - t.low)
-        if not t.low <= truth <= t.high:
-            misses.append(f"{r['seed']}: {t.total}/{truth} [{t.low}-{t.high}]")
-    n = max(len(records), 1)
+def _held(tallies: list[tuple[Tally, int]]) -> dict[str, Any]:
+    """How often the total was exact and the interval held the truth, and how wide it
+    was, over (tally, true total) pairs."""
+    n = max(len(tallies), 1)
+    widths = [t.high - t.low for t, _ in tallies]
     return {
-        "scenes": len(records),
-        "exact_total": round(exact / n, 4),
-        "in_interval": round(inside / n, 4),
+        "scenes": len(tallies),
+        "exact_total": round(sum(t.total == truth for t, truth in tallies) / n, 4),
+        "in_interval": round(sum(t.low <= truth <= t.high for t, truth in tallies) / n, 4),
         "mean_width": round(statistics.mean(widths), 2) if widths else None,
+    }
+
+
+def _scores(records: list[dict[str, Any]], model: SpreadModel) -> dict[str, Any]:
+    tallies = [
+        (count_spread(squares_of(r), model, outside=r["outside"]), sum(r["board"])) for r in records
+    ]
+    bigs_ok = sum(
+        (t.bigs[0], t.bigs[6]) == tuple(r["big"])
+        for (t, _), r in zip(tallies, records, strict=True)
+    )
+    misses = [
+        f"{r['seed']}: {t.total}/{truth} [{t.low}-{t.high}]"
+        for (t, truth), r in zip(tallies, records, strict=True)
+        if not t.low <= truth <= t.high
+    ]
+    widths = [t.high - t.low for t, _ in tallies]
+    return {
+        **_held(tallies),
         "median_width": statistics.median(widths) if widths else None,
-        "big_right": round(bigs_ok / n, 4),
+        "big_right": round(bigs_ok / max(len(records), 1), 4),
         "outside the interval (seed: read/true [interval])": misses[:12],
     }
 

@@ -14,7 +14,7 @@ from companion.commands.calibrate import calibrate_main
 from tests.vision.conftest import scene
 from vision.config import load_config
 from vision.errors import BoardNotFoundError, ImagePairError
-from vision.locate.markers import _marks, marker_corners
+from vision.locate.markers import _difference, _distance, _marks, marker_corners
 from vision.synth import with_marks
 
 
@@ -51,12 +51,9 @@ def test_marks_in_dim_light_are_read_through_the_grain() -> None:
     before = np.clip(image + rng.normal(0.0, 16.0, image.shape), 0, 255).astype(np.uint8)
     after = with_marks(image, corners, 0.12 * side, 3)
     after = np.clip(after + rng.normal(0.0, 16.0, image.shape), 0, 255).astype(np.uint8)
-    labs = [
-        cv2.cvtColor(cv2.GaussianBlur(p, (3, 3), 0).astype(np.float32) / 255, cv2.COLOR_BGR2Lab)
-        for p in (before, after)
-    ]
+    diff, scale = _difference(before, after)
     with pytest.raises(BoardNotFoundError, match="saw 2 marks"):
-        _marks(labs[1] - labs[0], 1.0)  # the difference read as it is
+        _marks(*_distance(diff), scale)  # the difference read as it is
     assert _off(marker_corners(before, after), corners) < 0.05 * side
 
 

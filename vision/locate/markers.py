@@ -52,6 +52,25 @@ def marker_corners(before: NDArray[np.uint8], after: NDArray[np.uint8]) -> NDArr
         raise ImagePairError(
             f"marks: two colour photos of one size, got {before.shape} and {after.shape}"
         )
+    diff, scale = _difference(before, after)
+    dist, step = _distance(diff)
+    try:
+        return _marks(dist, step, scale)
+    except BoardNotFoundError:
+        if step <= LEAST_STEP:
+            raise
+    # grainy photos (dim light): the grain lifted the threshold over the marks; average
+    # it out, which thins a small mark's change far less (the smoothing's own rim along
+    # the frame's edge is no mark)
+    smooth = np.asarray(cv2.GaussianBlur(diff, (0, 0), GRAIN_BLUR), np.float32)
+    return _marks(*_distance(smooth), scale, rim=True)
+
+
+def _difference(
+    before: NDArray[np.uint8], after: NDArray[np.uint8]
+) -> tuple[NDArray[np.float32], float]:
+    """The two photos' CIELAB difference, read at most ``WORK_WIDTH`` wide (and that
+    scale), less the whole frame's drift of light."""
     h, w = before.shape[:2]
     scale = min(1.0, WORK_WIDTH / w)
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
@@ -60,27 +79,19 @@ def marker_corners(before: NDArray[np.uint8], after: NDArray[np.uint8]) -> NDArr
         small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
         small = cv2.GaussianBlur(small, (3, 3), 0)
         labs.append(cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab))
-    diff = labs[1] - labs[0]
-    diff -= np.median(diff.reshape(-1, 3), axis=0)  # (the light of the whole frame drifted)
-    try:
-        return _marks(diff, scale)
-    except BoardNotFoundError:
-        if _distance(diff)[1] <= LEAST_STEP:
-            raise
-    # grainy photos (dim light): the grain lifted the threshold over the marks; average
-    # it out, which thins a small mark's change far less (the smoothing's own rim along
-    # the frame's edge is no mark)
-    smooth = np.asarray(cv2.GaussianBlur(diff, (0, 0), GRAIN_BLUR), np.float32)
-    return _marks(smooth, scale, rim=True)
+    diff = np.asarray(labs[1] - labs[0], np.float32)
+    diff -= np.median(diff.reshape(-1, 3), axis=0)
+    return diff, scale
 
 
-def _marks(diff: NDArray[np.float32], scale: float, rim: bool = False) -> NDArray[np.float64]:
-    """``marker_corners`` on the frames' colour difference ``diff`` (read at ``scale``);
-    ``rim``: changes touching the frame's edge are left out."""
-    dist, step = _distance(diff)
+def _marks(
+    dist: NDArray[np.float32], step: float, scale: float, rim: bool = False
+) -> NDArray[np.float64]:
+    """``marker_corners`` on each pixel's colour change ``dist`` over ``step`` (read at
+    ``scale``); ``rim``: changes touching the frame's edge are left out."""
     mask = (dist > step).astype(np.uint8)
     n, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    height, width = diff.shape[:2]
+    height, width = dist.shape[:2]
     low, high = MARK_AREA[0] * width * height, MARK_AREA[1] * width * height
     x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
     inside = (x > 0) & (y > 0)

@@ -501,8 +501,9 @@ def count_spread(
         # camera's counts alone: squares counted by hand narrow the interval to a few
         # pieces, which a reading one piece off would then fall outside of every time.
         alone = [_alone(s) for s in read.spread]
-        photo = _Reading.of(read.spread, model) if known else read
-        photo_low, photo_high = photo.interval(model, outside) if known else (low, high)
+        photo_low, photo_high = (
+            _Reading.of(read.spread, model).interval(model, outside) if known else (low, high)
+        )
         if not photo_low + AGREE <= sum(_Reading.of(alone, model).best) <= photo_high - AGREE:
             plain_low, plain_high = _Reading.of(alone, model, known).interval(model, outside)
             low, high = min(low, plain_low), max(high, plain_high)

@@ -19,6 +19,16 @@ class BoardNotFoundError(VisionError, LookupError):
         self.reason = reason
 
 
+class MarksNotFoundError(BoardNotFoundError):
+    """Marks put on the board's corners did not give four corners; ``seen``: how many
+    marks (or, past four, changes) the photos showed, so a screen can say what to do
+    (4: four marks that bound no board)."""
+
+    def __init__(self, reason: str, seen: int) -> None:
+        super().__init__(reason)
+        self.seen = seen
+
+
 class ImageReadError(VisionError, OSError):
     """An image file could not be read or decoded."""
 

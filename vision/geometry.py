@@ -187,6 +187,21 @@ def canonical_corners(corners_img: FloatArray) -> FloatArray:
     return c if south_first else c[[2, 3, 0, 1]]
 
 
+def order_corners(pts: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Any 4 rectangle corners -> SW, SE, NE, NW by the image convention.
+
+    The long sides are found from the convex order; south is the long side
+    nearer the image bottom and west its left end.
+    """
+    c = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    ring = pts[np.argsort(ang)]
+    sides = [np.linalg.norm(ring[(i + 1) % 4] - ring[i]) for i in range(4)]
+    start = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
+    ordered = np.array([ring[(start + k) % 4] for k in range(4)])
+    return canonical_corners(ordered)
+
+
 def side_ratio(corners: FloatArray) -> float:
     """The larger of the two ratios of opposite sides' lengths of a board outline
     (SW, SE, NE, NW image corners; inf for a side of no length).

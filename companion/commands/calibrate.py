@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from companion.commands._cli import guarded, output_file, write_text
 from companion.commands.analyze import read_image
 from vision.errors import ImageReadError
+from vision.geometry import order_corners
 
 if TYPE_CHECKING:  # (vision's heavy modules load when a command runs, not at import)
     from vision.config import VisionConfig
@@ -48,23 +49,6 @@ def _parse_corners(text: str) -> NDArray[np.float64]:
     if not all(np.isfinite(vals)):
         raise ValueError("--corners: every number must be finite (no nan or inf)")
     return np.array(vals, dtype=np.float64).reshape(4, 2)
-
-
-def order_corners(pts: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Any 4 rectangle corners -> SW, SE, NE, NW by the image convention.
-
-    The long sides are found from the convex order; south is the long side
-    nearer the image bottom and west its left end.
-    """
-    from vision.geometry import canonical_corners
-
-    c = pts.mean(axis=0)
-    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
-    ring = pts[np.argsort(ang)]
-    sides = [np.linalg.norm(ring[(i + 1) % 4] - ring[i]) for i in range(4)]
-    start = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
-    ordered = np.array([ring[(start + k) % 4] for k in range(4)])
-    return canonical_corners(ordered)
 
 
 def calibration_toml(corners: NDArray[np.float64], source: str) -> str:

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.errors import BoardNotFoundError, ImagePairError
+from vision.errors import ImagePairError, MarksNotFoundError
 
 #: The photos are compared at this width (finer only adds sensor noise).
 WORK_WIDTH = 1280
@@ -45,8 +45,9 @@ def marker_corners(before: NDArray[np.uint8], after: NDArray[np.uint8]) -> NDArr
     """The centres (4, 2), in pixels of the photos, in no order, of the four marks that
     ``after`` shows on ``before``'s board (the same camera, unmoved, the same size).
 
-    Raises ``BoardNotFoundError`` saying what was seen instead: fewer or more than four
-    marks, or four that do not bound a board; ``ImagePairError`` for photos of two sizes.
+    Raises ``MarksNotFoundError`` (a ``BoardNotFoundError``) saying what was seen
+    instead: fewer or more than four marks, or four that do not bound a board;
+    ``ImagePairError`` for photos of two sizes.
     """
     if before.shape != after.shape or before.ndim != 3:
         raise ImagePairError(
@@ -56,7 +57,7 @@ def marker_corners(before: NDArray[np.uint8], after: NDArray[np.uint8]) -> NDArr
     dist, step = _distance(diff)
     try:
         return _marks(dist, step, scale)
-    except BoardNotFoundError:
+    except MarksNotFoundError:
         if step <= LEAST_STEP:
             raise
     # grainy photos (dim light): the grain lifted the threshold over the marks; average
@@ -108,13 +109,15 @@ def _marks(
     )
     marks = [(a, c) for a, c in _joined(blobs, JOIN_FLOOR * width) if low <= a <= high]
     if len(marks) < 4:
-        raise BoardNotFoundError(
-            f"saw {len(marks)} marks where 4 were expected: put one on each outer corner"
+        raise MarksNotFoundError(
+            f"saw {len(marks)} marks where 4 were expected: put one on each outer corner",
+            len(marks),
         )
     if len(marks) > 4 and marks[4][0] >= STRAY * marks[3][0]:
-        raise BoardNotFoundError(
+        raise MarksNotFoundError(
             f"saw {len(marks)} changes where 4 marks were expected: move nothing else"
-            " between the two photos"
+            " between the two photos",
+            len(marks),
         )
     # (pixel centres: the reduced frame's pixel x covers the full one's from x / scale)
     found = np.array([c for _, c in marks[:4]], np.float64)
@@ -122,7 +125,7 @@ def _marks(
     hull = cv2.convexHull(points.astype(np.float32))
     span = max(float(np.linalg.norm(p - q)) for p in points for q in points)
     if len(hull) != 4 or cv2.contourArea(hull) < FLATTEST * span**2:
-        raise BoardNotFoundError("the four marks do not bound a board: one on each outer corner")
+        raise MarksNotFoundError("the four marks do not bound a board: one on each outer corner", 4)
     return points
 
 

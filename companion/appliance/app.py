@@ -25,13 +25,22 @@ import logging
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
 
 from companion.appliance.config import Config
+from companion.appliance.corners import (
+    CornersFileError,
+    MarkedCorners,
+    forget_corners,
+    load_corners,
+    marked_corners,
+    save_corners,
+)
 from companion.appliance.gather import Gathered, Gatherer
 from companion.appliance.journal import Journal, JournalError, Record
 from companion.appliance.pipeline import FramePipeline, Observer
@@ -42,7 +51,7 @@ from companion.referee.reconcile import SquareDiff, Verdict, VerdictKind
 from companion.referee.records import DisputeData, Mode
 from companion.ui.controller import Controller, Counters, KioskTimers
 from companion.ui.input import InputController, InputEvent
-from companion.ui.screens import ErrorKind, render_screen
+from companion.ui.screens import CalibrateStep, ErrorKind, render_screen
 from device.errors import CameraStoppedError, DeviceError, EndOfFramesError
 from device.factory import Hardware
 from engine import EngineError, Move, Position, Rules
@@ -94,6 +103,14 @@ class SpreadLike(Protocol):
 
     @property
     def hand(self) -> bool: ...
+
+
+@runtime_checkable
+class CornerTaker(Protocol):
+    """An observer that can read the board at corners given to it
+    (``VisionObserver.use_corners``): the camera can then take them from marks."""
+
+    def use_corners(self, corners: Sequence[Sequence[float]] | None) -> None: ...
 
 
 class SpreadReader(Protocol):
@@ -183,8 +200,10 @@ class App:
         advisor: Callable[[Position, Rules], Advice] | None = None,
         opponent: Callable[..., Advice] | None = None,
         spread_reader: SpreadReader | None = None,
+        corners_path: Path | None = None,
     ) -> None:
-        """``advisor`` gives hints; ``opponent(position, rules, level, history=)``
+        """``corners_path``: where the corners marked on the device are kept
+        (``companion.appliance.corners``; None: for this run only). ``advisor`` gives hints; ``opponent(position, rules, level, history=)``
         the companion's own moves (``config.play`` says at which level and side);
         ``spread_reader(observer, image, empty, single)`` counts a tally's spread
         (``companion.commands.tally.read_frame_spread``), against the tally's first
@@ -216,6 +235,14 @@ class App:
         self._gathering_count = False
         self._tally_of: object = None  # the controller's tally these belong to
         self._hand_waits = 0  # scenes with an arm over the board this count waited out
+        #: marking the corners: the observer that takes them, where they are kept, the
+        #: kept ones till the first frame says whether they are for its size, and the
+        #: photo of the board without the marks
+        held: object = observer  # (any observer; only some take corners)
+        self._taker = held if isinstance(held, CornerTaker) else None
+        self._corners_path = corners_path
+        self._kept_corners = self._load_corners()
+        self._bare: NDArray[np.uint8] | None = None
         timers = None
         if kiosk:
             k = config.kiosk
@@ -235,6 +262,11 @@ class App:
             on_counters_reset=self.journal.counters_reset,
             on_tally=self.journal.tally,
             counters=Counters(*self.journal.totals()),
+            can_calibrate=(
+                self.mode == Mode.CAMERA and self._taker is not None and self.rules.players == 2
+            ),
+            on_calibrate_start=self._calibrate_start,
+            on_forget_corners=self._forget_corners,
         )
         self.controller.last_activity = clock()
         self._shown: bytes | None = None
@@ -395,6 +427,11 @@ class App:
         if odd is not None:
             self._frame_failed("frame", ValueError(odd))
             return True
+        self._use_kept_corners(frame.image.shape)
+        if self.controller.calibrating:
+            # pebbles on the corners, a player over the board: no position for the referee
+            self._attempt("calibrate", functools.partial(self._calibration_frame, frame.image))
+            return True
         self._follow_tally()
         if self.controller.tally_active:
             # Spread-out pieces are no game position: they go to the tally, never the referee.
@@ -482,6 +519,91 @@ class App:
         self._hand_waits = 0
         squares = spread.squares if spread.found else None
         self.controller.on_tally_reading(squares, spread.reason, outside=spread.outside)
+
+    # -- the board's corners marked on the device ----------------------------
+
+    def _load_corners(self) -> MarkedCorners | None:
+        """The corners kept from an earlier run; a file that cannot be used is logged
+        and left for a person to look at, and the board is searched for."""
+        if self._corners_path is None or self._taker is None:
+            return None
+        try:
+            return load_corners(self._corners_path)
+        except CornersFileError as exc:
+            log.warning("marked corners not used: %s", exc)
+            return None
+
+    def _use_kept_corners(self, shape: tuple[int, ...]) -> None:
+        """Give the observer the kept corners on the first frame, if they are for its size."""
+        kept, self._kept_corners = self._kept_corners, None
+        if kept is None or self._taker is None:
+            return
+        if kept.fits(shape):
+            self._taker.use_corners(kept.corners)
+            log.info("board corners as marked on the device: %s", self._corners_path)
+        else:
+            w, h = kept.size
+            log.warning(
+                "marked corners are for %dx%d frames, the camera gives %dx%d:"
+                " searching for the board instead (mark them again)",
+                w,
+                h,
+                shape[1],
+                shape[0],
+            )
+
+    def _calibrate_start(self) -> None:
+        """Marking begins: exposure locked afresh (both photos are taken under it)."""
+        self._bare = None
+        self._attempt("camera relock", self.hardware.camera.relock)
+
+    def _calibration_frame(self, image: NDArray[np.uint8]) -> None:
+        """A frame while the corners are marked: the photo each step asked for."""
+        from vision.errors import ImagePairError, MarksNotFoundError
+
+        controller = self.controller
+        c = controller.calibration
+        if not controller.calibration_wants_photo or c is None:
+            return
+        if c.step == CalibrateStep.BARE:
+            self._bare = image.copy()
+            controller.on_board_photo()
+            return
+        if self._bare is None:  # (cannot happen: the board's photo comes first)
+            controller.start_calibration()
+            return
+        try:
+            marked = marked_corners(self._bare, image)
+        except MarksNotFoundError as exc:
+            log.info("marks: %s", exc.reason)
+            controller.on_marks_read(exc.seen)
+            return
+        except (ImagePairError, CornersFileError) as exc:
+            log.info("marks: %s", exc)
+            controller.on_marks_read(4)  # four marks, no usable board
+            return
+        saved = self._corners_path is not None
+        if self._corners_path is not None:
+            try:
+                save_corners(self._corners_path, marked)
+            except OSError as exc:
+                log.error("marked corners not kept: %s", exc)
+                saved = False
+        assert self._taker is not None
+        self._taker.use_corners(marked.corners)
+        log.info("board corners marked: %s", [list(p) for p in marked.corners])
+        controller.on_marks_read(None, saved)
+
+    def _forget_corners(self) -> None:
+        """Back to the search (or the config's corners); the kept file goes."""
+        self._kept_corners = None
+        if self._corners_path is not None:
+            try:
+                forget_corners(self._corners_path)
+            except OSError as exc:
+                log.error("marked corners not forgotten on disk: %s", exc)
+        if self._taker is not None:
+            self._taker.use_corners(None)
 
     def _frame_failed(self, where: str, exc: Exception) -> None:
         """Count and log a frame that could not be read; show a camera problem after a few."""

@@ -16,7 +16,7 @@ it objects to anything.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -109,6 +109,23 @@ class VisionObserver:
         self.last_timings: dict[str, float] = {}
         #: times the camera (or the board under it) moved and the board was found anew
         self.moves_noticed = 0
+        #: the corners the config file gives, what forgetting marked corners returns to
+        self._configured = self.config.locate.manual_corners
+
+    def use_corners(self, corners: Sequence[Sequence[float]] | None) -> None:
+        """Read the board at ``corners`` (SW, SE, NE, NW, pixels of the frame as taken)
+        from the next frame on; None: back to the config's corners or the search. The
+        frames read before were read at another outline: nothing learnt from them about
+        where things lie stands (the pieces' look, the calibration, does)."""
+        given = (
+            self._configured if corners is None else tuple((float(x), float(y)) for x, y in corners)
+        )
+        locate = replace(self.config.locate, manual_corners=given)
+        self.config = replace(self.config, locate=locate)
+        self.locator = Locator(self.config)
+        self._reference = self._clear = self._ref_pebbles = self._earlier = None
+        self._canvas = self._last = None
+        self._no_reference = frozenset()
 
     @property
     def calibrated(self) -> bool:

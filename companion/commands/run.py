@@ -25,6 +25,7 @@ from pathlib import Path
 
 from companion.appliance.app import App
 from companion.appliance.config import Config, ConfigError, load_config
+from companion.appliance.corners import CORNERS_NAME
 from companion.appliance.journal import Journal, JournalError
 from companion.appliance.service import Notifier, ShutdownHandler
 from companion.commands._cli import INTERRUPTED
@@ -178,6 +179,9 @@ def _loop(
             advisor=advise,
             opponent=opponent_advice,
             spread_reader=read_frame_spread,
+            # (beside the journal: the folder the service is sure to write, kept on a
+            # read-only Pi's data partition)
+            corners_path=journal.path.parent / CORNERS_NAME,
         )
     except JournalError as exc:  # the new game could not be recorded (a full disk at boot)
         print(f"oanquan run: {exc}", file=sys.stderr)

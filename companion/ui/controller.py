@@ -68,6 +68,8 @@ from companion.ui.screens import (
     AttractScreen,
     BoardScreen,
     BoardView,
+    CalibrateScreen,
+    CalibrateStep,
     ConfirmScreen,
     CycleScreen,
     Dispute,
@@ -78,6 +80,7 @@ from companion.ui.screens import (
     GameOverScreen,
     HintScreen,
     IdleScreen,
+    MarksProblem,
     MenuItem,
     MenuScreen,
     MoveScreen,
@@ -149,6 +152,7 @@ class View(enum.StrEnum):
     TALLY_HAND = "tally_hand"
     REPLAY = "replay"
     CYCLE = "cycle"
+    CALIBRATE = "calibrate"
 
 
 TALLY_VIEWS = frozenset(
@@ -192,6 +196,22 @@ class TallyProgress:
     page: int = 0
 
 
+#: Seconds between OK and the photo when marking the corners: the player who pressed it
+#: steps back out of the view first.
+PHOTO_DELAY_S = 2.0
+
+
+@dataclass
+class CalibrateProgress:
+    """Marking the board's corners: the step, and when OK asked for its photo."""
+
+    step: CalibrateStep = CalibrateStep.BARE
+    asked_at: float | None = None
+    problem: MarksProblem | None = None
+    seen: int = 0
+    saved: bool = True
+
+
 @dataclass
 class Counters:
     """The operator's totals; restored from the journal, so they survive a restart."""
@@ -230,6 +250,13 @@ class Controller:
     on_counters_reset: Callable[[], None] | None = None
     #: a tally's final count, as ``RecordWriter.tally`` keywords (the app passes journal.tally)
     on_tally: Callable[..., Any] | None = None
+    #: the camera can take the board's corners from marks (menu "Mark board corners");
+    #: ``on_calibrate_start`` readies it (exposure locked afresh), ``on_forget_corners``
+    #: forgets marked corners
+    can_calibrate: bool = False
+    on_calibrate_start: Callable[[], None] | None = None
+    on_forget_corners: Callable[[], None] | None = None
+    calibration: CalibrateProgress | None = None
     spread_model: SpreadModel = field(default_factory=SpreadModel)
     operator_index: int = 0
     view: View = View.BOARD
@@ -381,6 +408,8 @@ class Controller:
                 continue  # no move yet to replay
             elif item.key in ("menu.replay", "menu.tally") and self.referee.rules.players != 2:
                 continue  # their screens are laid out for two seats
+            elif item.key == "menu.calibrate" and not self.can_calibrate:
+                continue  # no camera that can take the corners from marks
             items.append(item)
         return tuple(items)
 
@@ -408,13 +437,20 @@ class Controller:
                 i = OPPONENT_LEVELS.index(self.opponent) if self.opponent in OPPONENT_LEVELS else 0
                 self.opponent = OPPONENT_LEVELS[(i + 1) % len(OPPONENT_LEVELS)]
                 self._own = None
+            elif key == "menu.calibrate":
+                self.start_calibration()
             elif key == "menu.shutdown" and self.on_shutdown is not None:
                 self.on_shutdown()
             elif key == "menu.back":
                 self.view = View.BOARD
 
+    def _operator_items(self) -> tuple[MenuItem, ...]:
+        """The operator's menu; marking corners only where the camera can take them."""
+        calibrating = ("operator.calibrate", "operator.forget_corners")
+        return tuple(i for i in OPERATOR_MENU if self.can_calibrate or i.key not in calibrating)
+
     def _press_operator(self, button: str) -> None:
-        items = OPERATOR_MENU
+        items = self._operator_items()
         if button in ("left", "right"):
             self.operator_index = (self.operator_index + (1 if button == "right" else -1)) % len(
                 items
@@ -433,6 +469,13 @@ class Controller:
                 self.on_shutdown()
             elif key == "operator.rules":
                 self.view, self.rules_page = View.RULES, 1
+            elif key == "operator.calibrate":
+                self.start_calibration()
+            elif key == "operator.forget_corners":
+                if self.on_forget_corners is not None:
+                    self.on_forget_corners()
+                self.calibration = CalibrateProgress(CalibrateStep.FORGOTTEN)
+                self.view = View.CALIBRATE
             elif key == "menu.back":
                 self.view = View.BOARD
 
@@ -487,6 +530,78 @@ class Controller:
         if button in ("ok", "back"):
             self.error = None
             self.view = View.BOARD
+        elif button == "right" and self.error == ErrorKind.BOARD_NOT_FOUND and self.can_calibrate:
+            self.error = None
+            self.start_calibration()
+
+    # -- marking the board's corners ----------------------------------------
+
+    @property
+    def calibrating(self) -> bool:
+        """Marking the corners: frames go to it, never to the referee (pebbles on the
+        corners, a player leaning over the board are no position)."""
+        return self.view == View.CALIBRATE and self.calibration is not None
+
+    @property
+    def calibration_wants_photo(self) -> bool:
+        """OK was pressed on a photo step and the player has had time to step back."""
+        c = self.calibration
+        return (
+            self.calibrating
+            and c is not None
+            and c.step in (CalibrateStep.BARE, CalibrateStep.PLACE)
+            and c.asked_at is not None
+            and self.now >= c.asked_at + PHOTO_DELAY_S
+        )
+
+    def start_calibration(self) -> None:
+        """Mark the corners: photograph the board, then again with a pebble on each."""
+        self.calibration = CalibrateProgress()
+        self.view = View.CALIBRATE
+        if self.on_calibrate_start is not None:
+            self.on_calibrate_start()
+
+    def on_board_photo(self) -> None:
+        """The photo of the board as it is was taken: now the one with the marks."""
+        c = self.calibration
+        if self.calibrating and c is not None and c.step == CalibrateStep.BARE:
+            c.step, c.asked_at = CalibrateStep.PLACE, None
+
+    def on_marks_read(self, seen: int | None, saved: bool = True) -> None:
+        """The photo with the marks was read: ``seen`` None, the corners are set
+        (``saved``: kept across restarts); else the marks (or changes) it showed."""
+        c = self.calibration
+        if not self.calibrating or c is None or c.step != CalibrateStep.PLACE:
+            return
+        c.asked_at = None
+        if seen is None:
+            c.step, c.saved, c.problem = CalibrateStep.DONE, saved, None
+            self.error = None  # (the board the error was about is found now)
+            return
+        c.step, c.seen = CalibrateStep.FAILED, seen
+        c.problem = (
+            MarksProblem.FEWER
+            if seen < 4
+            else MarksProblem.MORE
+            if seen > 4
+            else MarksProblem.NO_BOARD
+        )
+
+    def _press_calibrate(self, button: str) -> None:
+        c = self.calibration
+        if c is None or button == "back":
+            self.calibration = None
+            self.view = self.turn_view()
+        elif button != "ok":
+            return
+        elif c.step in (CalibrateStep.BARE, CalibrateStep.PLACE):
+            if c.asked_at is None:
+                c.asked_at = self.now
+        elif c.step == CalibrateStep.FAILED:  # the board's photo stands: mark again
+            c.step, c.asked_at, c.problem, c.seen = CalibrateStep.PLACE, self.now, None, 0
+        else:
+            self.calibration = None
+            self.view = self.turn_view()
 
     # -- a new game over one in progress -----------------------------------
 
@@ -739,6 +854,7 @@ class Controller:
         View.TALLY_HAND: _press_tally_hand,
         View.REPLAY: _press_replay,
         View.CYCLE: _press_cycle,
+        View.CALIBRATE: _press_calibrate,
     }
 
     # -- referee ------------------------------------------------------------
@@ -915,12 +1031,16 @@ class Controller:
             page = (self.attract_frame // ATTRACT_PAGE_FRAMES) % 3
             return AttractScreen(self.attract_frame, (shift % 2, shift // 2), page)
         if self.view == View.OPERATOR:
+            items = self._operator_items()
             return OperatorScreen(
-                OPERATOR_MENU,
-                self.operator_index % len(OPERATOR_MENU),
+                items,
+                self.operator_index % len(items),
                 self.counters.games,
                 self.counters.disputes,
             )
+        if self.view == View.CALIBRATE and self.calibration is not None:
+            c = self.calibration
+            return CalibrateScreen(c.step, c.asked_at is not None, c.problem, c.seen, c.saved)
         if self.view == View.ERROR:
             return ErrorScreen(self.error or ErrorKind.BOARD_NOT_FOUND)
         tally = self._tally_screen()

@@ -9,7 +9,7 @@ from companion.appliance.config import parse_config
 from companion.appliance.journal import Journal
 from companion.referee.reconcile import Evidence
 from companion.ui.controller import View
-from companion.ui.screens import OPERATOR_MENU, OperatorScreen
+from companion.ui.screens import OperatorScreen
 from device.factory import make_hardware
 from engine import Position, play
 
@@ -139,7 +139,9 @@ def test_operator_totals_survive_a_restart(tmp_path: Path) -> None:
     app, hardware = build(tmp_path, clock)
     assert _operator_totals(app) == before
     app.controller.view = View.OPERATOR
-    app.controller.operator_index = [i.key for i in OPERATOR_MENU].index("operator.reset_counters")
+    shown = app.controller.screen()
+    assert isinstance(shown, OperatorScreen)
+    app.controller.operator_index = [i.key for i in shown.items].index("operator.reset_counters")
     app.controller._press("ok")
     hardware.close()  # type: ignore[attr-defined]
     app.journal.close()

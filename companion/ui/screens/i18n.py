@@ -94,7 +94,7 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "menu.rules": _E("Luật chơi", "Rules", width=118),
     "menu.language": _E("Ngôn ngữ", "Language", width=50),
     "menu.hints": _E("Gợi ý", "Hints", width=76),
-    "menu.calibrate": _E("Chỉnh camera", "Calibrate camera", width=118),
+    "menu.calibrate": _E("Đánh dấu góc bàn", "Mark board corners", width=118),
     "menu.shutdown": _E("Tắt máy", "Shut down", width=118),
     "menu.back": _E("Quay lại", "Back", width=118),
     "menu.opponent": _E("Đấu máy", "Opponent", width=76),
@@ -132,7 +132,9 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "error.camera_lost.body": _E("Vui lòng báo\nnhân viên.", "Please tell\nthe staff.", lines=2),
     "error.board_not_found.title": _E("Không thấy bàn", "Board not found", width=100),
     "error.board_not_found.body": _E(
-        "Bỏ tay ra khỏi bàn,\nrồi bấm OK.", "Keep hands off the\nboard, then press OK.", lines=2
+        "Bỏ tay ra khỏi bàn,\nrồi bấm OK.\n▶ đánh dấu góc bàn",
+        "Keep hands off the\nboard, then press OK.\n▶ mark its corners",
+        lines=3,
     ),
     # game over
     "over.win": _E("{p} thắng!", "{p} wins!", font="head"),
@@ -160,7 +162,8 @@ CATALOGUE: Final[dict[str, Entry]] = {
     # operator (kiosk)
     "operator.title": _E("Ván {g} · Cãi {d}", "Games {g} Disp {d}", width=128),
     "operator.rules": _E("Luật (biến thể)", "Rules variant", width=118),
-    "operator.calibrate": _E("Chỉnh camera", "Calibrate camera", width=118),
+    "operator.calibrate": _E("Đánh dấu góc bàn", "Mark board corners", width=118),
+    "operator.forget_corners": _E("Bỏ góc đã đánh dấu", "Forget corners", width=118),
     "operator.reset_counters": _E("Xóa bộ đếm", "Reset counters", width=118),
     "operator.reboot": _E("Khởi động lại", "Restart", width=118),
     "operator.shutdown": _E("Tắt máy", "Shut down", width=118),
@@ -180,6 +183,54 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "newgame.keep": _E("Không, chơi tiếp", "No, keep playing", width=124),
     "newgame.wipe": _E("Có, ván mới", "Yes, new game", width=124),
     "newgame.ply": _E("Đã đi {n} nước", "{n} moves played"),
+    # marking the board's corners with a pebble on each (no search finds the board)
+    "calibrate.title": _E("Đánh dấu góc bàn", "Mark board corners"),
+    "calibrate.title_bare": _E("Góc bàn 1/2: chụp bàn", "Corners 1/2: board"),
+    "calibrate.title_place": _E("Góc bàn 2/2: 4 viên", "Corners 2/2: pebbles"),
+    "calibrate.bare": _E(
+        "Bỏ tay ra khỏi bàn,\nkhông để gì ở 4 góc\nngoài, rồi bấm OK.",
+        "Hands off the board,\nnothing on its 4\nouter corners. OK.",
+        lines=3,
+    ),
+    "calibrate.place": _E(
+        "Đặt 1 viên lên mỗi\ngóc ngoài của bàn,\nđứng ra, rồi bấm OK.",
+        "A pebble on each of\nthe 4 outer corners,\nstand back, then OK.",
+        lines=3,
+    ),
+    "calibrate.keys": _E("OK chụp   BACK thôi", "OK photo  BACK stop"),
+    "calibrate.waiting": _E("Đứng ra, sắp chụp...", "Stand back: photo..."),
+    "calibrate.done": _E(
+        "Đã nhận 4 góc bàn.\nLấy 4 viên ra,\nrồi bấm OK.",
+        "Corners set and kept.\nTake the 4 pebbles\naway, then OK.",
+        lines=3,
+    ),
+    "calibrate.done_unsaved": _E(
+        "Đã nhận 4 góc (chưa\nlưu: mất khi tắt).\nLấy 4 viên ra, OK.",
+        "Corners set, not kept\nafter a restart. Take\nthe pebbles away, OK.",
+        lines=3,
+    ),
+    "calibrate.fewer": _E(
+        "Thấy {n} viên, cần 4:\nmỗi góc ngoài 1 viên,\nrồi bấm OK.",
+        "Saw {n} marks, need 4:\none on each outer\ncorner, then OK.",
+        lines=3,
+    ),
+    "calibrate.more": _E(
+        "Thấy {n} chỗ đổi: chỉ\nđặt 4 viên, không\nđụng gì khác. OK.",
+        "Saw {n} changes: only\nthe 4 pebbles may\nmove. Hands off, OK.",
+        lines=3,
+    ),
+    "calibrate.no_board": _E(
+        "4 viên không thành\nbàn: mỗi góc ngoài\n1 viên, rồi bấm OK.",
+        "The 4 pebbles make\nno board: one on each\nouter corner, OK.",
+        lines=3,
+    ),
+    "calibrate.forgotten": _E(
+        "Đã bỏ 4 góc đánh\ndấu: máy tự tìm bàn.",
+        "Marked corners\nforgotten: the board\nis searched for.",
+        lines=3,
+    ),
+    "calibrate.again_keys": _E("OK chụp lại BACK thôi", "OK again  BACK stop"),
+    "calibrate.ok_keys": _E("OK xong", "OK done"),
     # tally mode: count each side's pieces to settle the score
     "tally.title": _E("Đếm quân bên {p}", "Counting for {p}"),
     "tally.guide": _E(

@@ -255,6 +255,7 @@ class ConfirmScreen:
 MenuKey = Literal[
     "operator.rules",
     "operator.calibrate",
+    "operator.forget_corners",
     "operator.reboot",
     "operator.shutdown",
     "operator.reset_counters",
@@ -361,6 +362,51 @@ class IdleScreen:
     """Auto-reset countdown: "still playing?" with the seconds left."""
 
     seconds: int
+
+
+# --- marking the board's corners (no search finds the board) -----------------------
+
+
+class CalibrateStep(enum.StrEnum):
+    """Where marking the board's corners stands (``vision.locate.markers``)."""
+
+    #: photograph the board as it is, nothing on its corners
+    BARE = "bare"
+    #: photograph it again with a pebble on each outer corner
+    PLACE = "place"
+    #: the corners are set: take the pebbles away
+    DONE = "done"
+    #: the marks gave no board (``MarksProblem`` says why): mark again
+    FAILED = "failed"
+    #: marked corners were forgotten: the board is searched for again
+    FORGOTTEN = "forgotten"
+
+
+class MarksProblem(enum.StrEnum):
+    """Why the marks gave no corners."""
+
+    FEWER = "fewer"  # under four marks seen
+    MORE = "more"  # more changes than four marks: something else moved
+    NO_BOARD = "no_board"  # four marks that outline no board
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrateScreen:
+    """One step of marking the corners; ``waiting``: OK was pressed and the photo is
+    taken once the players stand back; ``seen``: the marks (or changes) the photos
+    showed, for ``problem``; ``saved``: the corners are kept across restarts."""
+
+    step: CalibrateStep
+    waiting: bool = False
+    problem: MarksProblem | None = None
+    seen: int = 0
+    saved: bool = True
+
+    def __post_init__(self) -> None:
+        if (self.step == CalibrateStep.FAILED) != (self.problem is not None):
+            raise ValueError("a failed step, and only that, says what the problem was")
+        if self.seen < 0:
+            raise ValueError(f"seen {self.seen!r} is negative")
 
 
 # --- tally mode: settle a scoring dispute by counting each side's pieces -------------
@@ -579,6 +625,7 @@ Screen = (
     | IdleScreen
     | HintScreen
     | OperatorScreen
+    | CalibrateScreen
     | TallyGuideScreen
     | TallyCountScreen
     | TallyHandScreen
@@ -593,6 +640,7 @@ Screen = (
 OPERATOR_MENU: tuple[MenuItem, ...] = (
     MenuItem("operator.rules"),
     MenuItem("operator.calibrate"),
+    MenuItem("operator.forget_corners"),
     MenuItem("operator.reset_counters"),
     MenuItem("operator.reboot"),
     MenuItem("operator.shutdown"),
@@ -771,6 +819,8 @@ __all__ = [
     "AttractScreen",
     "BoardScreen",
     "BoardView",
+    "CalibrateScreen",
+    "CalibrateStep",
     "CapturedLike",
     "ConfirmScreen",
     "CycleKind",
@@ -783,6 +833,7 @@ __all__ = [
     "GameOverScreen",
     "HintScreen",
     "IdleScreen",
+    "MarksProblem",
     "MenuItem",
     "MenuKey",
     "MenuScreen",

@@ -26,6 +26,8 @@ from companion.ui.screens.model import (
     AttractScreen,
     BoardScreen,
     BoardView,
+    CalibrateScreen,
+    CalibrateStep,
     ConfirmScreen,
     CycleScreen,
     DisputeScreen,
@@ -519,6 +521,32 @@ def render_new_game(screen: NewGameScreen, lang: Lang) -> Image.Image:
 # --- tally mode ---------------------------------------------------------------------------
 
 
+def render_calibrate(screen: CalibrateScreen, lang: Lang) -> Image.Image:
+    """One step of marking the board's corners: what to do, then which key does it."""
+    image, draw = _canvas()
+    step = screen.step
+    title = "calibrate.title"
+    if step in (CalibrateStep.BARE, CalibrateStep.PLACE):
+        title = f"calibrate.title_{step}"
+    d.band(draw, 0, text(title, lang), height=12)
+    if step == CalibrateStep.FAILED:
+        assert screen.problem is not None
+        body = text(f"calibrate.{screen.problem}", lang, n=screen.seen)
+    elif step == CalibrateStep.DONE and not screen.saved:
+        body = text("calibrate.done_unsaved", lang)
+    else:
+        body = text(f"calibrate.{step}", lang)
+    d.lines(draw, (0, 13), body)
+    if step in (CalibrateStep.BARE, CalibrateStep.PLACE):
+        keys = "calibrate.waiting" if screen.waiting else "calibrate.keys"
+    elif step == CalibrateStep.FAILED:
+        keys = "calibrate.again_keys"
+    else:
+        keys = "calibrate.ok_keys"
+    d.text(draw, (0, 51), text(keys, lang))
+    return image
+
+
 def render_tally_guide(screen: TallyGuideScreen, lang: Lang) -> Image.Image:
     """How to spread one side's pieces so the camera can count them exactly."""
     image, draw = _canvas()
@@ -703,6 +731,7 @@ _RENDERERS: Final[dict[type[Any], Callable[[Any, Lang], Image.Image]]] = {
     IdleScreen: render_idle,
     HintScreen: render_hint,
     OperatorScreen: render_operator,
+    CalibrateScreen: render_calibrate,
     TallyGuideScreen: render_tally_guide,
     TallyCountScreen: render_tally_count,
     TallyHandScreen: render_tally_hand,

@@ -20,6 +20,8 @@ from companion.ui.screens.model import (
     AttractScreen,
     BoardScreen,
     BoardView,
+    CalibrateScreen,
+    CalibrateStep,
     ConfirmScreen,
     CycleScreen,
     Dispute,
@@ -30,6 +32,7 @@ from companion.ui.screens.model import (
     GameOverScreen,
     HintScreen,
     IdleScreen,
+    MarksProblem,
     MenuItem,
     MenuScreen,
     MovePreview,
@@ -209,6 +212,17 @@ SAMPLES: Final[dict[str, Screen]] = {
     ),
     "menu_tally": MenuScreen(MAIN_MENU, selected=1),
     "new_game_confirm": NewGameScreen(selected=0, ply=17),
+    # marking the board's corners: a photo of the board, then one with a pebble on each
+    "calibrate_bare": CalibrateScreen(CalibrateStep.BARE),
+    "calibrate_place": CalibrateScreen(CalibrateStep.PLACE, waiting=True),
+    "calibrate_done": CalibrateScreen(CalibrateStep.DONE),
+    "calibrate_unsaved": CalibrateScreen(CalibrateStep.DONE, saved=False),
+    "calibrate_fewer": CalibrateScreen(CalibrateStep.FAILED, problem=MarksProblem.FEWER, seen=3),
+    "calibrate_more": CalibrateScreen(CalibrateStep.FAILED, problem=MarksProblem.MORE, seen=12),
+    "calibrate_no_board": CalibrateScreen(
+        CalibrateStep.FAILED, problem=MarksProblem.NO_BOARD, seen=4
+    ),
+    "calibrate_forgotten": CalibrateScreen(CalibrateStep.FORGOTTEN),
     "tally_guide": TallyGuideScreen(player=0),
     "tally_counting": TallyGuideScreen(player=1, counting=True),
     # P0's heap spread: 41 small pieces and one quan; squares 2 and 9 may hide a pebble.

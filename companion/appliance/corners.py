@@ -1,0 +1,143 @@
+"""The board's corners marked on the device, kept across restarts.
+
+Where no search finds the board (charcoal along brick joints, a board the
+frame cuts), the players mark its corners from the menu ("Calibrate camera"):
+a photo of the board, then one with a pebble on each outer corner
+(``vision.locate.markers``). The corners found are written here, beside the
+journal (the one folder the service is sure to write, on the data partition of
+a read-only Pi), and read at the next start, so a power cut does not undo them.
+They win over the search and over corners in the config file, since they are
+the newer word; the operator menu forgets them.
+
+The file is JSON: ``{"corners": [[x, y] x 4], "size": [width, height]}``, the
+corners SW, SE, NE, NW in pixels of the camera's frame as taken, for frames of
+that size only. It is written whole to a temporary name, flushed to disk and
+renamed over the old one, so it is always the old corners or the new ones.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.appliance.config import corners_problem
+
+#: The file's name, in the journal's folder.
+CORNERS_NAME = "corners.json"
+
+
+class CornersFileError(ValueError):
+    """The corners file cannot be read or holds no usable corners; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class MarkedCorners:
+    """Four board corners (SW, SE, NE, NW, pixels of the frame as taken) for frames of
+    ``size`` (width, height)."""
+
+    corners: tuple[tuple[float, float], ...]
+    size: tuple[int, int]
+
+    def __post_init__(self) -> None:
+        problem = corners_problem(self.corners)
+        if problem is not None:
+            raise CornersFileError(problem)
+        w, h = self.size
+        if w < 1 or h < 1:
+            raise CornersFileError(f"frame size {w}x{h} is not a size")
+
+    def fits(self, shape: tuple[int, ...]) -> bool:
+        """Whether a frame of ``shape`` (rows, columns, ...) is the size they were marked on."""
+        return (int(shape[1]), int(shape[0])) == self.size
+
+    def to_json(self) -> dict[str, Any]:
+        return {"corners": [list(p) for p in self.corners], "size": list(self.size)}
+
+    @classmethod
+    def from_json(cls, data: Any) -> MarkedCorners:
+        if not isinstance(data, dict) or set(data) != {"corners", "size"}:
+            raise CornersFileError("expected an object with keys corners and size")
+        corners, size = data["corners"], data["size"]
+        if not isinstance(corners, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(_number(v) for v in p) for p in corners
+        ):
+            raise CornersFileError("corners: expected four [x, y] pairs of numbers")
+        if not (
+            isinstance(size, list)
+            and len(size) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in size)
+        ):
+            raise CornersFileError("size: expected [width, height] in whole pixels")
+        return cls(tuple((float(x), float(y)) for x, y in corners), (size[0], size[1]))
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def marked_corners(bare: NDArray[np.uint8], marked: NDArray[np.uint8]) -> MarkedCorners:
+    """The corners of the board that ``marked`` shows with a mark on each outer corner,
+    ``bare`` without them (one camera, unmoved). Raises ``vision``'s
+    ``MarksNotFoundError`` (what was seen instead), ``ImagePairError`` (frames of two
+    sizes), or ``CornersFileError`` (four marks that outline no usable board)."""
+    from vision.geometry import order_corners
+    from vision.locate.markers import marker_corners
+
+    corners = order_corners(marker_corners(bare, marked))
+    h, w = bare.shape[:2]
+    return MarkedCorners(tuple((float(x), float(y)) for x, y in corners), (w, h))
+
+
+def load_corners(path: Path) -> MarkedCorners | None:
+    """The corners kept at ``path``, or None when none were marked. Raises
+    ``CornersFileError`` naming the file and what is wrong with it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CornersFileError(f"{path}: cannot be read ({exc})") from None
+    try:
+        return MarkedCorners.from_json(json.loads(text))
+    except (ValueError, RecursionError) as exc:
+        raise CornersFileError(f"{path}: {exc}") from None
+
+
+def save_corners(path: Path, corners: MarkedCorners) -> None:
+    """Write ``corners`` to ``path`` so that a power cut leaves the old file or the new
+    one, never a torn one. Raises OSError when the folder cannot be written."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(corners.to_json(), f)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def forget_corners(path: Path) -> bool:
+    """Remove the kept corners (the search, or the config's corners, stand again);
+    whether there were any. Raises OSError when the folder cannot be written."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    _fsync_dir(path.parent)
+    return True
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a created, renamed or removed name durable."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

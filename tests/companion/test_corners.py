@@ -1,0 +1,338 @@
+"""The board's corners marked on the device (menu "Mark board corners"): the kept
+file, the controller's steps, and the whole loop as ``oanquan run`` wires it, from
+the photos to the corners the next start reads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from companion.appliance.app import App
+from companion.appliance.config import parse_config
+from companion.appliance.corners import (
+    CornersFileError,
+    MarkedCorners,
+    forget_corners,
+    load_corners,
+    marked_corners,
+    save_corners,
+)
+from companion.appliance.journal import Journal
+from companion.appliance.observe import VisionObserver
+from companion.referee import Referee
+from companion.ui.controller import PHOTO_DELAY_S, Controller, View
+from companion.ui.screens import (
+    CalibrateScreen,
+    CalibrateStep,
+    ErrorKind,
+    MarksProblem,
+    MenuScreen,
+    OperatorScreen,
+)
+from device.factory import make_hardware
+from engine import Rules
+from tests.vision.conftest import scene
+from vision.errors import MarksNotFoundError
+from vision.synth import with_marks
+
+SQUARE = ((100.0, 400.0), (500.0, 400.0), (500.0, 200.0), (100.0, 200.0))
+
+
+def _board() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A board's photo, the same with a pebble on each outer corner, and its corners."""
+    image, truth = scene(5)
+    corners = np.array(truth["corners"], np.float64)
+    side = float(np.linalg.norm(corners[1] - corners[0])) / 5.0
+    return np.array(image), with_marks(image, corners, 0.15 * side, 5), corners
+
+
+# -- the kept file --------------------------------------------------------------------
+
+
+def test_kept_corners_round_trip_and_forget(tmp_path: Path) -> None:
+    path = tmp_path / "corners.json"
+    assert load_corners(path) is None  # none marked yet
+    kept = MarkedCorners(SQUARE, (640, 480))
+    save_corners(path, kept)
+    assert load_corners(path) == kept
+    assert [p.name for p in tmp_path.iterdir()] == ["corners.json"]  # no temporary left
+    save_corners(path, MarkedCorners(SQUARE[::-1], (640, 480)))  # replaced whole
+    assert load_corners(path) == MarkedCorners(SQUARE[::-1], (640, 480))
+    assert forget_corners(path) and not path.exists()
+    assert not forget_corners(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("{", "not valid JSON|Expecting"),
+        ('{"corners": [[1, 2]], "size": [640, 480]}', "expected four"),
+        ('{"corners": [[0, 0], [1, 0], [2, 0], [3, 0]], "size": [640, 480]}', "not a board"),
+        ('{"corners": [[0, 0], [1, 0], [1, 1], [0, 1]], "size": [640]}', "size"),
+        ('{"corners": [[0, "a"], [1, 0], [1, 1], [0, 1]], "size": [640, 480]}', "numbers"),
+        ("[]", "keys corners and size"),
+    ],
+)
+def test_a_bad_corners_file_is_named_with_what_is_wrong(
+    tmp_path: Path, text: str, why: str
+) -> None:
+    path = tmp_path / "corners.json"
+    path.write_text(text)
+    with pytest.raises(CornersFileError, match=why) as caught:
+        load_corners(path)
+    assert str(path) in str(caught.value)
+
+
+def test_corners_fit_frames_of_their_size_only() -> None:
+    kept = MarkedCorners(SQUARE, (640, 480))
+    assert kept.fits((480, 640, 3)) and not kept.fits((960, 1280, 3))
+
+
+def test_marked_corners_are_the_board_s_in_the_config_s_order() -> None:
+    image, marked, corners = _board()
+    found = marked_corners(image, marked)
+    assert found.size == (image.shape[1], image.shape[0])
+    # SW, SE, NE, NW as the true corners are listed, each within a few pixels
+    assert np.max(np.linalg.norm(np.array(found.corners) - corners, axis=1)) < 6.0
+
+
+def test_marks_not_found_say_how_many_were_seen() -> None:
+    image, _, corners = _board()
+    three = with_marks(image, corners[:3], 20.0, 5)
+    with pytest.raises(MarksNotFoundError) as caught:
+        marked_corners(image, three)
+    assert caught.value.seen == 3
+
+
+# -- the controller's steps ---------------------------------------------------------------
+
+
+def _controller(**kw: Any) -> Controller:
+    return Controller(Referee(Rules()), lang="en", **kw)
+
+
+def test_marking_is_offered_only_where_the_camera_can_take_corners() -> None:
+    for can in (False, True):
+        c = _controller(can_calibrate=can)
+        c.view = View.MENU
+        menu = c.screen()
+        assert isinstance(menu, MenuScreen)
+        assert ("menu.calibrate" in [i.key for i in menu.items]) is can
+        c.view = View.OPERATOR
+        operator = c.screen()
+        assert isinstance(operator, OperatorScreen)
+        keys = [i.key for i in operator.items]
+        assert ("operator.calibrate" in keys) is can and ("operator.forget_corners" in keys) is can
+        c.on_error(ErrorKind.BOARD_NOT_FOUND)
+        c._press("right")
+        assert (c.view == View.CALIBRATE) is can
+
+
+def test_the_steps_wait_for_the_player_to_step_back_and_retry_on_failure() -> None:
+    started: list[bool] = []
+    c = _controller(can_calibrate=True, on_calibrate_start=lambda: started.append(True))
+    c.on_error(ErrorKind.BOARD_NOT_FOUND)
+    c._press("right")  # ▶ on "Board not found"
+    assert started == [True] and c.screen() == CalibrateScreen(CalibrateStep.BARE)
+    c.now = 10.0
+    c._press("ok")
+    assert c.screen() == CalibrateScreen(CalibrateStep.BARE, waiting=True)
+    assert not c.calibration_wants_photo
+    c.now = 10.0 + PHOTO_DELAY_S
+    assert c.calibration_wants_photo
+    c.on_board_photo()
+    assert c.screen() == CalibrateScreen(CalibrateStep.PLACE) and not c.calibration_wants_photo
+    c._press("ok")
+    c.on_marks_read(3)
+    assert c.screen() == CalibrateScreen(CalibrateStep.FAILED, problem=MarksProblem.FEWER, seen=3)
+    c._press("ok")  # the pebbles put right: the board's photo stands, the marks again
+    assert c.screen() == CalibrateScreen(CalibrateStep.PLACE, waiting=True)
+    c.on_marks_read(9)
+    assert c.screen() == CalibrateScreen(CalibrateStep.FAILED, problem=MarksProblem.MORE, seen=9)
+    c._press("ok")
+    c.on_marks_read(4)
+    assert c.screen() == CalibrateScreen(
+        CalibrateStep.FAILED, problem=MarksProblem.NO_BOARD, seen=4
+    )
+    c._press("ok")
+    c.on_marks_read(None, saved=False)
+    assert c.screen() == CalibrateScreen(CalibrateStep.DONE, saved=False)
+    c.on_marks_read(3)  # (a reading no step asked for changes nothing)
+    assert c.screen() == CalibrateScreen(CalibrateStep.DONE, saved=False)
+    c._press("ok")
+    assert c.view == View.BOARD and not c.calibrating
+
+
+def test_back_leaves_marking_and_forgetting_says_so() -> None:
+    forgotten: list[bool] = []
+    c = _controller(can_calibrate=True, on_forget_corners=lambda: forgotten.append(True))
+    c.start_calibration()
+    c._press("back")
+    assert c.view == View.BOARD and not c.calibrating
+    c.view = View.OPERATOR
+    operator = c.screen()
+    assert isinstance(operator, OperatorScreen)
+    c.operator_index = [i.key for i in operator.items].index("operator.forget_corners")
+    c._press("ok")
+    assert forgotten == [True] and c.screen() == CalibrateScreen(CalibrateStep.FORGOTTEN)
+    c._press("ok")
+    assert c.view == View.BOARD
+
+
+# -- the whole loop -----------------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class Scene:
+    """What the generated camera shows: the board, then the board with the marks."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.image = image
+
+    def __call__(self, index: int) -> np.ndarray:
+        return self.image
+
+
+def _app(tmp_path: Path, camera: Scene, corners_path: Path | None) -> tuple[App, Any, Clock]:
+    clock = Clock()
+    config = parse_config(f"[camera]\nwidth = {camera.image.shape[1]}\n")
+    hardware = make_hardware(config.hardware, "fake", clock=clock, frames=camera)
+    journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
+    app = App(
+        config,
+        hardware,
+        journal,
+        clock=clock,
+        observer=VisionObserver(stills=True),
+        corners_path=corners_path,
+    )
+    hardware.camera.start()
+    return app, hardware, clock
+
+
+def _tap(app: App, hardware: Any, clock: Clock, button: str, hold: float = 0.1) -> None:
+    hardware.buttons.press(button)
+    clock.t += hold
+    app.step(camera=False)
+    hardware.buttons.release(button)
+    clock.t += 0.1
+    app.step(camera=False)
+
+
+def _photo(app: App, clock: Clock) -> None:
+    """The player steps back; the loop takes a frame."""
+    clock.t += PHOTO_DELAY_S
+    app.step()
+
+
+def test_corners_marked_from_the_menu_are_used_and_kept_for_the_next_start(
+    tmp_path: Path,
+) -> None:
+    image, marked, corners = _board()
+    camera = Scene(image)
+    path = tmp_path / "corners.json"
+    app, hardware, clock = _app(tmp_path, camera, path)
+    _tap(app, hardware, clock, "ok", hold=2.0)  # the menu
+    menu = app.controller.screen()
+    assert isinstance(menu, MenuScreen)
+    for _ in range([i.key for i in menu.items].index("menu.calibrate")):
+        _tap(app, hardware, clock, "right")
+    _tap(app, hardware, clock, "ok")
+    assert app.controller.screen() == CalibrateScreen(CalibrateStep.BARE)
+    _tap(app, hardware, clock, "ok")
+    app.step()  # a frame too soon: the player is still at the buttons
+    assert app.controller.screen() == CalibrateScreen(CalibrateStep.BARE, waiting=True)
+    _photo(app, clock)
+    assert app.controller.screen() == CalibrateScreen(CalibrateStep.PLACE)
+    camera.image = with_marks(image, corners[:3], 20.0, 5)  # one corner forgotten
+    _tap(app, hardware, clock, "ok")
+    _photo(app, clock)
+    shown = app.controller.screen()
+    assert isinstance(shown, CalibrateScreen) and shown.problem == MarksProblem.FEWER
+    assert not path.exists() and app.referee.position.ply == 0
+    camera.image = marked
+    _tap(app, hardware, clock, "ok")
+    _photo(app, clock)
+    assert app.controller.screen() == CalibrateScreen(CalibrateStep.DONE)
+    observer = app.observer
+    assert isinstance(observer, VisionObserver)
+    used = np.array(observer.config.locate.manual_corners)
+    assert np.max(np.linalg.norm(used - corners, axis=1)) < 6.0
+    assert json.loads(path.read_text())["size"] == [image.shape[1], image.shape[0]]
+    _tap(app, hardware, clock, "ok")
+    assert app.controller.view == View.BOARD
+    hardware.close()
+    app.journal.close()
+
+    # the next start reads them, and its first frame (of their size) takes them
+    camera.image = image
+    app, hardware, clock = _app(tmp_path, camera, path)
+    observer = app.observer
+    assert isinstance(observer, VisionObserver)
+    assert observer.config.locate.manual_corners is None
+    app.step()
+    assert observer.config.locate.manual_corners == tuple(
+        tuple(p) for p in json.loads(path.read_text())["corners"]
+    )
+    # forgotten from the operator menu: the file goes, the search stands again
+    app.controller.view = View.OPERATOR
+    operator = app.controller.screen()
+    assert isinstance(operator, OperatorScreen)
+    app.controller.operator_index = [i.key for i in operator.items].index("operator.forget_corners")
+    _tap(app, hardware, clock, "ok")
+    assert not path.exists() and observer.config.locate.manual_corners is None
+    hardware.close()
+    app.journal.close()
+
+
+def test_kept_corners_for_another_frame_size_or_unreadable_are_not_used(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    image, _, _ = _board()
+    path = tmp_path / "corners.json"
+    save_corners(path, MarkedCorners(SQUARE, (image.shape[1] * 2, image.shape[0] * 2)))
+    app, hardware, _ = _app(tmp_path, Scene(image), path)
+    app.step()
+    observer = app.observer
+    assert isinstance(observer, VisionObserver)
+    assert observer.config.locate.manual_corners is None
+    h, w = image.shape[:2]
+    assert f"are for {2 * w}x{2 * h} frames, the camera gives {w}x{h}" in caplog.text
+    hardware.close()
+    app.journal.close()
+    path.write_text("{")
+    app, hardware, _ = _app(tmp_path, Scene(image), path)
+    app.step()
+    assert "marked corners not used" in caplog.text and path.read_text() == "{"
+    hardware.close()
+    app.journal.close()
+
+
+def test_corners_not_kept_where_the_folder_cannot_be_written(tmp_path: Path) -> None:
+    image, marked, _ = _board()
+    camera = Scene(image)
+    app, hardware, clock = _app(tmp_path, camera, tmp_path / "no" / "such" / "corners.json")
+    app.controller.start_calibration()
+    _tap(app, hardware, clock, "ok")
+    _photo(app, clock)
+    camera.image = marked
+    _tap(app, hardware, clock, "ok")
+    _photo(app, clock)
+    # used for this run all the same, and the screen says they will not outlast it
+    assert app.controller.screen() == CalibrateScreen(CalibrateStep.DONE, saved=False)
+    observer = app.observer
+    assert isinstance(observer, VisionObserver)
+    assert observer.config.locate.manual_corners is not None
+    hardware.close()
+    app.journal.close()

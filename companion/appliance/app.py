@@ -243,6 +243,9 @@ class App:
         self._corners_path = corners_path
         self._kept_corners = self._load_corners()
         self._bare: NDArray[np.uint8] | None = None
+        #: each photo is taken once the scene holds still (the player gone), and in low
+        #: light is the mean of several frames, whose grain would hide small marks
+        self._marks_gather = Gatherer()
         timers = None
         if kiosk:
             k = config.kiosk
@@ -558,15 +561,21 @@ class App:
         self._attempt("camera relock", self.hardware.camera.relock)
 
     def _calibration_frame(self, image: NDArray[np.uint8]) -> None:
-        """A frame while the corners are marked: the photo each step asked for."""
+        """A frame while the corners are marked: toward the photo each step asked for,
+        gathered as a tally scene is (``Gatherer``: still, and a mean in low light)."""
         from vision.errors import ImagePairError, MarksNotFoundError
 
         controller = self.controller
         c = controller.calibration
         if not controller.calibration_wants_photo or c is None:
+            self._marks_gather.reset()
             return
+        scene = self._marks_gather.add(image)
+        if scene is None:
+            return
+        image = scene.image
         if c.step == CalibrateStep.BARE:
-            self._bare = image.copy()
+            self._bare = image
             controller.on_board_photo()
             return
         if self._bare is None:  # (cannot happen: the board's photo comes first)

@@ -231,9 +231,10 @@ def _tap(app: App, hardware: Any, clock: Clock, button: str, hold: float = 0.1) 
 
 
 def _photo(app: App, clock: Clock) -> None:
-    """The player steps back; the loop takes a frame."""
+    """The player steps back; the loop takes frames till the scene held still."""
     clock.t += PHOTO_DELAY_S
-    app.step()
+    for _ in range(2):  # (the generated camera's frames never move: two tell it)
+        app.step()
 
 
 def test_corners_marked_from_the_menu_are_used_and_kept_for_the_next_start(
@@ -292,6 +293,29 @@ def test_corners_marked_from_the_menu_are_used_and_kept_for_the_next_start(
     app.controller.operator_index = [i.key for i in operator.items].index("operator.forget_corners")
     _tap(app, hardware, clock, "ok")
     assert not path.exists() and observer.config.locate.manual_corners is None
+    hardware.close()
+    app.journal.close()
+
+
+def test_each_photo_waits_for_the_scene_to_hold_still(tmp_path: Path) -> None:
+    image, marked, _ = _board()
+    arm = image.copy()
+    arm[: image.shape[0] // 3, : image.shape[1] // 8] = (60, 90, 150)  # still walking away
+    camera = Scene(arm)
+    app, hardware, clock = _app(tmp_path, camera, None)
+    app.controller.start_calibration()
+    _tap(app, hardware, clock, "ok")
+    clock.t += PHOTO_DELAY_S
+    app.step()
+    camera.image = image  # the arm gone: the scene moved, so no photo yet
+    app.step()
+    assert app.controller.screen() == CalibrateScreen(CalibrateStep.BARE, waiting=True)
+    app.step()  # held still: the board's photo, without the arm
+    assert app.controller.screen() == CalibrateScreen(CalibrateStep.PLACE)
+    camera.image = marked
+    _tap(app, hardware, clock, "ok")
+    _photo(app, clock)
+    assert app.controller.screen() == CalibrateScreen(CalibrateStep.DONE, saved=False)
     hardware.close()
     app.journal.close()
 

@@ -3,6 +3,8 @@
     python bench/markers.py DATASET_DIR                     # render-public layout, singles
     python bench/markers.py DATASET_DIR --first-index 80 --limit 120
     python bench/markers.py ~/.cache/oanquan/renders/train-v4 --limit 300   # our renders
+    python bench/markers.py DIR --grain 16            # dim light: 16 grey levels of grain
+    python bench/markers.py DIR --grain 16 --gather   # ... each photo as the device takes it
 
 Each photo of the folder (its ``singles/``, or the folder itself) is the board before the marks; a pebble drawn
 on each of its four true outer corners (``vision.synth.with_marks``: 0.1-0.25 of a
@@ -12,7 +14,10 @@ photos where four marks were found, their centres' distance to the true corners
 (median, 95th percentile and worst, in pixels and in % of the board's diagonal, the
 measure ``bench/vision.py`` calls a board found), the reasons given where they were
 not, and the same per ground. Boards partly out of the frame are left out (a corner
-off the photo cannot be marked in it).
+off the photo cannot be marked in it). ``--grain`` adds that much sensor noise (grey
+levels, per frame) to both photos, as dim light does; ``--gather`` takes each photo
+as the device's menu does (``companion.appliance.gather.Gatherer``: from fresh frames,
+the mean of several where two of them show the noise high).
 """
 
 from __future__ import annotations
@@ -47,12 +52,36 @@ def marked(image: np.ndarray, corners: np.ndarray, seed: int) -> np.ndarray:
     return np.asarray(np.clip(noisy, 0, 255), np.uint8)
 
 
+def photographed(
+    image: np.ndarray, grain: float, rng: np.random.Generator, gather: bool
+) -> np.ndarray:
+    """What the camera gives of ``image``: one frame with ``grain`` grey levels of fresh
+    noise, or with ``gather`` the scene as the device gathers it from such frames."""
+
+    def frame() -> np.ndarray:
+        noise = rng.normal(0.0, grain, image.shape) if grain else 0.0
+        return np.asarray(np.clip(image.astype(np.float32) + noise, 0, 255), np.uint8)
+
+    if not gather:
+        return frame()
+    from companion.appliance.gather import Gatherer
+
+    gatherer = Gatherer()
+    while (scene := gatherer.add(frame())) is None:
+        pass
+    return scene.image
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("dataset", type=Path)
     ap.add_argument("--first-index", type=int, default=0)
     ap.add_argument("--limit", type=int, default=0, help="photos to read (0: all)")
+    ap.add_argument("--grain", type=float, default=0.0, help="sensor noise, grey levels")
+    ap.add_argument("--gather", action="store_true", help="each photo as the device takes it")
     args = ap.parse_args()
+    if args.grain < 0:
+        ap.error("--grain: 0 or more grey levels")
     folder = args.dataset / "singles" if (args.dataset / "singles").is_dir() else args.dataset
     files = sorted(folder.glob("img_*.json"))
     files = [f for f in files if int(f.stem.split("_")[1]) >= args.first_index]
@@ -76,8 +105,12 @@ def main() -> int:
         image = np.asarray(read, np.uint8)
         corners = np.array(truth["corners"], np.float64)
         ground = str(truth.get("conditions", {}).get("ground", "?"))
+        index = int(path.stem.split("_")[1])
+        rng = np.random.default_rng(index)
+        before = photographed(image, args.grain, rng, args.gather)
+        after = photographed(marked(image, corners, index), args.grain, rng, args.gather)
         try:
-            found = marker_corners(image, marked(image, corners, int(path.stem.split("_")[1])))
+            found = marker_corners(before, after)
         except BoardNotFoundError as exc:
             reasons[exc.reason.split(":")[0]] += 1
             per_ground[ground].append(None)

@@ -159,3 +159,19 @@ def test_the_bench_finds_the_marks_it_draws_on_a_folder_of_photos(
     assert markers.main() == 0
     out = capsys.readouterr().out
     assert "four marks found: 2 of 2 (100.0%)" in out and "synth: 2 of 2 found" in out
+    # dim light's grain, each photo gathered as the device's menu takes it
+    monkeypatch.setattr(sys, "argv", ["markers.py", str(tmp_path), "--grain", "12", "--gather"])
+    assert markers.main() == 0
+    assert "four marks found: 2 of 2 (100.0%)" in capsys.readouterr().out
+
+
+def test_the_bench_s_photos_are_gathered_as_the_device_gathers_them() -> None:
+    from bench.markers import photographed
+    from vision.frames import temporal_noise
+
+    image, _ = scene(3)
+    grainy = photographed(image, 12.0, np.random.default_rng(0), gather=False)
+    gathered = photographed(image, 12.0, np.random.default_rng(0), gather=True)
+    # the mean of eight frames: the grain a third of a single frame's
+    assert temporal_noise(image, gathered) < 0.5 * temporal_noise(image, grainy)
+    assert np.array_equal(photographed(image, 0.0, np.random.default_rng(0), False), image)

@@ -246,6 +246,8 @@ class App:
         #: each photo is taken once the scene holds still (the player gone), and in low
         #: light is the mean of several frames, whose grain would hide small marks
         self._marks_gather = Gatherer()
+        #: the observer reads the board at corners marked on the device
+        self._marked_in_use = False
         timers = None
         if kiosk:
             k = config.kiosk
@@ -268,7 +270,6 @@ class App:
             can_calibrate=(
                 self.mode == Mode.CAMERA and self._taker is not None and self.rules.players == 2
             ),
-            on_calibrate_start=self._calibrate_start,
             on_forget_corners=self._forget_corners,
         )
         self.controller.last_activity = clock()
@@ -433,11 +434,13 @@ class App:
         self._use_kept_corners(frame.image.shape)
         if self.controller.calibrating:
             # pebbles on the corners, a player over the board: no position for the referee
+            self.failed_in_row = 0  # (a frame read: the camera works)
             self._attempt("calibrate", functools.partial(self._calibration_frame, frame.image))
             return True
         self._follow_tally()
         if self.controller.tally_active:
             # Spread-out pieces are no game position: they go to the tally, never the referee.
+            self.failed_in_row = 0
             if self._spread_reader is not None:
                 self._tally_frame(self._spread_reader, frame.image)
             return True
@@ -543,6 +546,7 @@ class App:
             return
         if kept.fits(shape):
             self._taker.use_corners(kept.corners)
+            self._marked_in_use = True
             log.info("board corners as marked on the device: %s", self._corners_path)
         else:
             w, h = kept.size
@@ -554,11 +558,6 @@ class App:
                 shape[1],
                 shape[0],
             )
-
-    def _calibrate_start(self) -> None:
-        """Marking begins: exposure locked afresh (both photos are taken under it)."""
-        self._bare = None
-        self._attempt("camera relock", self.hardware.camera.relock)
 
     def _calibration_frame(self, image: NDArray[np.uint8]) -> None:
         """A frame while the corners are marked: toward the photo each step asked for,
@@ -600,19 +599,26 @@ class App:
                 saved = False
         assert self._taker is not None
         self._taker.use_corners(marked.corners)
+        self._marked_in_use = True
         log.info("board corners marked: %s", [list(p) for p in marked.corners])
         controller.on_marks_read(None, saved)
 
-    def _forget_corners(self) -> None:
-        """Back to the search (or the config's corners); the kept file goes."""
+    def _forget_corners(self) -> tuple[bool, bool]:
+        """Back to the search (or the config's corners) and the kept file gone: (whether
+        marked corners were in use or kept, whether the file is gone). Nothing marked,
+        nothing changes: the observer keeps what it learnt of the board."""
         self._kept_corners = None
+        removed, gone = False, True
         if self._corners_path is not None:
             try:
-                forget_corners(self._corners_path)
+                removed = forget_corners(self._corners_path)
             except OSError as exc:
                 log.error("marked corners not forgotten on disk: %s", exc)
-        if self._taker is not None:
+                removed, gone = True, False
+        used, self._marked_in_use = self._marked_in_use, False
+        if used and self._taker is not None:
             self._taker.use_corners(None)
+        return used or removed, gone
 
     def _frame_failed(self, where: str, exc: Exception) -> None:
         """Count and log a frame that could not be read; show a camera problem after a few."""

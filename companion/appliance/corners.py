@@ -1,7 +1,7 @@
 """The board's corners marked on the device, kept across restarts.
 
 Where no search finds the board (charcoal along brick joints, a board the
-frame cuts), the players mark its corners from the menu ("Calibrate camera"):
+frame cuts), the players mark its corners from the menu ("Mark board corners"):
 a photo of the board, then one with a pebble on each outer corner
 (``vision.locate.markers``). The corners found are written here, beside the
 journal (the one folder the service is sure to write, on the data partition of
@@ -79,7 +79,12 @@ class MarkedCorners:
 
 
 def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # (an integer too large for a float)
+        return False
 
 
 def marked_corners(bare: NDArray[np.uint8], marked: NDArray[np.uint8]) -> MarkedCorners:
@@ -106,7 +111,7 @@ def load_corners(path: Path) -> MarkedCorners | None:
         raise CornersFileError(f"{path}: cannot be read ({exc})") from None
     try:
         return MarkedCorners.from_json(json.loads(text))
-    except (ValueError, RecursionError) as exc:
+    except (ValueError, RecursionError, OverflowError) as exc:
         raise CornersFileError(f"{path}: {exc}") from None
 
 
@@ -114,12 +119,16 @@ def save_corners(path: Path, corners: MarkedCorners) -> None:
     """Write ``corners`` to ``path`` so that a power cut leaves the old file or the new
     one, never a torn one. Raises OSError when the folder cannot be written."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(corners.to_json(), f)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(corners.to_json(), f)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # (a full disk: no half-written file left about)
+        raise
     _fsync_dir(path.parent)
 
 

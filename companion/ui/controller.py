@@ -199,6 +199,9 @@ class TallyProgress:
 #: Seconds between OK and the photo when marking the corners: the player who pressed it
 #: steps back out of the view first.
 PHOTO_DELAY_S = 2.0
+#: Seconds without a press after which marking is left for the board: frames go to the
+#: referee again (a kiosk's visitor who walked away mid-way).
+CALIBRATE_IDLE_S = 120.0
 
 
 @dataclass
@@ -251,11 +254,10 @@ class Controller:
     #: a tally's final count, as ``RecordWriter.tally`` keywords (the app passes journal.tally)
     on_tally: Callable[..., Any] | None = None
     #: the camera can take the board's corners from marks (menu "Mark board corners");
-    #: ``on_calibrate_start`` readies it (exposure locked afresh), ``on_forget_corners``
-    #: forgets marked corners
+    #: ``on_forget_corners`` forgets marked corners: (whether any were in use, whether
+    #: the kept file is gone too)
     can_calibrate: bool = False
-    on_calibrate_start: Callable[[], None] | None = None
-    on_forget_corners: Callable[[], None] | None = None
+    on_forget_corners: Callable[[], tuple[bool, bool]] | None = None
     calibration: CalibrateProgress | None = None
     spread_model: SpreadModel = field(default_factory=SpreadModel)
     operator_index: int = 0
@@ -291,8 +293,12 @@ class Controller:
     # -- inputs -----------------------------------------------------------
 
     def tick(self, now: float) -> None:
-        """Time passes: attract loop, idle countdown and the automatic reset."""
+        """Time passes: marking left idle, attract loop, idle countdown, automatic reset."""
         self.now = now
+        if self.calibrating and now - self.last_activity >= CALIBRATE_IDLE_S:
+            # nobody finished marking: the referee must not stay blind to the board
+            self.calibration = None
+            self.view = self.turn_view()
         if self.kiosk is None:
             return
         idle = now - self.last_activity
@@ -331,6 +337,8 @@ class Controller:
         if isinstance(event, LongPress):
             if event.button == "ok":
                 self.view, self.menu_index = View.MENU, 0
+            elif event.button == "back" and self.view == View.CALIBRATE:
+                self._press("back")  # (the screen says BACK stops: no move is undone here)
             elif event.button == "back":
                 self.message = self.referee.undo().detail
                 self._own = None
@@ -472,9 +480,11 @@ class Controller:
             elif key == "operator.calibrate":
                 self.start_calibration()
             elif key == "operator.forget_corners":
-                if self.on_forget_corners is not None:
-                    self.on_forget_corners()
-                self.calibration = CalibrateProgress(CalibrateStep.FORGOTTEN)
+                forgot, gone = (
+                    (False, True) if self.on_forget_corners is None else self.on_forget_corners()
+                )
+                step = CalibrateStep.FORGOTTEN if forgot else CalibrateStep.NOTHING
+                self.calibration = CalibrateProgress(step, saved=gone)
                 self.view = View.CALIBRATE
             elif key == "menu.back":
                 self.view = View.BOARD
@@ -558,8 +568,6 @@ class Controller:
         """Mark the corners: photograph the board, then again with a pebble on each."""
         self.calibration = CalibrateProgress()
         self.view = View.CALIBRATE
-        if self.on_calibrate_start is not None:
-            self.on_calibrate_start()
 
     def on_board_photo(self) -> None:
         """The photo of the board as it is was taken: now the one with the marks."""
@@ -597,6 +605,9 @@ class Controller:
         elif c.step in (CalibrateStep.BARE, CalibrateStep.PLACE):
             if c.asked_at is None:
                 c.asked_at = self.now
+        elif c.step == CalibrateStep.FAILED and c.problem == MarksProblem.MORE:
+            # more moved than the marks: the board's photo may be what is wrong
+            self.calibration = CalibrateProgress()
         elif c.step == CalibrateStep.FAILED:  # the board's photo stands: mark again
             c.step, c.asked_at, c.problem, c.seen = CalibrateStep.PLACE, self.now, None, 0
         else:
@@ -1042,7 +1053,8 @@ class Controller:
             c = self.calibration
             return CalibrateScreen(c.step, c.asked_at is not None, c.problem, c.seen, c.saved)
         if self.view == View.ERROR:
-            return ErrorScreen(self.error or ErrorKind.BOARD_NOT_FOUND)
+            kind = self.error or ErrorKind.BOARD_NOT_FOUND
+            return ErrorScreen(kind, mark=kind == ErrorKind.BOARD_NOT_FOUND and self.can_calibrate)
         tally = self._tally_screen()
         if tally is not None:
             return tally

@@ -24,18 +24,21 @@ from companion.appliance.corners import (
 from companion.appliance.journal import Journal
 from companion.appliance.observe import VisionObserver
 from companion.referee import Referee
-from companion.ui.controller import PHOTO_DELAY_S, Controller, View
+from companion.ui.controller import CALIBRATE_IDLE_S, PHOTO_DELAY_S, Controller, View
+from companion.ui.input import LongPress
 from companion.ui.screens import (
     CalibrateScreen,
     CalibrateStep,
     ErrorKind,
+    ErrorScreen,
     MarksProblem,
     MenuScreen,
     OperatorScreen,
 )
 from device.factory import make_hardware
-from engine import Rules
+from engine import Move, Rules
 from tests.vision.conftest import scene
+from vision.config import LocateConfig, VisionConfig
 from vision.errors import MarksNotFoundError
 from vision.synth import with_marks
 
@@ -75,6 +78,10 @@ def test_kept_corners_round_trip_and_forget(tmp_path: Path) -> None:
         ('{"corners": [[0, 0], [1, 0], [1, 1], [0, 1]], "size": [640]}', "size"),
         ('{"corners": [[0, "a"], [1, 0], [1, 1], [0, 1]], "size": [640, 480]}', "numbers"),
         ("[]", "keys corners and size"),
+        (
+            '{"corners": [[1' + "0" * 400 + ', 0], [1, 0], [1, 1], [0, 1]], "size": [640, 480]}',
+            "numbers",
+        ),
     ],
 )
 def test_a_bad_corners_file_is_named_with_what_is_wrong(
@@ -128,16 +135,16 @@ def test_marking_is_offered_only_where_the_camera_can_take_corners() -> None:
         keys = [i.key for i in operator.items]
         assert ("operator.calibrate" in keys) is can and ("operator.forget_corners" in keys) is can
         c.on_error(ErrorKind.BOARD_NOT_FOUND)
+        assert c.screen() == ErrorScreen(ErrorKind.BOARD_NOT_FOUND, mark=can)
         c._press("right")
         assert (c.view == View.CALIBRATE) is can
 
 
 def test_the_steps_wait_for_the_player_to_step_back_and_retry_on_failure() -> None:
-    started: list[bool] = []
-    c = _controller(can_calibrate=True, on_calibrate_start=lambda: started.append(True))
+    c = _controller(can_calibrate=True)
     c.on_error(ErrorKind.BOARD_NOT_FOUND)
     c._press("right")  # ▶ on "Board not found"
-    assert started == [True] and c.screen() == CalibrateScreen(CalibrateStep.BARE)
+    assert c.screen() == CalibrateScreen(CalibrateStep.BARE)
     c.now = 10.0
     c._press("ok")
     assert c.screen() == CalibrateScreen(CalibrateStep.BARE, waiting=True)
@@ -153,6 +160,10 @@ def test_the_steps_wait_for_the_player_to_step_back_and_retry_on_failure() -> No
     assert c.screen() == CalibrateScreen(CalibrateStep.PLACE, waiting=True)
     c.on_marks_read(9)
     assert c.screen() == CalibrateScreen(CalibrateStep.FAILED, problem=MarksProblem.MORE, seen=9)
+    c._press("ok")  # more moved than the marks: the board's photo again, pebbles off
+    assert c.screen() == CalibrateScreen(CalibrateStep.BARE)
+    c._press("ok")
+    c.on_board_photo()
     c._press("ok")
     c.on_marks_read(4)
     assert c.screen() == CalibrateScreen(
@@ -167,20 +178,51 @@ def test_the_steps_wait_for_the_player_to_step_back_and_retry_on_failure() -> No
     assert c.view == View.BOARD and not c.calibrating
 
 
-def test_back_leaves_marking_and_forgetting_says_so() -> None:
-    forgotten: list[bool] = []
-    c = _controller(can_calibrate=True, on_forget_corners=lambda: forgotten.append(True))
-    c.start_calibration()
-    c._press("back")
-    assert c.view == View.BOARD and not c.calibrating
+@pytest.mark.parametrize(
+    ("outcome", "shown"),
+    [
+        ((True, True), CalibrateScreen(CalibrateStep.FORGOTTEN)),
+        ((True, False), CalibrateScreen(CalibrateStep.FORGOTTEN, saved=False)),
+        ((False, True), CalibrateScreen(CalibrateStep.NOTHING)),
+    ],
+)
+def test_forgetting_says_what_it_did(outcome: tuple[bool, bool], shown: CalibrateScreen) -> None:
+    asked: list[bool] = []
+
+    def forget() -> tuple[bool, bool]:
+        asked.append(True)
+        return outcome
+
+    c = _controller(can_calibrate=True, on_forget_corners=forget)
     c.view = View.OPERATOR
     operator = c.screen()
     assert isinstance(operator, OperatorScreen)
     c.operator_index = [i.key for i in operator.items].index("operator.forget_corners")
     c._press("ok")
-    assert forgotten == [True] and c.screen() == CalibrateScreen(CalibrateStep.FORGOTTEN)
+    assert asked == [True] and c.screen() == shown
     c._press("ok")
     assert c.view == View.BOARD
+
+
+def test_back_long_or_short_leaves_marking_and_undoes_no_move() -> None:
+    c = _controller(can_calibrate=True)
+    c.referee.play_manual(Move.parse("2+"))
+    c.start_calibration()
+    c._press("back")
+    assert c.view == View.BOARD and not c.calibrating
+    c.start_calibration()
+    c.on_input(LongPress(t=1.0, button="back"))  # the screen says BACK stops
+    assert c.view == View.BOARD and c.referee.position.ply == 1
+
+
+def test_marking_left_idle_gives_the_board_back_to_the_referee() -> None:
+    c = _controller(can_calibrate=True)
+    c.last_activity = 100.0
+    c.start_calibration()
+    c.tick(100.0 + CALIBRATE_IDLE_S - 1)
+    assert c.calibrating
+    c.tick(100.0 + CALIBRATE_IDLE_S)
+    assert c.view == View.BOARD and not c.calibrating
 
 
 # -- the whole loop -----------------------------------------------------------------------
@@ -316,6 +358,74 @@ def test_each_photo_waits_for_the_scene_to_hold_still(tmp_path: Path) -> None:
     _tap(app, hardware, clock, "ok")
     _photo(app, clock)
     assert app.controller.screen() == CalibrateScreen(CalibrateStep.DONE, saved=False)
+    hardware.close()
+    app.journal.close()
+
+
+def test_while_marking_no_frame_reaches_the_referee_and_a_dropped_one_ends_nothing(
+    tmp_path: Path,
+) -> None:
+    image, marked, _ = _board()
+    dropped = {3, 6, 9, 12, 15}  # five grabs fail, spread over the marking
+
+    class Flaky(Scene):
+        calls = 0
+
+        def __call__(self, index: int) -> np.ndarray:
+            self.calls += 1
+            if self.calls in dropped:
+                raise OSError("frame lost")
+            return self.image
+
+    camera = Flaky(image)
+    app, hardware, clock = _app(tmp_path, camera, None)
+    assert app.pipeline is not None
+    read: list[object] = []
+    pipeline = app.pipeline
+
+    def counting(frame: Any) -> Any:
+        read.append(frame)
+        return pipeline(frame)
+
+    app.pipeline = counting  # type: ignore[assignment]
+    app.controller.start_calibration()
+    _tap(app, hardware, clock, "ok")
+    for _ in range(8):
+        clock.t += PHOTO_DELAY_S
+        app.step()
+    assert app.controller.screen() == CalibrateScreen(CalibrateStep.PLACE)
+    camera.image = marked
+    _tap(app, hardware, clock, "ok")
+    for _ in range(10):
+        clock.t += PHOTO_DELAY_S
+        app.step()
+    assert app.controller.screen() == CalibrateScreen(CalibrateStep.DONE, saved=False)
+    assert read == [] and app.faults.counts["grab"] == 5
+    _tap(app, hardware, clock, "ok")
+    app.step()
+    assert len(read) == 1  # the board again: frames go to the referee
+    hardware.close()
+    app.journal.close()
+
+
+def test_forgetting_returns_to_the_config_s_corners_and_leaves_unmarked_boards_be(
+    tmp_path: Path,
+) -> None:
+    configured = ((10.0, 400.0), (600.0, 400.0), (600.0, 100.0), (10.0, 100.0))
+    observer = VisionObserver(VisionConfig(locate=LocateConfig(manual_corners=configured)))
+    observer.use_corners(SQUARE)
+    assert observer.config.locate.manual_corners == SQUARE
+    observer.use_corners(None)
+    assert observer.config.locate.manual_corners == configured
+    # nothing marked: forgetting changes nothing the observer learnt of the board
+    image, _, _ = _board()
+    app, hardware, _ = _app(tmp_path, Scene(image), tmp_path / "corners.json")
+    app.step()
+    taker = app.observer
+    assert isinstance(taker, VisionObserver)
+    locator = taker.locator
+    assert app._forget_corners() == (False, True)
+    assert taker.locator is locator
     hardware.close()
     app.journal.close()
 

@@ -132,10 +132,10 @@ CATALOGUE: Final[dict[str, Entry]] = {
     "error.camera_lost.body": _E("Vui lòng báo\nnhân viên.", "Please tell\nthe staff.", lines=2),
     "error.board_not_found.title": _E("Không thấy bàn", "Board not found", width=100),
     "error.board_not_found.body": _E(
-        "Bỏ tay ra khỏi bàn,\nrồi bấm OK.\n▶ đánh dấu góc bàn",
-        "Keep hands off the\nboard, then press OK.\n▶ mark its corners",
-        lines=3,
+        "Bỏ tay ra khỏi bàn,\nrồi bấm OK.", "Keep hands off the\nboard, then press OK.", lines=2
     ),
+    # under an error where the camera can take the board's corners from marks
+    "error.mark": _E("▶ đánh dấu góc bàn", "▶ mark its corners"),
     # game over
     "over.win": _E("{p} thắng!", "{p} wins!", font="head"),
     "over.place": _E("{i}. {p} {n}", "{i}. {p} {n}", width=60),
@@ -215,8 +215,8 @@ CATALOGUE: Final[dict[str, Entry]] = {
         lines=3,
     ),
     "calibrate.more": _E(
-        "Thấy {n} chỗ đổi: chỉ\nđặt 4 viên, không\nđụng gì khác. OK.",
-        "Saw {n} changes: only\nthe 4 pebbles may\nmove. Hands off, OK.",
+        "Thấy {n} chỗ đổi, hơn\n4 viên: lấy viên ra,\nOK để làm lại.",
+        "Saw {n} changes, not\njust 4 pebbles: take\nthem off, OK: again.",
         lines=3,
     ),
     "calibrate.no_board": _E(
@@ -225,8 +225,18 @@ CATALOGUE: Final[dict[str, Entry]] = {
         lines=3,
     ),
     "calibrate.forgotten": _E(
-        "Đã bỏ 4 góc đánh\ndấu: máy tự tìm bàn.",
-        "Marked corners\nforgotten: the board\nis searched for.",
+        "Đã bỏ 4 góc đánh\ndấu: máy tìm bàn\nnhư trước.",
+        "Marked corners\nforgotten: the board\nis found as before.",
+        lines=3,
+    ),
+    "calibrate.forgotten_unsaved": _E(
+        "Đã bỏ 4 góc, nhưng\nchưa xóa được: sẽ\ndùng lại khi bật.",
+        "Corners forgotten,\nbut not on disk: back\nafter a restart.",
+        lines=3,
+    ),
+    "calibrate.nothing": _E(
+        "Chưa đánh dấu góc\nnào: không có gì\nđể bỏ.",
+        "No corners were\nmarked: nothing to\nforget.",
         lines=3,
     ),
     "calibrate.again_keys": _E("OK chụp lại BACK thôi", "OK again  BACK stop"),

@@ -307,7 +307,10 @@ class ErrorKind(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ErrorScreen:
+    """``mark``: ▶ marks the board's corners (only where the camera can take them)."""
+
     kind: ErrorKind
+    mark: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,8 +381,10 @@ class CalibrateStep(enum.StrEnum):
     DONE = "done"
     #: the marks gave no board (``MarksProblem`` says why): mark again
     FAILED = "failed"
-    #: marked corners were forgotten: the board is searched for again
+    #: marked corners were forgotten: the board is found as before they were marked
     FORGOTTEN = "forgotten"
+    #: no corners had been marked: nothing to forget
+    NOTHING = "nothing"
 
 
 class MarksProblem(enum.StrEnum):
@@ -394,12 +399,13 @@ class MarksProblem(enum.StrEnum):
 class CalibrateScreen:
     """One step of marking the corners; ``waiting``: OK was pressed and the photo is
     taken once the players stand back; ``seen``: the marks (or changes) the photos
-    showed, for ``problem``; ``saved``: the corners are kept across restarts."""
+    showed, for ``problem``."""
 
     step: CalibrateStep
     waiting: bool = False
     problem: MarksProblem | None = None
     seen: int = 0
+    #: the corners are kept across restarts (forgotten: the kept file is gone too)
     saved: bool = True
 
     def __post_init__(self) -> None:

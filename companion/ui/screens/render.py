@@ -375,6 +375,8 @@ def render_error(screen: ErrorScreen, lang: Lang) -> Image.Image:
     d.text(draw, (24, 3), text(f"error.{screen.kind}.title", lang))
     draw.line((0, 21, d.WIDTH - 1, 21), fill=1)
     body = text(f"error.{screen.kind}.body", lang).split("\n")
+    if screen.mark:
+        body.append(text("error.mark", lang))
     for i, line in enumerate(body):
         d.centred(draw, 26 + 13 * i, line)
     return image
@@ -532,8 +534,8 @@ def render_calibrate(screen: CalibrateScreen, lang: Lang) -> Image.Image:
     if step == CalibrateStep.FAILED:
         assert screen.problem is not None
         body = text(f"calibrate.{screen.problem}", lang, n=screen.seen)
-    elif step == CalibrateStep.DONE and not screen.saved:
-        body = text("calibrate.done_unsaved", lang)
+    elif step in (CalibrateStep.DONE, CalibrateStep.FORGOTTEN) and not screen.saved:
+        body = text(f"calibrate.{step}_unsaved", lang)
     else:
         body = text(f"calibrate.{step}", lang)
     d.lines(draw, (0, 13), body)

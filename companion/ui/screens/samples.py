@@ -223,6 +223,8 @@ SAMPLES: Final[dict[str, Screen]] = {
         CalibrateStep.FAILED, problem=MarksProblem.NO_BOARD, seen=4
     ),
     "calibrate_forgotten": CalibrateScreen(CalibrateStep.FORGOTTEN),
+    "calibrate_forgotten_unsaved": CalibrateScreen(CalibrateStep.FORGOTTEN, saved=False),
+    "calibrate_nothing": CalibrateScreen(CalibrateStep.NOTHING),
     "tally_guide": TallyGuideScreen(player=0),
     "tally_counting": TallyGuideScreen(player=1, counting=True),
     # P0's heap spread: 41 small pieces and one quan; squares 2 and 9 may hide a pebble.
@@ -288,7 +290,9 @@ SAMPLES: Final[dict[str, Screen]] = {
     "rules_3": RulesScreen(3),
     "rules_4": RulesScreen(4),
     "error_camera": ErrorScreen(ErrorKind.CAMERA_LOST),
-    "error_board": ErrorScreen(ErrorKind.BOARD_NOT_FOUND),
+    "error_board": ErrorScreen(ErrorKind.BOARD_NOT_FOUND, mark=True),
+    # (no camera that can take the corners from marks: a ring board's given corners)
+    "error_board_plain": ErrorScreen(ErrorKind.BOARD_NOT_FOUND),
     "over_win": GameOverScreen(Result(final=(41, 29), winner=0, sweep=(4, 9))),
     "over_draw": GameOverScreen(Result(final=(35, 35), winner=None, sweep=(0, 6))),
     "over_no_refill": GameOverScreen(

@@ -189,7 +189,9 @@ def advise(part: str, exc: BaseException) -> tuple[Status, str, str]:
     elif "BoardNotFoundError" in names:
         fix = (
             "the whole board must be in view, chalk lines bright and unbroken, evenly lit; "
-            "check the saved frame (--save-frame) and run 'oanquan calibrate' to mark the corners"
+            "check the saved frame (--save-frame); where no search finds it, mark its corners "
+            "on the device (▶ on 'Board not found', hardware.md section 8) or with "
+            "'oanquan calibrate'"
         )
     else:
         problem = f"{type(exc).__name__}: {problem}"

@@ -150,6 +150,7 @@ def test_unexpected_errors_are_reported_or_raised_with_debug() -> None:
         ("display", DeviceNotFoundError("no 0x3c", "/dev/i2c-1"), "i2cdetect -y 1"),
         ("display", DeviceNotFoundError("no 0x3c", "/dev/i2c-1"), "SDA to pin 3"),
         ("board", BoardNotFoundError("no chalk lines"), "oanquan calibrate"),
+        ("board", BoardNotFoundError("no chalk lines"), "▶ on 'Board not found'"),
     ],
 )
 def test_advice_names_the_fix(part: str, exc: Exception, needle: str) -> None:

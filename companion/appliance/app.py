@@ -110,7 +110,13 @@ class CornerTaker(Protocol):
     """An observer that can read the board at corners given to it
     (``VisionObserver.use_corners``): the camera can then take them from marks."""
 
-    def use_corners(self, corners: Sequence[Sequence[float]] | None) -> None: ...
+    def use_corners(
+        self, corners: Sequence[Sequence[float]] | None, view: NDArray[np.uint8] | None = None
+    ) -> None: ...
+
+    def take_followed(self) -> tuple[tuple[tuple[float, float], ...], NDArray[np.uint8]] | None:
+        """Corners the observer carried along after the camera was knocked (once)."""
+        ...
 
 
 class SpreadReader(Protocol):
@@ -452,6 +458,7 @@ class App:
         if self.failed_in_row >= FRAME_FAILURES_SHOWN:
             self.controller.clear_error()  # the camera problem shown is over
         self.failed_in_row = 0
+        self._keep_followed(frame.image.shape)
         report = result.report
         self.last_report = report
         if not result.observation.board_found:
@@ -545,7 +552,7 @@ class App:
         if kept is None or self._taker is None:
             return
         if kept.fits(shape):
-            self._taker.use_corners(kept.corners)
+            self._taker.use_corners(kept.corners, kept.view)
             self._marked_in_use = True
             log.info("board corners as marked on the device: %s", self._corners_path)
         else:
@@ -598,10 +605,27 @@ class App:
                 log.error("marked corners not kept: %s", exc)
                 saved = False
         assert self._taker is not None
-        self._taker.use_corners(marked.corners)
+        self._taker.use_corners(marked.corners, marked.view)
         self._marked_in_use = True
         log.info("board corners marked: %s", [list(p) for p in marked.corners])
         controller.on_marks_read(None, saved)
+
+    def _keep_followed(self, shape: tuple[int, ...]) -> None:
+        """Corners the observer carried along after a knock are kept as marked ones, so
+        the next start reads the board where it is now."""
+        if self._taker is None:
+            return
+        followed = self._taker.take_followed()
+        if followed is None:
+            return
+        corners, view = followed
+        self._marked_in_use = True
+        if self._corners_path is None:
+            return
+        try:
+            save_corners(self._corners_path, MarkedCorners(corners, (shape[1], shape[0]), view))
+        except (OSError, CornersFileError) as exc:
+            log.error("corners followed after the camera moved, not kept: %s", exc)
 
     def _forget_corners(self) -> tuple[bool, bool]:
         """Back to the search (or the config's corners) and the kept file gone: (whether

@@ -9,21 +9,27 @@ a read-only Pi), and read at the next start, so a power cut does not undo them.
 They win over the search and over corners in the config file, since they are
 the newer word; the operator menu forgets them.
 
-The file is JSON: ``{"corners": [[x, y] x 4], "size": [width, height]}``, the
-corners SW, SE, NE, NW in pixels of the camera's frame as taken, for frames of
-that size only. It is written whole to a temporary name, flushed to disk and
-renamed over the old one, so it is always the old corners or the new ones.
+The file is JSON: ``{"corners": [[x, y] x 4], "size": [width, height], "view":
+"<base64 PNG>"}``, the corners SW, SE, NE, NW in pixels of the camera's frame as
+taken, for frames of that size only, and the camera's small grey view when they
+were marked (``vision.locate.follow``: a camera knocked while the power was off
+is noticed against it at the next start; optional). It is written whole to a
+temporary name, flushed to disk and renamed over the old one, so it is always
+the old corners or the new ones, never one's view with the other's corners.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -44,6 +50,8 @@ class MarkedCorners:
 
     corners: tuple[tuple[float, float], ...]
     size: tuple[int, int]
+    #: the camera's view (``vision.locate.follow.camera_view``) when they were marked
+    view: NDArray[np.uint8] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         problem = corners_problem(self.corners)
@@ -58,12 +66,17 @@ class MarkedCorners:
         return (int(shape[1]), int(shape[0])) == self.size
 
     def to_json(self) -> dict[str, Any]:
-        return {"corners": [list(p) for p in self.corners], "size": list(self.size)}
+        out: dict[str, Any] = {"corners": [list(p) for p in self.corners], "size": list(self.size)}
+        if self.view is not None:
+            ok, png = cv2.imencode(".png", self.view)
+            if ok:
+                out["view"] = base64.b64encode(png.tobytes()).decode("ascii")
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> MarkedCorners:
-        if not isinstance(data, dict) or set(data) != {"corners", "size"}:
-            raise CornersFileError("expected an object with keys corners and size")
+        if not isinstance(data, dict) or not {"corners", "size"} <= set(data) <= KEYS:
+            raise CornersFileError("expected an object with keys corners and size (and view)")
         corners, size = data["corners"], data["size"]
         if not isinstance(corners, list) or not all(
             isinstance(p, list) and len(p) == 2 and all(_number(v) for v in p) for p in corners
@@ -75,7 +88,28 @@ class MarkedCorners:
             and all(isinstance(v, int) and not isinstance(v, bool) for v in size)
         ):
             raise CornersFileError("size: expected [width, height] in whole pixels")
-        return cls(tuple((float(x), float(y)) for x, y in corners), (size[0], size[1]))
+        view = _view(data.get("view"))
+        return cls(tuple((float(x), float(y)) for x, y in corners), (size[0], size[1]), view)
+
+
+#: The keys a corners file may hold.
+KEYS = frozenset({"corners", "size", "view"})
+
+
+def _view(text: object) -> NDArray[np.uint8] | None:
+    """The kept view, decoded from its base64 PNG (None where there is none)."""
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise CornersFileError("view: expected a base64 PNG")
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise CornersFileError("view: not base64") from None
+    view = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_GRAYSCALE)
+    if view is None:
+        raise CornersFileError("view: not a readable PNG")
+    return np.asarray(view, np.uint8)
 
 
 def _number(value: object) -> bool:
@@ -91,13 +125,15 @@ def marked_corners(bare: NDArray[np.uint8], marked: NDArray[np.uint8]) -> Marked
     """The corners of the board that ``marked`` shows with a mark on each outer corner,
     ``bare`` without them (one camera, unmoved). Raises ``vision``'s
     ``MarksNotFoundError`` (what was seen instead), ``ImagePairError`` (frames of two
-    sizes), or ``CornersFileError`` (four marks that outline no usable board)."""
+    sizes), or ``CornersFileError`` (four marks that outline no usable board). The
+    board's view is kept with them, which a knocked camera is noticed against."""
     from vision.geometry import order_corners
+    from vision.locate.follow import camera_view
     from vision.locate.markers import marker_corners
 
     corners = order_corners(marker_corners(bare, marked))
     h, w = bare.shape[:2]
-    return MarkedCorners(tuple((float(x), float(y)) for x, y in corners), (w, h))
+    return MarkedCorners(tuple((float(x), float(y)) for x, y in corners), (w, h), camera_view(bare))
 
 
 def load_corners(path: Path) -> MarkedCorners | None:

@@ -16,6 +16,7 @@ it objects to anything.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -45,6 +46,13 @@ from vision import (
 from vision.change import canvas_mask, intrusion_mask
 from vision.gate import hand_mask, mask_cover
 from vision.lens import undistort
+from vision.locate import manual_outline, support
+from vision.locate.follow import ViewFollower, camera_view, carried
+
+log = logging.getLogger(__name__)
+
+#: Corners as the observer keeps them: SW, SE, NE, NW, pixels of the frame as taken.
+Corners = tuple[tuple[float, float], ...]
 
 
 class FrameHistory:
@@ -111,12 +119,20 @@ class VisionObserver:
         self.moves_noticed = 0
         #: the corners the config file gives, what forgetting marked corners returns to
         self._configured = self.config.locate.manual_corners
+        #: given corners are followed when the camera is knocked (``vision.locate.follow``):
+        #: the watch on the view, and corners carried along not yet taken by the app
+        self._follower: ViewFollower | None = None
+        self._followed: tuple[Corners, NDArray[np.uint8]] | None = None
 
-    def use_corners(self, corners: Sequence[Sequence[float]] | None) -> None:
+    def use_corners(
+        self, corners: Sequence[Sequence[float]] | None, view: NDArray[np.uint8] | None = None
+    ) -> None:
         """Read the board at ``corners`` (SW, SE, NE, NW, pixels of the frame as taken)
         from the next frame on; None: back to the config's corners or the search. The
         frames read before were read at another outline: nothing learnt from them about
-        where things lie stands (the pieces' look, the calibration, does)."""
+        where things lie stands (the pieces' look, the calibration, does). ``view``: the
+        camera's view when the corners were given (``camera_view``), which later frames
+        are compared with to follow a knocked camera (None: the next frame's)."""
         given = (
             self._configured if corners is None else tuple((float(x), float(y)) for x, y in corners)
         )
@@ -126,6 +142,44 @@ class VisionObserver:
         self._reference = self._clear = self._ref_pebbles = self._earlier = None
         self._canvas = self._last = None
         self._no_reference = frozenset()
+        self._follower = None if view is None else ViewFollower(view)
+
+    def take_followed(self) -> tuple[Corners, NDArray[np.uint8]] | None:
+        """Corners carried along after the camera was knocked, and the view they hold
+        for, once (the app keeps them); None when there are none new."""
+        followed, self._followed = self._followed, None
+        return followed
+
+    def _follow(self, raw: NDArray[np.uint8]) -> None:
+        """Carry given corners along when the whole view moved (a knocked camera): where
+        no search finds the board, nothing else would notice. The chalk decides between
+        the two outlines, so a view that moved for another reason keeps the corners."""
+        given = self.config.locate.manual_corners
+        if given is None:
+            return
+        if self._follower is None:
+            self._follower = ViewFollower(camera_view(raw))
+            return
+        warp = self._follower.step(raw)
+        if warp is None:
+            return
+        moved = tuple((float(x), float(y)) for x, y in carried(np.array(given), warp))
+        image = undistort(raw, self.config.lens)
+        old = manual_outline(self.config, image.shape)
+        new_config = replace(self.config, locate=replace(self.config.locate, manual_corners=moved))
+        new = manual_outline(new_config, image.shape)
+        assert old is not None and new is not None  # (corners are given)
+        before = support(image, old, self.config.locate)
+        after = support(image, new, self.config.locate)
+        if after < before:
+            log.info("the view moved but the chalk stays at the corners: kept")
+            self._follower.moved_to(raw)
+            return
+        log.warning("the camera moved: the board's corners followed it to %s", moved)
+        view = camera_view(raw)
+        self.use_corners(moved, view)
+        self._followed = (moved, view)
+        self.moves_noticed += 1
 
     @property
     def calibrated(self) -> bool:
@@ -140,6 +194,7 @@ class VisionObserver:
 
     def __call__(self, frame: Frame) -> Observation:
         self._last = None
+        self._follow(np.ascontiguousarray(frame.image))
         # (a wide lens's frame is straightened first: every stage assumes a pinhole)
         image = undistort(np.ascontiguousarray(frame.image), self.config.lens)
         new_scene, previous = self._history.step(image)

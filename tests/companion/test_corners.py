@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -36,10 +37,12 @@ from companion.ui.screens import (
     OperatorScreen,
 )
 from device.factory import make_hardware
+from device.ports import Frame
 from engine import Move, Rules
 from tests.vision.conftest import scene
 from vision.config import LocateConfig, VisionConfig
 from vision.errors import MarksNotFoundError
+from vision.locate.follow import camera_view
 from vision.synth import with_marks
 
 SQUARE = ((100.0, 400.0), (500.0, 400.0), (500.0, 200.0), (100.0, 200.0))
@@ -78,6 +81,13 @@ def test_kept_corners_round_trip_and_forget(tmp_path: Path) -> None:
         ('{"corners": [[0, 0], [1, 0], [1, 1], [0, 1]], "size": [640]}', "size"),
         ('{"corners": [[0, "a"], [1, 0], [1, 1], [0, 1]], "size": [640, 480]}', "numbers"),
         ("[]", "keys corners and size"),
+        ('{"corners": [[0, 0], [9, 0], [9, 9], [0, 9]], "size": [640, 480], "x": 1}', "keys"),
+        ('{"corners": [[0, 0], [90, 0], [90, 90], [0, 90]], "size": [64, 48], "view": 5}', "PNG"),
+        ('{"corners": [[0, 0], [90, 0], [90, 90], [0, 90]], "size": [64, 48], "view": "!"}', "64"),
+        (
+            '{"corners": [[0, 0], [90, 0], [90, 90], [0, 90]], "size": [64, 48], "view": "aGk="}',
+            "not a readable PNG",
+        ),
         (
             '{"corners": [[1' + "0" * 400 + ', 0], [1, 0], [1, 1], [0, 1]], "size": [640, 480]}',
             "numbers",
@@ -468,5 +478,69 @@ def test_corners_not_kept_where_the_folder_cannot_be_written(tmp_path: Path) -> 
     observer = app.observer
     assert isinstance(observer, VisionObserver)
     assert observer.config.locate.manual_corners is not None
+    hardware.close()
+    app.journal.close()
+
+
+# -- a knocked camera ---------------------------------------------------------------------
+
+
+def _knock(image: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    m = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]])
+    h, w = image.shape[:2]
+    return np.asarray(cv2.warpAffine(image, m, (w, h), borderMode=cv2.BORDER_REPLICATE), np.uint8)
+
+
+def test_the_observer_carries_given_corners_after_a_knock_and_the_chalk_can_veto_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image, _, corners = _board()
+    given = tuple((float(x), float(y)) for x, y in corners)
+    observer = VisionObserver(VisionConfig(locate=LocateConfig(manual_corners=given)), stills=True)
+    observer(Frame(image, 0.0, 0, "test"))  # the view the corners were given on
+    knocked = _knock(image, 30.0, -12.0)
+    for i in range(1, 4):
+        observer(Frame(knocked, float(i), i, "test"))
+    moved = np.array(observer.config.locate.manual_corners)
+    assert np.max(np.linalg.norm(moved - (corners + np.array([30.0, -12.0])), axis=1)) < 2.0
+    followed = observer.take_followed()
+    assert followed is not None and followed[0] == observer.config.locate.manual_corners
+    assert observer.take_followed() is None  # once
+    assert observer.moves_noticed == 1
+
+    # where the chalk stays at the old corners (the view moved for another reason), they stay
+    import companion.appliance.observe as observe
+
+    config = VisionConfig(locate=LocateConfig(manual_corners=given))
+    old = observe.manual_outline(config, image.shape)
+    assert old is not None
+
+    def chalk(image: np.ndarray, outline: Any, cfg: object = None) -> float:
+        return 1.0 if np.allclose(outline.corners, old.corners) else 0.5
+
+    monkeypatch.setattr(observe, "support", chalk)
+    vetoed = VisionObserver(config, stills=True)
+    vetoed(Frame(image, 0.0, 0, "test"))
+    for i in range(1, 4):
+        vetoed(Frame(knocked, float(i), i, "test"))
+    assert vetoed.config.locate.manual_corners == given
+    assert vetoed.take_followed() is None and vetoed.moves_noticed == 0
+
+
+def test_marked_corners_follow_a_camera_knocked_while_the_power_was_off(tmp_path: Path) -> None:
+    image, marked, corners = _board()
+    path = tmp_path / "corners.json"
+    save_corners(path, marked_corners(image, marked))  # as the menu keeps them, view included
+    assert load_corners(path).view is not None  # type: ignore[union-attr]
+    knocked = _knock(image, -25.0, 10.0)
+    app, hardware, _ = _app(tmp_path, Scene(knocked), path)
+    for _ in range(4):
+        app.step()
+    kept = load_corners(path)
+    assert kept is not None
+    truth = corners + np.array([-25.0, 10.0])
+    assert np.max(np.linalg.norm(np.array(kept.corners) - truth, axis=1)) < 6.0
+    # the view they now hold for is the knocked camera's
+    assert kept.view is not None and np.array_equal(kept.view, camera_view(knocked))
     hardware.close()
     app.journal.close()

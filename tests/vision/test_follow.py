@@ -1,0 +1,133 @@
+"""Given corners follow a knocked camera (``vision.locate.follow``): a fixed camera's
+frames never move them, a moved view carries them along once several frames agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.errors import ImagePairError
+from vision.locate.follow import (
+    LEAST_MATCH,
+    MOVE_FRAMES,
+    VIEW_WIDTH,
+    ViewFollower,
+    camera_view,
+    carried,
+    view_shift,
+    view_warp,
+)
+from vision.synth import render_scene
+
+OPENING = [0, 5, 5, 5, 5, 5, 0, 5, 5, 5, 5, 5]
+
+
+def _frames(seed: int, n: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """``n`` frames of one fixed camera over a game (pieces moved, an arm in one), and
+    the board's corners."""
+    frames = []
+    corners = np.zeros((4, 2))
+    for i in range(n):
+        counts = OPENING if i == 0 else list(np.roll(OPENING, i))
+        image, truth = render_scene(
+            counts, (1, 1), seed=seed * 100 + i, scene_seed=seed, hand=i == 2, size=(640, 480)
+        )
+        frames.append(image)
+        corners = np.array(truth["corners"], np.float64)
+    return frames, corners
+
+
+def _knocked(
+    image: np.ndarray, dx: float, dy: float, degrees: float
+) -> tuple[np.ndarray, np.ndarray]:
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    m[:, 2] += (dx, dy)
+    return cv2.warpAffine(image, m, (w, h), borderMode=cv2.BORDER_REPLICATE), m
+
+
+@pytest.mark.parametrize("seed", [3, 7])
+def test_a_fixed_camera_s_frames_never_move_the_corners(seed: int) -> None:
+    frames, _ = _frames(seed, 6)
+    follower = ViewFollower(camera_view(frames[0]))
+    assert all(follower.step(f) is None for f in frames[1:] * 2)
+
+
+@pytest.mark.parametrize(("dx", "dy", "degrees"), [(20.0, -8.0, 0.0), (-30.0, 12.0, 1.0)])
+def test_a_knocked_camera_carries_the_corners_once_frames_agree(
+    dx: float, dy: float, degrees: float
+) -> None:
+    frames, corners = _frames(3, 5)
+    follower = ViewFollower(camera_view(frames[0]))
+    warps = []
+    for frame in frames[1 : 1 + MOVE_FRAMES]:
+        moved, m = _knocked(frame, dx, dy, degrees)
+        warps.append(follower.step(moved))
+    assert all(w is None for w in warps[:-1])  # one frame is no move yet
+    warp = warps[-1]
+    assert warp is not None
+    truth = corners @ m[:, :2].T + m[:, 2]
+    assert np.max(np.linalg.norm(carried(corners, warp) - truth, axis=1)) < 1.5
+
+
+def test_one_jolted_frame_is_no_move_and_another_size_says_nothing() -> None:
+    frames, _ = _frames(3, 5)
+    follower = ViewFollower(camera_view(frames[0]))
+    jolted, _ = _knocked(frames[1], 25.0, 0.0, 0.0)
+    assert follower.step(jolted) is None
+    assert follower.step(frames[2]) is None  # back where it was: the run is broken
+    assert follower.step(_knocked(frames[3], 25.0, 0.0, 0.0)[0]) is None
+    assert follower.step(cv2.resize(frames[4], (320, 240))) is None
+    with pytest.raises(ImagePairError, match="another size"):
+        view_shift(camera_view(frames[0]), cv2.resize(frames[4], (320, 200)))
+
+
+def test_the_shift_is_the_content_s_move_in_frame_pixels() -> None:
+    frames, _ = _frames(7, 1)
+    moved, _ = _knocked(frames[0], 30.0, -12.0, 0.0)
+    shift, _ = view_shift(camera_view(frames[0]), moved)
+    assert abs(shift.dx - 30.0) < 2.0 and abs(shift.dy + 12.0) < 2.0 and shift.response > 0.2
+
+
+def test_the_aligned_views_must_match_before_corners_follow() -> None:
+    # a shift the phase correlation got wrong (a periodic ground, a turned camera) leaves
+    # the views unlike each other once aligned: that alignment is not followed
+    frames, _ = _frames(3, 2)
+    other, _ = _frames(7, 1)
+    reference = camera_view(frames[0])
+    moved, _ = _knocked(frames[1], 20.0, -8.0, 0.5)
+    shift, view = view_shift(reference, moved)
+    scale = frames[0].shape[1] / VIEW_WIDTH
+    _, match = view_warp(reference, view, shift, scale)
+    assert match >= LEAST_MATCH
+    _, unlike = view_warp(reference, camera_view(other[0]), shift, scale)
+    assert unlike < LEAST_MATCH
+
+
+def test_the_bench_follows_knocks_on_games_and_singles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import sys
+
+    from bench import follow
+
+    game = tmp_path / "game"
+    game.mkdir()
+    frames, corners = _frames(3, 9)
+    for i, image in enumerate(frames):
+        cv2.imwrite(str(game / f"frame_{i:03d}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        (game / f"frame_{i:03d}.json").write_text(json.dumps({"corners": corners.tolist()}))
+    shots = tmp_path / "singles"
+    shots.mkdir()
+    cv2.imwrite(str(shots / "img_00000.jpg"), frames[0], [cv2.IMWRITE_JPEG_QUALITY, 92])
+    record = {"corners": corners.tolist(), "conditions": {"ground": "synth"}}
+    (shots / "img_00000.json").write_text(json.dumps(record))
+    monkeypatch.setattr(sys, "argv", ["follow.py", str(game), "--singles", str(shots)])
+    assert follow.main() == 0
+    out = capsys.readouterr().out
+    assert "1 games, 8 frames of a fixed camera: 0 false follows" in out
+    assert "1 of 1 followed" in out and "synth: 1 of 1" in out

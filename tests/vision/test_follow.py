@@ -13,6 +13,7 @@ from vision.errors import ImagePairError
 from vision.locate.follow import (
     LEAST_MATCH,
     MOVE_FRAMES,
+    TURNS,
     VIEW_WIDTH,
     ViewFollower,
     camera_view,
@@ -131,3 +132,34 @@ def test_the_bench_follows_knocks_on_games_and_singles(
     out = capsys.readouterr().out
     assert "1 games, 8 frames of a fixed camera: 0 false follows" in out
     assert "1 of 1 followed" in out and "synth: 1 of 1" in out
+
+
+def _bricks() -> np.ndarray:
+    """A periodic ground: bricks in stretcher bond, mortar lines, a little grain."""
+    rng = np.random.default_rng(1)
+    h, w = 960, 1280
+    image = np.full((h, w, 3), (60, 70, 150), np.float32) + rng.normal(0, 6, (h, w, 3))
+    for row, y in enumerate(range(0, h, 28)):
+        cv2.line(image, (0, y), (w, y), (170, 170, 170), 3)
+        for x in range(-32 * (row % 2), w, 64):
+            cv2.line(image, (x, y), (x, y + 28), (170, 170, 170), 3)
+    return np.asarray(np.clip(image, 0, 255), np.uint8)
+
+
+def test_a_turn_that_hides_the_shift_over_bricks_is_undone_first() -> None:
+    bricks = _bricks()
+    knocked, m = _knocked(bricks, 30.0, 10.0, 2.0)
+    reference = camera_view(bricks)
+    plain, _ = view_shift(reference, knocked)
+    turned, _ = view_shift(reference, knocked, TURNS)
+    assert abs(turned.degrees - 2.0) <= 0.5 and turned.response > 2 * plain.response
+    follower = ViewFollower(reference)
+    rng = np.random.default_rng(2)
+    warp = None
+    for _ in range(MOVE_FRAMES):
+        noisy = np.clip(knocked + rng.normal(0.0, 3.0, knocked.shape), 0, 255).astype(np.uint8)
+        warp = follower.step(noisy)
+    assert warp is not None
+    corners = np.array([[300.0, 700.0], [1000.0, 700.0], [1000.0, 300.0], [300.0, 300.0]])
+    truth = corners @ m[:, :2].T + m[:, 2]
+    assert np.max(np.linalg.norm(carried(corners, warp) - truth, axis=1)) < 1.5

@@ -8,15 +8,17 @@ notice: a fixed camera sees it unchanged, and a moved one sees all of it
 shifted. So each frame's small grey view is compared with the view taken when
 the corners were given, by phase correlation (a whole-frame shift, blind to the
 light's drift and to pieces and hands over part of it). When several frames in
-a row agree on a clear shift, the move is measured as a rotation and a
-translation (ECC, from that shift), and where the two views then match, the
-corners are carried along. A camera turned about its own axis with no shift is
+a row agree on a clear shift (found with a small turn undone where one stands
+out: over a periodic ground a turn hides the shift), the move is measured as a
+rotation and a translation (ECC, from that shift), and where the two views then
+match, the corners are carried along. A camera turned about its own axis with no shift is
 not noticed (a knocked pole shifts the view), nor is a board redrawn elsewhere.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -45,6 +47,13 @@ LEAST_RESPONSE = 0.1
 #: the phase correlation into a shift by whole bricks, which then matched at 0.43; on the
 #: generated games 3 of 48 right follows matched under this (one ECC did not settle).
 LEAST_MATCH = 0.55
+#: Turns (degrees) tried where a frame's plain shift says the camera moved: a knocked
+#: camera turns a little too, and over a periodic ground a turn of a degree hides the
+#: shift from the phase correlation.
+TURN_STEP = 0.5
+TURNS = tuple(TURN_STEP * k for k in range(-6, 7) if k)
+#: ... and taken where its response is this many times the plain shift's.
+TURN_GAIN = 1.5
 #: Frames in a row that must show the move, agreeing within ``AGREE`` of the width.
 MOVE_FRAMES = 3
 AGREE = 0.005
@@ -66,28 +75,54 @@ def _flat(view: NDArray[np.uint8]) -> NDArray[np.float32]:
 
 @dataclass(frozen=True, slots=True)
 class ViewShift:
-    """How far the whole frame moved (frame pixels) and how clearly (0..1)."""
+    """How the whole frame moved: turned ``degrees`` about the view's centre (as
+    ``cv2.getRotationMatrix2D`` turns), then shifted (``dx``, ``dy``, frame pixels, along
+    the turned axes), and how clearly (the phase correlation's response, 0..1)."""
 
     dx: float
     dy: float
     response: float
+    degrees: float = 0.0
 
 
 def view_shift(
-    reference: NDArray[np.uint8], image_bgr: NDArray[np.uint8]
+    reference: NDArray[np.uint8], image_bgr: NDArray[np.uint8], turns: Sequence[float] = ()
 ) -> tuple[ViewShift, NDArray[np.uint8]]:
-    """The shift of ``image_bgr`` against the ``reference`` view, and its own view.
-    Raises ``ImagePairError`` for a frame of another shape than the reference's."""
+    """The move of ``image_bgr`` against the ``reference`` view, and its own view: the
+    plain shift, or with ``turns``, the clearest of the shifts found with each of those
+    turns undone first. Raises ``ImagePairError`` for a frame of another shape than the
+    reference's."""
     view = camera_view(image_bgr)
     if view.shape != reference.shape:
         raise ImagePairError(
             f"camera view {view.shape} is not the reference's {reference.shape}: another size"
         )
     a, b = _flat(reference), _flat(view)
-    window = cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F)
-    (sx, sy), response = cv2.phaseCorrelate(a, b, window)
+    h, w = a.shape
+    window = cv2.createHanningWindow((w, h), cv2.CV_32F)
     scale = image_bgr.shape[1] / VIEW_WIDTH
-    return ViewShift(sx * scale, sy * scale, float(response)), view
+    (sx, sy), response = cv2.phaseCorrelate(a, b, window)
+    plain = best = ViewShift(sx * scale, sy * scale, float(response))
+    for degrees in turns:
+        undo = cv2.getRotationMatrix2D((w / 2, h / 2), -degrees, 1.0)
+        turned = np.asarray(
+            cv2.warpAffine(b, undo, (w, h), borderMode=cv2.BORDER_REPLICATE), np.float32
+        )
+        (sx, sy), response = cv2.phaseCorrelate(a, turned, window)
+        if response > best.response:
+            best = ViewShift(sx * scale, sy * scale, float(response), degrees)
+    # (a ground without a grain of its own correlates about as well at any small turn:
+    # a turn is taken only where it stands out)
+    return (best if best.response >= TURN_GAIN * plain.response else plain), view
+
+
+def _start(shift: ViewShift, shape: tuple[int, ...], scale: float) -> NDArray[np.float32]:
+    """The 2x3 map (view pixels) from the reference view to the moved one that ``shift``
+    says: its turn about the view's centre, then its shift turned along."""
+    h, w = shape[:2]
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), shift.degrees, 1.0)
+    turn[:, 2] += turn[:, :2] @ np.array([shift.dx, shift.dy]) / scale
+    return np.asarray(turn, np.float32)
 
 
 def view_warp(
@@ -97,7 +132,7 @@ def view_warp(
     and translation measured by ECC from ``shift`` (``scale``: frame pixels a view
     pixel), and how well the two views then match (ECC's correlation; -1 where it did
     not settle)."""
-    start = np.array([[1.0, 0.0, shift.dx / scale], [0.0, 1.0, shift.dy / scale]], np.float32)
+    start = _start(shift, reference.shape, scale)
     criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 100, 1e-5)
     warp: object = start
     match = -1.0
@@ -124,17 +159,20 @@ class ViewFollower:
         another size says nothing."""
         try:
             shift, view = view_shift(self.reference, image_bgr)
+            width = image_bgr.shape[1]
+            if float(np.hypot(shift.dx, shift.dy)) >= LEAST_SHIFT * width:
+                # a move, perhaps with a turn, which hides the shift over a periodic ground
+                shift, view = view_shift(self.reference, image_bgr, TURNS)
         except ImagePairError:
             self._run.clear()
             return None
-        width = image_bgr.shape[1]
         size = float(np.hypot(shift.dx, shift.dy))
         clear = (
-            LEAST_SHIFT * width <= size <= MOST_SHIFT * width and shift.response >= LEAST_RESPONSE
-        )
+            LEAST_SHIFT * width <= size <= MOST_SHIFT * width or shift.degrees != 0.0
+        ) and shift.response >= LEAST_RESPONSE
+        last = self._run[-1] if self._run else None
         if not clear or (
-            self._run
-            and np.hypot(shift.dx - self._run[-1].dx, shift.dy - self._run[-1].dy) > AGREE * width
+            last is not None and np.hypot(shift.dx - last.dx, shift.dy - last.dy) > AGREE * width
         ):
             self._run.clear()
         if clear:

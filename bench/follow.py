@@ -5,13 +5,14 @@
 
 Games: each folder is one fixed camera's game. Its frames as they are must never move
 the corners (a false follow); then the same game is knocked from its fifth frame on
-(a shift of 1.5-10% of the width in any direction and a turn of up to 2 degrees about
-the centre, drawn from ``--seed``): how many knocks are followed, after how many
-frames, and how far the carried corners lie from the knocked true ones (% of the
-board's diagonal). Singles: each photo is its own camera, knocked the same way, with
-fresh sensor noise in each of the five frames after the knock (nothing else changes),
-per ground. Corners come from each folder's first frame's truth (render-public's
-format).
+(the camera turned about its centre, as a knocked pole turns it: panned or tilted
+1.5-6 degrees in any direction and rolled up to 2, through a 66-degree lens, drawn
+from ``--seed``; the ground is seen in perspective afresh): how many knocks are
+followed, after how many frames, and how far the carried corners lie from the
+knocked true ones (% of the board's diagonal). Singles: each photo is its own camera,
+knocked the same way, with fresh sensor noise in each of the five frames after the
+knock (nothing else changes), per ground. Corners come from each folder's first
+frame's truth (render-public's format).
 """
 
 from __future__ import annotations
@@ -37,19 +38,25 @@ AFTER = 5
 
 
 def knock(rng: np.random.Generator, size: tuple[int, int]) -> NDArray[np.float64]:
-    """A 2x3 map of a knocked camera's frame: shifted 1.5-10% of the width, turned up to
-    2 degrees about the centre."""
+    """The 3x3 map of a knocked camera's frame: the camera turned about its centre (a
+    pole knocked), panned and tilted 1.5-6 degrees in any direction and rolled up to 2,
+    seen through a 66-degree lens (a Pi camera's)."""
     w, h = size
-    shift = rng.uniform(0.015, 0.10) * w
-    angle = rng.uniform(0.0, 2.0 * np.pi)
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), float(rng.uniform(-2.0, 2.0)), 1.0)
-    m[:, 2] += (shift * np.cos(angle), shift * np.sin(angle))
-    return np.asarray(m, np.float64)
+    f = w / 2 / np.tan(np.radians(33.0))
+    k = np.array([[f, 0.0, w / 2], [0.0, f, h / 2], [0.0, 0.0, 1.0]])
+    swing = np.radians(rng.uniform(1.5, 6.0))
+    way = rng.uniform(0.0, 2.0 * np.pi)
+    roll = np.radians(rng.uniform(-2.0, 2.0))
+    axis = np.array([np.sin(way) * swing, np.cos(way) * swing, roll])
+    turn, _ = cv2.Rodrigues(axis)
+    return np.asarray(k @ turn @ np.linalg.inv(k), np.float64)
 
 
 def moved(image: NDArray[np.uint8], m: NDArray[np.float64]) -> NDArray[np.uint8]:
     h, w = image.shape[:2]
-    return np.asarray(cv2.warpAffine(image, m, (w, h), borderMode=cv2.BORDER_REPLICATE), np.uint8)
+    return np.asarray(
+        cv2.warpPerspective(image, m, (w, h), borderMode=cv2.BORDER_REPLICATE), np.uint8
+    )
 
 
 def off(corners: NDArray[np.float64], warp: NDArray[np.float64], m: NDArray[np.float64]) -> float:

@@ -118,6 +118,11 @@ class CornerTaker(Protocol):
         """Corners the observer carried along after the camera was knocked (once)."""
         ...
 
+    @property
+    def configured(self) -> tuple[tuple[float, float], ...] | None:
+        """The corners the config file gives."""
+        ...
+
 
 class SpreadReader(Protocol):
     """Counts a tally's spread from a frame (``companion.commands.tally.read_frame_spread``),
@@ -252,8 +257,10 @@ class App:
         #: each photo is taken once the scene holds still (the player gone), and in low
         #: light is the mean of several frames, whose grain would hide small marks
         self._marks_gather = Gatherer()
-        #: the observer reads the board at corners marked on the device
+        #: the observer reads the board at corners marked on the device (or followed)
         self._marked_in_use = False
+        #: the config's corners that the corners in use were followed from (None: marked)
+        self._origin: tuple[tuple[float, float], ...] | None = None
         timers = None
         if kiosk:
             k = config.kiosk
@@ -551,9 +558,15 @@ class App:
         kept, self._kept_corners = self._kept_corners, None
         if kept is None or self._taker is None:
             return
+        if kept.origin is not None and kept.origin != self._taker.configured:
+            log.warning(
+                "kept corners were followed from the config's earlier corners; the config"
+                " gives others now: those stand"
+            )
+            return
         if kept.fits(shape):
             self._taker.use_corners(kept.corners, kept.view)
-            self._marked_in_use = True
+            self._marked_in_use, self._origin = True, kept.origin
             log.info("board corners as marked on the device: %s", self._corners_path)
         else:
             w, h = kept.size
@@ -606,7 +619,7 @@ class App:
                 saved = False
         assert self._taker is not None
         self._taker.use_corners(marked.corners, marked.view)
-        self._marked_in_use = True
+        self._marked_in_use, self._origin = True, None
         log.info("board corners marked: %s", [list(p) for p in marked.corners])
         controller.on_marks_read(None, saved)
 
@@ -619,11 +632,14 @@ class App:
         if followed is None:
             return
         corners, view = followed
+        if not self._marked_in_use:  # the config's corners, followed: say which
+            self._origin = self._taker.configured
         self._marked_in_use = True
         if self._corners_path is None:
             return
+        kept = MarkedCorners(corners, (shape[1], shape[0]), view, self._origin)
         try:
-            save_corners(self._corners_path, MarkedCorners(corners, (shape[1], shape[0]), view))
+            save_corners(self._corners_path, kept)
         except (OSError, CornersFileError) as exc:
             log.error("corners followed after the camera moved, not kept: %s", exc)
 
@@ -639,7 +655,7 @@ class App:
             except OSError as exc:
                 log.error("marked corners not forgotten on disk: %s", exc)
                 removed, gone = True, False
-        used, self._marked_in_use = self._marked_in_use, False
+        used, self._marked_in_use, self._origin = self._marked_in_use, False, None
         if used and self._taker is not None:
             self._taker.use_corners(None)
         return used or removed, gone

@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import logging
 import math
 import os
 from dataclasses import dataclass, field
@@ -34,6 +35,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.appliance.config import corners_problem
+from vision.locate.follow import VIEW_WIDTH
+
+log = logging.getLogger(__name__)
 
 #: The file's name, in the journal's folder.
 CORNERS_NAME = "corners.json"
@@ -52,6 +56,9 @@ class MarkedCorners:
     size: tuple[int, int]
     #: the camera's view (``vision.locate.follow.camera_view``) when they were marked
     view: NDArray[np.uint8] | None = field(default=None, compare=False)
+    #: the config's corners these were followed from after a knock (None: marked on the
+    #: device): once the config gives other corners, those are the newer word
+    origin: tuple[tuple[float, float], ...] | None = None
 
     def __post_init__(self) -> None:
         problem = corners_problem(self.corners)
@@ -71,6 +78,8 @@ class MarkedCorners:
             ok, png = cv2.imencode(".png", self.view)
             if ok:
                 out["view"] = base64.b64encode(png.tobytes()).decode("ascii")
+        if self.origin is not None:
+            out["from"] = [list(p) for p in self.origin]
         return out
 
     @classmethod
@@ -88,16 +97,41 @@ class MarkedCorners:
             and all(isinstance(v, int) and not isinstance(v, bool) for v in size)
         ):
             raise CornersFileError("size: expected [width, height] in whole pixels")
-        view = _view(data.get("view"))
-        return cls(tuple((float(x), float(y)) for x, y in corners), (size[0], size[1]), view)
+        origin = data.get("from")
+        if origin is not None and not _pairs(origin):
+            raise CornersFileError("from: expected four [x, y] pairs of numbers")
+        w, h = size
+        if w < 1 or h < 1:
+            raise CornersFileError(f"frame size {w}x{h} is not a size")
+        try:
+            view = _view(data.get("view"), (max(1, round(h * VIEW_WIDTH / w)), VIEW_WIDTH))
+        except CornersFileError as exc:  # (the corners stand; only a knock goes unnoticed)
+            log.warning("corners file: %s; dropped, a knock while off will go unnoticed", exc)
+            view = None
+        return cls(
+            tuple((float(x), float(y)) for x, y in corners),
+            (w, h),
+            view,
+            None if origin is None else tuple((float(x), float(y)) for x, y in origin),
+        )
 
 
 #: The keys a corners file may hold.
-KEYS = frozenset({"corners", "size", "view"})
+KEYS = frozenset({"corners", "size", "view", "from"})
 
 
-def _view(text: object) -> NDArray[np.uint8] | None:
-    """The kept view, decoded from its base64 PNG (None where there is none)."""
+def _pairs(value: object) -> bool:
+    """Whether ``value`` is a list of four [x, y] pairs of numbers."""
+    return (
+        isinstance(value, list)
+        and len(value) == 4
+        and all(isinstance(p, list) and len(p) == 2 and all(_number(v) for v in p) for p in value)
+    )
+
+
+def _view(text: object, shape: tuple[int, int]) -> NDArray[np.uint8] | None:
+    """The kept view, decoded from its base64 PNG (None where there is none); it must be
+    of ``shape``, the view of a frame of the corners' size."""
     if text is None:
         return None
     if not isinstance(text, str):
@@ -109,6 +143,8 @@ def _view(text: object) -> NDArray[np.uint8] | None:
     view = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_GRAYSCALE)
     if view is None:
         raise CornersFileError("view: not a readable PNG")
+    if view.shape != shape:
+        raise CornersFileError(f"view: {view.shape[1]}x{view.shape[0]}, not a view of this size")
     return np.asarray(view, np.uint8)
 
 

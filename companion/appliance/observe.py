@@ -143,6 +143,12 @@ class VisionObserver:
         self._canvas = self._last = None
         self._no_reference = frozenset()
         self._follower = None if view is None else ViewFollower(view)
+        self._followed = None  # (corners given now outrank any followed before)
+
+    @property
+    def configured(self) -> Corners | None:
+        """The corners the config file gives (None: the board is searched for)."""
+        return self._configured
 
     def take_followed(self) -> tuple[Corners, NDArray[np.uint8]] | None:
         """Corners carried along after the camera was knocked, and the view they hold
@@ -173,7 +179,7 @@ class VisionObserver:
         after = support(image, new, self.config.locate)
         if after < before:
             log.info("the view moved but the chalk stays at the corners: kept")
-            self._follower.moved_to(raw)
+            self._follower.rejected()  # (measured again later: the chalk may be hidden now)
             return
         log.warning("the camera moved: the board's corners followed it to %s", moved)
         view = camera_view(raw)

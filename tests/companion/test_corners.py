@@ -82,16 +82,8 @@ def test_kept_corners_round_trip_and_forget(tmp_path: Path) -> None:
         ('{"corners": [[0, "a"], [1, 0], [1, 1], [0, 1]], "size": [640, 480]}', "numbers"),
         ("[]", "keys corners and size"),
         ('{"corners": [[0, 0], [9, 0], [9, 9], [0, 9]], "size": [640, 480], "x": 1}', "keys"),
-        ('{"corners": [[0, 0], [90, 0], [90, 90], [0, 90]], "size": [64, 48], "view": 5}', "PNG"),
-        ('{"corners": [[0, 0], [90, 0], [90, 90], [0, 90]], "size": [64, 48], "view": "!"}', "64"),
-        (
-            '{"corners": [[0, 0], [90, 0], [90, 90], [0, 90]], "size": [64, 48], "view": "aGk="}',
-            "not a readable PNG",
-        ),
-        (
-            '{"corners": [[1' + "0" * 400 + ', 0], [1, 0], [1, 1], [0, 1]], "size": [640, 480]}',
-            "numbers",
-        ),
+        ('{"corners": [[0, 0], [90, 0], [90, 90], [0, 90]], "size": [0, 48]}', "not a size"),
+        ('{"corners": [[0, 0], [90, 0], [90, 90], [0, 90]], "size": [64, 48], "from": 1}', "from"),
     ],
 )
 def test_a_bad_corners_file_is_named_with_what_is_wrong(
@@ -102,6 +94,20 @@ def test_a_bad_corners_file_is_named_with_what_is_wrong(
     with pytest.raises(CornersFileError, match=why) as caught:
         load_corners(path)
     assert str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize("view", ["5", '"!"', '"aGk="', "VIEW"])
+def test_a_bad_kept_view_drops_only_the_view(
+    tmp_path: Path, view: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    if view == "VIEW":  # a readable view of another size's frame
+        other = MarkedCorners(SQUARE, (640, 480), np.zeros((100, 320), np.uint8))
+        view = json.dumps(other.to_json()["view"])
+    path = tmp_path / "corners.json"
+    path.write_text(f'{{"corners": {json.dumps(SQUARE)}, "size": [640, 480], "view": {view}}}')
+    kept = load_corners(path)
+    assert kept == MarkedCorners(SQUARE, (640, 480)) and kept.view is None
+    assert "view" in caplog.text and "dropped" in caplog.text
 
 
 def test_corners_fit_frames_of_their_size_only() -> None:
@@ -256,7 +262,12 @@ class Scene:
         return self.image
 
 
-def _app(tmp_path: Path, camera: Scene, corners_path: Path | None) -> tuple[App, Any, Clock]:
+def _app(
+    tmp_path: Path,
+    camera: Scene,
+    corners_path: Path | None,
+    observer: VisionObserver | None = None,
+) -> tuple[App, Any, Clock]:
     clock = Clock()
     config = parse_config(f"[camera]\nwidth = {camera.image.shape[1]}\n")
     hardware = make_hardware(config.hardware, "fake", clock=clock, frames=camera)
@@ -266,7 +277,7 @@ def _app(tmp_path: Path, camera: Scene, corners_path: Path | None) -> tuple[App,
         hardware,
         journal,
         clock=clock,
-        observer=VisionObserver(stills=True),
+        observer=observer or VisionObserver(stills=True),
         corners_path=corners_path,
     )
     hardware.camera.start()
@@ -544,3 +555,57 @@ def test_marked_corners_follow_a_camera_knocked_while_the_power_was_off(tmp_path
     assert kept.view is not None and np.array_equal(kept.view, camera_view(knocked))
     hardware.close()
     app.journal.close()
+
+
+def test_config_corners_followed_are_kept_till_the_config_gives_others(tmp_path: Path) -> None:
+    image, _, corners = _board()
+    given = tuple((float(x), float(y)) for x, y in corners)
+    path = tmp_path / "corners.json"
+
+    def observer(corners: tuple[tuple[float, float], ...]) -> VisionObserver:
+        return VisionObserver(VisionConfig(locate=LocateConfig(manual_corners=corners)))
+
+    knocked = _knock(image, -25.0, 10.0)
+    camera = Scene(image)
+    app, hardware, _ = _app(tmp_path, camera, path, observer(given))
+    app.step()  # the view the config's corners hold for
+    camera.image = knocked
+    for _ in range(3):
+        app.step()
+    kept = load_corners(path)
+    assert kept is not None and kept.origin == given
+    assert (
+        np.max(np.linalg.norm(np.array(kept.corners) - (corners + np.array([-25.0, 10.0])), axis=1))
+        < 6
+    )
+    hardware.close()
+    app.journal.close()
+    # the same config: the followed corners stand
+    app, hardware, _ = _app(tmp_path, Scene(knocked), path, observer(given))
+    app.step()
+    seen = app.observer
+    assert isinstance(seen, VisionObserver)
+    assert seen.config.locate.manual_corners == kept.corners
+    hardware.close()
+    app.journal.close()
+    # the config edited since (calibrated again): its corners are the newer word
+    fresh = tuple((x + 1.0, y) for x, y in given)
+    app, hardware, _ = _app(tmp_path, Scene(knocked), path, observer(fresh))
+    app.step()
+    seen = app.observer
+    assert isinstance(seen, VisionObserver)
+    assert seen.config.locate.manual_corners == fresh
+    hardware.close()
+    app.journal.close()
+
+
+def test_corners_given_anew_drop_a_follow_not_yet_taken() -> None:
+    image, _, corners = _board()
+    given = tuple((float(x), float(y)) for x, y in corners)
+    observer = VisionObserver(VisionConfig(locate=LocateConfig(manual_corners=given)), stills=True)
+    observer(Frame(image, 0.0, 0, "test"))
+    knocked = _knock(image, 30.0, -12.0)
+    for i in range(1, 4):
+        observer(Frame(knocked, float(i), i, "test"))
+    observer.use_corners(SQUARE)
+    assert observer.take_followed() is None

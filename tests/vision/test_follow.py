@@ -80,8 +80,14 @@ def test_one_jolted_frame_is_no_move_and_another_size_says_nothing() -> None:
     jolted, _ = _knocked(frames[1], 25.0, 0.0, 0.0)
     assert follower.step(jolted) is None
     assert follower.step(frames[2]) is None  # back where it was: the run is broken
-    assert follower.step(_knocked(frames[3], 25.0, 0.0, 0.0)[0]) is None
-    assert follower.step(cv2.resize(frames[4], (320, 240))) is None
+    knocked = [_knocked(f, 25.0, 0.0, 0.0)[0] for f in frames[2:5]]
+    assert follower.step(knocked[0]) is None and follower.step(knocked[1]) is None
+    assert follower.step(cv2.resize(frames[4], (320, 240))) is None  # breaks the run too
+    assert follower.step(knocked[2]) is None  # (one of three again)
+    assert follower.step(knocked[0]) is None
+    assert follower.step(knocked[1]) is not None
+    strip = np.zeros((16, 5000, 3), np.uint8)  # (a strip's view is a line: no phase)
+    assert ViewFollower(camera_view(strip)).step(strip) is None
     with pytest.raises(ImagePairError, match="another size"):
         view_shift(camera_view(frames[0]), cv2.resize(frames[4], (320, 200)))
 
@@ -163,3 +169,19 @@ def test_a_turn_that_hides_the_shift_over_bricks_is_undone_first() -> None:
     corners = np.array([[300.0, 700.0], [1000.0, 700.0], [1000.0, 300.0], [300.0, 300.0]])
     truth = corners @ m[:, :2].T + m[:, 2]
     assert np.max(np.linalg.norm(carried(corners, warp) - truth, axis=1)) < 1.5
+
+
+def test_a_move_not_followed_is_measured_again_only_after_a_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import vision.locate.follow as follow
+
+    frames, _ = _frames(3, 2)
+    knocked, _ = _knocked(frames[1], 25.0, 0.0, 0.0)
+    follower = ViewFollower(camera_view(frames[0]))
+    monkeypatch.setattr(follow, "LEAST_MATCH", 2.0)  # no alignment can match this well
+    assert all(follower.step(knocked) is None for _ in range(MOVE_FRAMES))
+    monkeypatch.setattr(follow, "LEAST_MATCH", LEAST_MATCH)
+    # resting: the same move is not measured (a search each frame) for a while
+    assert all(follower.step(knocked) is None for _ in range(follow.RETRY_AFTER + MOVE_FRAMES - 1))
+    assert follower.step(knocked) is not None

@@ -9,9 +9,9 @@ shifted. So each frame's small grey view is compared with the view taken when
 the corners were given, by phase correlation (a whole-frame shift, blind to the
 light's drift and to pieces and hands over part of it). When several frames in
 a row agree on a clear shift (found with a small turn undone where one stands
-out: over a periodic ground a turn hides the shift), the move is measured as a
-rotation and a translation (ECC, from that shift), and where the two views then
-match, the corners are carried along. A camera turned about its own axis with no shift is
+out: over a periodic ground a turn hides the shift), the move is measured by ECC
+from that shift (a rotation and translation, then the perspective a tilted camera
+adds), and where the two views then match, the corners are carried along. A camera turned about its own axis with no shift is
 not noticed (a knocked pole shifts the view), nor is a board redrawn elsewhere.
 """
 
@@ -54,6 +54,10 @@ TURN_STEP = 0.5
 TURNS = tuple(TURN_STEP * k for k in range(-6, 7) if k)
 #: ... and taken where its response is this many times the plain shift's.
 TURN_GAIN = 1.5
+#: A view thinner than this (a strip of a frame) says nothing of a move.
+LEAST_VIEW = 16
+#: Frames to wait after a move that could not be followed before measuring again.
+RETRY_AFTER = 30
 #: Frames in a row that must show the move, agreeing within ``AGREE`` of the width.
 MOVE_FRAMES = 3
 AGREE = 0.005
@@ -98,11 +102,36 @@ def view_shift(
             f"camera view {view.shape} is not the reference's {reference.shape}: another size"
         )
     a, b = _flat(reference), _flat(view)
-    h, w = a.shape
-    window = cv2.createHanningWindow((w, h), cv2.CV_32F)
+    window = _window(a.shape)
     scale = image_bgr.shape[1] / VIEW_WIDTH
+    plain = _correlate(a, b, window, scale)
+    return _turned(a, b, window, scale, plain, turns), view
+
+
+def _window(shape: tuple[int, ...]) -> NDArray[np.float32]:
+    """The Hanning window the views are correlated through (their edges fade out)."""
+    return np.asarray(cv2.createHanningWindow((shape[1], shape[0]), cv2.CV_32F), np.float32)
+
+
+def _correlate(
+    a: NDArray[np.float32], b: NDArray[np.float32], window: NDArray[np.float32], scale: float
+) -> ViewShift:
     (sx, sy), response = cv2.phaseCorrelate(a, b, window)
-    plain = best = ViewShift(sx * scale, sy * scale, float(response))
+    return ViewShift(sx * scale, sy * scale, float(response))
+
+
+def _turned(
+    a: NDArray[np.float32],
+    b: NDArray[np.float32],
+    window: NDArray[np.float32],
+    scale: float,
+    plain: ViewShift,
+    turns: Sequence[float],
+) -> ViewShift:
+    """The clearest shift with one of ``turns`` undone, where it stands out from ``plain``:
+    a ground without a grain of its own correlates about as well at any small turn."""
+    h, w = a.shape
+    best = plain
     for degrees in turns:
         undo = cv2.getRotationMatrix2D((w / 2, h / 2), -degrees, 1.0)
         turned = np.asarray(
@@ -111,9 +140,7 @@ def view_shift(
         (sx, sy), response = cv2.phaseCorrelate(a, turned, window)
         if response > best.response:
             best = ViewShift(sx * scale, sy * scale, float(response), degrees)
-    # (a ground without a grain of its own correlates about as well at any small turn:
-    # a turn is taken only where it stands out)
-    return (best if best.response >= TURN_GAIN * plain.response else plain), view
+    return best if best.response >= TURN_GAIN * plain.response else plain
 
 
 def _start(shift: ViewShift, shape: tuple[int, ...], scale: float) -> NDArray[np.float32]:
@@ -128,21 +155,29 @@ def _start(shift: ViewShift, shape: tuple[int, ...], scale: float) -> NDArray[np
 def view_warp(
     reference: NDArray[np.uint8], view: NDArray[np.uint8], shift: ViewShift, scale: float
 ) -> tuple[FloatArray, float]:
-    """The 2x3 map (frame pixels) from the reference frame to the moved one, a rotation
-    and translation measured by ECC from ``shift`` (``scale``: frame pixels a view
-    pixel), and how well the two views then match (ECC's correlation; -1 where it did
-    not settle)."""
-    start = _start(shift, reference.shape, scale)
+    """The 3x3 map (frame pixels) from the reference frame to the moved one, and how well
+    the two views then match (ECC's correlation; -1 where it did not settle). ECC
+    measures a rotation and translation from ``shift`` (``scale``: frame pixels a view
+    pixel), then, from that, the perspective a tilted camera adds, kept where it
+    matches at least as well."""
+    a, b = _flat(reference), _flat(view)
     criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 100, 1e-5)
-    warp: object = start
+    euclid = np.vstack([_start(shift, reference.shape, scale), [0.0, 0.0, 1.0]]).astype(np.float32)
     match = -1.0
     with contextlib.suppress(cv2.error):  # (did not settle: no match)
-        match, warp = cv2.findTransformECC(
-            _flat(reference), _flat(view), start.copy(), cv2.MOTION_EUCLIDEAN, criteria
-        )
-    full = np.asarray(warp, np.float64)
-    full[:, 2] *= scale
-    return full, float(match)
+        match, found = cv2.findTransformECC(a, b, euclid[:2].copy(), cv2.MOTION_EUCLIDEAN, criteria)
+        euclid[:2] = np.asarray(found, np.float32)
+    best = euclid
+    if match >= 0.0:
+        with contextlib.suppress(cv2.error):
+            tilted, found = cv2.findTransformECC(
+                a, b, euclid.copy(), cv2.MOTION_HOMOGRAPHY, criteria
+            )
+            if tilted >= match:
+                best, match = np.asarray(found, np.float32), float(tilted)
+    to_view = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+    full = np.linalg.inv(to_view) @ np.asarray(best, np.float64) @ to_view
+    return full / full[2, 2], float(match)
 
 
 class ViewFollower:
@@ -150,26 +185,44 @@ class ViewFollower:
     ``step`` says when it moved, and how."""
 
     def __init__(self, reference: NDArray[np.uint8]) -> None:
-        self.reference = reference
         self._run: list[ViewShift] = []
+        #: frames to wait after a move that could not be followed before trying again
+        self._rest = 0
+        self._set(reference)
+
+    def _set(self, reference: NDArray[np.uint8]) -> None:
+        self.reference = reference
+        self._flat = _flat(reference)
+        # (a strip of a frame has no view to follow: its reference says nothing)
+        usable = min(reference.shape) >= LEAST_VIEW
+        self._window = _window(reference.shape) if usable else None
+        self._run.clear()
 
     def step(self, image_bgr: NDArray[np.uint8]) -> FloatArray | None:
-        """The 2x3 map of points from the reference's frame into this one, once
+        """The 3x3 map of points from the reference's frame into this one, once
         ``MOVE_FRAMES`` frames in a row showed the same clear move; else None. A frame of
         another size says nothing."""
-        try:
-            shift, view = view_shift(self.reference, image_bgr)
-            width = image_bgr.shape[1]
-            if float(np.hypot(shift.dx, shift.dy)) >= LEAST_SHIFT * width:
-                # a move, perhaps with a turn, which hides the shift over a periodic ground
-                shift, view = view_shift(self.reference, image_bgr, TURNS)
-        except ImagePairError:
+        if self._rest:
+            self._rest -= 1
+            return None
+        view = camera_view(image_bgr)
+        if view.shape != self.reference.shape or self._window is None:
             self._run.clear()
             return None
+        width = image_bgr.shape[1]
+        scale = width / VIEW_WIDTH
+        b = _flat(view)
+        window = self._window
+        shift = _correlate(self._flat, b, window, scale)
+        if float(np.hypot(shift.dx, shift.dy)) >= LEAST_SHIFT * width:
+            # a move, perhaps with a turn, which hides the shift over a periodic ground
+            shift = _turned(self._flat, b, window, scale, shift, TURNS)
         size = float(np.hypot(shift.dx, shift.dy))
         clear = (
-            LEAST_SHIFT * width <= size <= MOST_SHIFT * width or shift.degrees != 0.0
-        ) and shift.response >= LEAST_RESPONSE
+            (size >= LEAST_SHIFT * width or shift.degrees != 0.0)
+            and size <= MOST_SHIFT * width
+            and shift.response >= LEAST_RESPONSE
+        )
         last = self._run[-1] if self._run else None
         if not clear or (
             last is not None and np.hypot(shift.dx - last.dx, shift.dy - last.dy) > AGREE * width
@@ -180,16 +233,29 @@ class ViewFollower:
         if len(self._run) < MOVE_FRAMES:
             return None
         self._run.clear()
-        warp, match = view_warp(self.reference, view, shift, width / VIEW_WIDTH)
-        return warp if match >= LEAST_MATCH else None
+        warp, match = view_warp(self.reference, view, shift, scale)
+        if match < LEAST_MATCH:
+            self.rejected()
+            return None
+        return warp
+
+    def rejected(self) -> None:
+        """The move just measured was not followed (the views or the chalk disagree):
+        wait ``RETRY_AFTER`` frames before measuring again (each try costs a search)."""
+        self._run.clear()
+        self._rest = RETRY_AFTER
 
     def moved_to(self, image_bgr: NDArray[np.uint8]) -> None:
         """The move was followed: this frame's view is the reference from now on."""
-        self.reference = camera_view(image_bgr)
-        self._run.clear()
+        self._set(camera_view(image_bgr))
+        self._rest = 0
 
 
 def carried(corners: FloatArray, warp: FloatArray) -> FloatArray:
-    """``corners`` (N, 2) moved by the 2x3 ``warp``."""
+    """``corners`` (N, 2) moved by ``warp`` (3x3, or 2x3 affine)."""
     pts = np.asarray(corners, np.float64)
-    return np.asarray(pts @ warp[:, :2].T + warp[:, 2], np.float64)
+    m = np.asarray(warp, np.float64)
+    if m.shape == (2, 3):
+        m = np.vstack([m, [0.0, 0.0, 1.0]])
+    out = np.hstack([pts, np.ones((len(pts), 1))]) @ m.T
+    return np.asarray(out[:, :2] / out[:, 2:], np.float64)

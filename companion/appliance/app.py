@@ -637,8 +637,8 @@ class App:
         self._marked_in_use = True
         if self._corners_path is None:
             return
-        kept = MarkedCorners(corners, (shape[1], shape[0]), view, self._origin)
         try:
+            kept = MarkedCorners(corners, (shape[1], shape[0]), view, self._origin)
             save_corners(self._corners_path, kept)
         except (OSError, CornersFileError) as exc:
             log.error("corners followed after the camera moved, not kept: %s", exc)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from companion.appliance.config import corners_problem
 from companion.referee import Observation
 from device.ports import Frame
 from engine.board import MANDARINS, SQUARES, is_mandarin
@@ -170,6 +171,9 @@ class VisionObserver:
         if warp is None:
             return
         moved = tuple((float(x), float(y)) for x, y in carried(np.array(given), warp))
+        if corners_problem(moved) is not None:  # (a wild perspective fit: no board)
+            self._follower.rejected()
+            return
         image = undistort(raw, self.config.lens)
         old = manual_outline(self.config, image.shape)
         new_config = replace(self.config, locate=replace(self.config.locate, manual_corners=moved))

@@ -609,3 +609,20 @@ def test_corners_given_anew_drop_a_follow_not_yet_taken() -> None:
         observer(Frame(knocked, float(i), i, "test"))
     observer.use_corners(SQUARE)
     assert observer.take_followed() is None
+
+
+def test_a_knock_measured_into_no_board_is_not_followed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import companion.appliance.observe as observe
+
+    image, _, corners = _board()
+    given = tuple((float(x), float(y)) for x, y in corners)
+    crossed = np.array([corners[0], corners[2], corners[1], corners[3]])  # a bow tie
+    monkeypatch.setattr(observe, "carried", lambda pts, warp: crossed)
+    monkeypatch.setattr(observe, "support", lambda image, outline, cfg=None: 1.0)  # chalk: no veto
+    observer = VisionObserver(VisionConfig(locate=LocateConfig(manual_corners=given)), stills=True)
+    observer(Frame(image, 0.0, 0, "test"))
+    knocked = _knock(image, 30.0, -12.0)
+    for i in range(1, 4):
+        observer(Frame(knocked, float(i), i, "test"))
+    assert observer.config.locate.manual_corners == given
+    assert observer.take_followed() is None and observer.moves_noticed == 0

@@ -245,11 +245,6 @@ class ViewFollower:
         self._run.clear()
         self._rest = RETRY_AFTER
 
-    def moved_to(self, image_bgr: NDArray[np.uint8]) -> None:
-        """The move was followed: this frame's view is the reference from now on."""
-        self._set(camera_view(image_bgr))
-        self._rest = 0
-
 
 def carried(corners: FloatArray, warp: FloatArray) -> FloatArray:
     """``corners`` (N, 2) moved by ``warp`` (3x3, or 2x3 affine)."""

@@ -25,8 +25,7 @@ import binascii
 import json
 import logging
 import math
-import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.appliance.config import corners_problem
-from vision.locate.follow import VIEW_WIDTH
+from companion.appliance.journal.log import FileSystem, write_all
+from vision.locate.follow import view_shape
 
 log = logging.getLogger(__name__)
 
@@ -86,10 +86,8 @@ class MarkedCorners:
     def from_json(cls, data: Any) -> MarkedCorners:
         if not isinstance(data, dict) or not {"corners", "size"} <= set(data) <= KEYS:
             raise CornersFileError("expected an object with keys corners and size (and view)")
-        corners, size = data["corners"], data["size"]
-        if not isinstance(corners, list) or not all(
-            isinstance(p, list) and len(p) == 2 and all(_number(v) for v in p) for p in corners
-        ):
+        corners, size, origin = data["corners"], data["size"], data.get("from")
+        if not _pairs(corners):
             raise CornersFileError("corners: expected four [x, y] pairs of numbers")
         if not (
             isinstance(size, list)
@@ -97,23 +95,16 @@ class MarkedCorners:
             and all(isinstance(v, int) and not isinstance(v, bool) for v in size)
         ):
             raise CornersFileError("size: expected [width, height] in whole pixels")
-        origin = data.get("from")
         if origin is not None and not _pairs(origin):
             raise CornersFileError("from: expected four [x, y] pairs of numbers")
-        w, h = size
-        if w < 1 or h < 1:
-            raise CornersFileError(f"frame size {w}x{h} is not a size")
+        found = None if origin is None else _points(origin)
+        kept = cls(_points(corners), (size[0], size[1]), None, found)
         try:
-            view = _view(data.get("view"), (max(1, round(h * VIEW_WIDTH / w)), VIEW_WIDTH))
+            view = _view(data.get("view"), view_shape(*kept.size))
         except CornersFileError as exc:  # (the corners stand; only a knock goes unnoticed)
             log.warning("corners file: %s; dropped, a knock while off will go unnoticed", exc)
-            view = None
-        return cls(
-            tuple((float(x), float(y)) for x, y in corners),
-            (w, h),
-            view,
-            None if origin is None else tuple((float(x), float(y)) for x, y in origin),
-        )
+            return kept
+        return replace(kept, view=view)
 
 
 #: The keys a corners file may hold.
@@ -127,6 +118,11 @@ def _pairs(value: object) -> bool:
         and len(value) == 4
         and all(isinstance(p, list) and len(p) == 2 and all(_number(v) for v in p) for p in value)
     )
+
+
+def _points(pairs: Any) -> tuple[tuple[float, float], ...]:
+    """Pairs of numbers as the corners are kept: a tuple of (x, y) floats."""
+    return tuple((float(x), float(y)) for x, y in pairs)
 
 
 def _view(text: object, shape: tuple[int, int]) -> NDArray[np.uint8] | None:
@@ -169,7 +165,7 @@ def marked_corners(bare: NDArray[np.uint8], marked: NDArray[np.uint8]) -> Marked
 
     corners = order_corners(marker_corners(bare, marked))
     h, w = bare.shape[:2]
-    return MarkedCorners(tuple((float(x), float(y)) for x, y in corners), (w, h), camera_view(bare))
+    return MarkedCorners(_points(corners), (w, h), camera_view(bare))
 
 
 def load_corners(path: Path) -> MarkedCorners | None:
@@ -187,38 +183,33 @@ def load_corners(path: Path) -> MarkedCorners | None:
         raise CornersFileError(f"{path}: {exc}") from None
 
 
-def save_corners(path: Path, corners: MarkedCorners) -> None:
-    """Write ``corners`` to ``path`` so that a power cut leaves the old file or the new
-    one, never a torn one. Raises OSError when the folder cannot be written."""
+def save_corners(path: Path, corners: MarkedCorners, fs: FileSystem | None = None) -> None:
+    """Write ``corners`` to ``path`` as the journal writes its files (``fs``, the
+    journal's ``FileSystem``), so that a power cut leaves the old file or the new one,
+    never a torn one. Raises OSError when the folder cannot be written."""
+    fs = fs or FileSystem()
     tmp = path.with_name(path.name + ".tmp")
+    data = (json.dumps(corners.to_json()) + "\n").encode("utf-8")
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(corners.to_json(), f)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        fh = fs.open(tmp, "replace")
+        try:
+            write_all(fh, data)
+            fh.fsync()
+        finally:
+            fh.close()
+        fs.rename(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)  # (a full disk: no half-written file left about)
+        fs.remove(tmp)  # (a full disk: no half-written file left about)
         raise
-    _fsync_dir(path.parent)
+    fs.fsync_dir(path.parent)
 
 
-def forget_corners(path: Path) -> bool:
+def forget_corners(path: Path, fs: FileSystem | None = None) -> bool:
     """Remove the kept corners (the search, or the config's corners, stand again);
     whether there were any. Raises OSError when the folder cannot be written."""
-    try:
-        path.unlink()
-    except FileNotFoundError:
+    fs = fs or FileSystem()
+    if not fs.exists(path):
         return False
-    _fsync_dir(path.parent)
+    fs.remove(path)
+    fs.fsync_dir(path.parent)
     return True
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make a created, renamed or removed name durable."""
-    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

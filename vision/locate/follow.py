@@ -63,12 +63,16 @@ MOVE_FRAMES = 3
 AGREE = 0.005
 
 
+def view_shape(width: int, height: int) -> tuple[int, int]:
+    """The (rows, columns) of the view of a frame ``width`` x ``height``."""
+    return max(1, round(height * VIEW_WIDTH / width)), VIEW_WIDTH
+
+
 def camera_view(image_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """The small grey view of a frame that moves are measured on (kept as the reference)."""
     grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
-    h, w = grey.shape
-    size = (VIEW_WIDTH, max(1, round(h * VIEW_WIDTH / w)))
-    return np.asarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), np.uint8)
+    rows, cols = view_shape(grey.shape[1], grey.shape[0])
+    return np.asarray(cv2.resize(grey, (cols, rows), interpolation=cv2.INTER_AREA), np.uint8)
 
 
 def _flat(view: NDArray[np.uint8]) -> NDArray[np.float32]:

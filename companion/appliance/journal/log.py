@@ -204,7 +204,7 @@ class OsFile:
         os.close(self.fd)
 
 
-def _write_all(fh: JournalFile, data: bytes) -> None:
+def write_all(fh: JournalFile, data: bytes) -> None:
     """One write() for the whole buffer; a short write (full disk, signal) is continued."""
     view = memoryview(data)
     while view:
@@ -445,7 +445,7 @@ class Journal(RecordWriter):
         if self._file is None:
             raise JournalError(f"journal: {self.path} is closed")
         try:
-            _write_all(self._file, line)
+            write_all(self._file, line)
             self._file.flush()
             self._file.fsync()
         except OSError as exc:
@@ -514,7 +514,7 @@ class Journal(RecordWriter):
                 created = not self._fs.exists(self.archive_path)
                 archive = self._fs.open(self.archive_path, "append")
                 try:
-                    _write_all(archive, b"".join(r.to_line() for r in moving))
+                    write_all(archive, b"".join(r.to_line() for r in moving))
                     archive.flush()
                     archive.fsync()  # the commit point: from here the archive owns them
                 finally:
@@ -525,7 +525,7 @@ class Journal(RecordWriter):
             tmp = _tmp_path(self.path)
             out = self._fs.open(tmp, "replace")
             try:
-                _write_all(out, b"".join(r.to_line() for r in kept))
+                write_all(out, b"".join(r.to_line() for r in kept))
                 out.flush()
                 out.fsync()
             finally:
@@ -606,7 +606,7 @@ def _save_aside(fs: FileSystem, path: Path, data: bytes) -> Path:
         n += 1
     fh = fs.open(aside, "create")
     try:
-        _write_all(fh, data)
+        write_all(fh, data)
         fh.flush()
         fh.fsync()
     finally:

@@ -105,11 +105,27 @@ def view_shift(
         raise ImagePairError(
             f"camera view {view.shape} is not the reference's {reference.shape}: another size"
         )
-    a, b = _flat(reference), _flat(view)
-    window = _window(a.shape)
-    scale = image_bgr.shape[1] / VIEW_WIDTH
+    shift = _measure(_flat(reference), _window(reference.shape), view, image_bgr.shape[1], turns)
+    return shift, view
+
+
+def _measure(
+    a: NDArray[np.float32],
+    window: NDArray[np.float32],
+    view: NDArray[np.uint8],
+    width: int,
+    turns: Sequence[float],
+    least: float = 0.0,
+) -> ViewShift:
+    """The shift of ``view`` (of a frame ``width`` wide) against the flattened reference
+    ``a``, and with ``turns`` where the plain shift is ``least`` frame pixels or more,
+    the clearest of those found with a turn undone (``_turned``)."""
+    scale = width / VIEW_WIDTH
+    b = _flat(view)
     plain = _correlate(a, b, window, scale)
-    return _turned(a, b, window, scale, plain, turns), view
+    if not turns or float(np.hypot(plain.dx, plain.dy)) < least:
+        return plain
+    return _turned(a, b, window, scale, plain, turns)
 
 
 def _window(shape: tuple[int, ...]) -> NDArray[np.float32]:
@@ -214,13 +230,8 @@ class ViewFollower:
             self._run.clear()
             return None
         width = image_bgr.shape[1]
-        scale = width / VIEW_WIDTH
-        b = _flat(view)
-        window = self._window
-        shift = _correlate(self._flat, b, window, scale)
-        if float(np.hypot(shift.dx, shift.dy)) >= LEAST_SHIFT * width:
-            # a move, perhaps with a turn, which hides the shift over a periodic ground
-            shift = _turned(self._flat, b, window, scale, shift, TURNS)
+        # (where the plain shift says the camera moved, a turn may hide the true shift)
+        shift = _measure(self._flat, self._window, view, width, TURNS, LEAST_SHIFT * width)
         size = float(np.hypot(shift.dx, shift.dy))
         clear = (
             (size >= LEAST_SHIFT * width or shift.degrees != 0.0)
@@ -237,7 +248,7 @@ class ViewFollower:
         if len(self._run) < MOVE_FRAMES:
             return None
         self._run.clear()
-        warp, match = view_warp(self.reference, view, shift, scale)
+        warp, match = view_warp(self.reference, view, shift, width / VIEW_WIDTH)
         if match < LEAST_MATCH:
             self.rejected()
             return None

@@ -597,9 +597,7 @@ class App:
             self._bare = image
             controller.on_board_photo()
             return
-        if self._bare is None:  # (cannot happen: the board's photo comes first)
-            controller.start_calibration()
-            return
+        assert self._bare is not None  # (the marks' step follows the board's photo)
         try:
             marked = marked_corners(self._bare, image)
         except MarksNotFoundError as exc:

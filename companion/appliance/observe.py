@@ -204,9 +204,10 @@ class VisionObserver:
 
     def __call__(self, frame: Frame) -> Observation:
         self._last = None
-        self._follow(np.ascontiguousarray(frame.image))
+        raw = np.ascontiguousarray(frame.image)
+        self._follow(raw)
         # (a wide lens's frame is straightened first: every stage assumes a pinhole)
-        image = undistort(np.ascontiguousarray(frame.image), self.config.lens)
+        image = undistort(raw, self.config.lens)
         new_scene, previous = self._history.step(image)
         located = self.locator.locate(image)
         outline = located.outline

@@ -210,9 +210,18 @@ class CalibrateProgress:
 
     step: CalibrateStep = CalibrateStep.BARE
     asked_at: float | None = None
-    problem: MarksProblem | None = None
+    #: marks (or changes) the failed photo showed
     seen: int = 0
     saved: bool = True
+
+    @property
+    def problem(self) -> MarksProblem | None:
+        """Why the marks gave no corners, from how many were seen (failed steps only)."""
+        if self.step != CalibrateStep.FAILED:
+            return None
+        if self.seen == 4:
+            return MarksProblem.NO_BOARD
+        return MarksProblem.FEWER if self.seen < 4 else MarksProblem.MORE
 
 
 @dataclass
@@ -583,17 +592,10 @@ class Controller:
             return
         c.asked_at = None
         if seen is None:
-            c.step, c.saved, c.problem = CalibrateStep.DONE, saved, None
+            c.step, c.saved = CalibrateStep.DONE, saved
             self.error = None  # (the board the error was about is found now)
             return
         c.step, c.seen = CalibrateStep.FAILED, seen
-        c.problem = (
-            MarksProblem.FEWER
-            if seen < 4
-            else MarksProblem.MORE
-            if seen > 4
-            else MarksProblem.NO_BOARD
-        )
 
     def _press_calibrate(self, button: str) -> None:
         c = self.calibration
@@ -609,7 +611,7 @@ class Controller:
             # more moved than the marks: the board's photo may be what is wrong
             self.calibration = CalibrateProgress()
         elif c.step == CalibrateStep.FAILED:  # the board's photo stands: mark again
-            c.step, c.asked_at, c.problem, c.seen = CalibrateStep.PLACE, self.now, None, 0
+            c.step, c.asked_at, c.seen = CalibrateStep.PLACE, self.now, 0
         else:
             self.calibration = None
             self.view = self.turn_view()

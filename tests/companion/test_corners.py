@@ -39,6 +39,7 @@ from companion.ui.screens import (
 from device.factory import make_hardware
 from device.ports import Frame
 from engine import Move, Rules
+from tests.companion.test_tally_app import Clock, tap
 from tests.vision.conftest import scene
 from vision.config import LocateConfig, VisionConfig
 from vision.errors import MarksNotFoundError
@@ -244,14 +245,6 @@ def test_marking_left_idle_gives_the_board_back_to_the_referee() -> None:
 # -- the whole loop -----------------------------------------------------------------------
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
 class Scene:
     """What the generated camera shows: the board, then the board with the marks."""
 
@@ -284,15 +277,6 @@ def _app(
     return app, hardware, clock
 
 
-def _tap(app: App, hardware: Any, clock: Clock, button: str, hold: float = 0.1) -> None:
-    hardware.buttons.press(button)
-    clock.t += hold
-    app.step(camera=False)
-    hardware.buttons.release(button)
-    clock.t += 0.1
-    app.step(camera=False)
-
-
 def _photo(app: App, clock: Clock) -> None:
     """The player steps back; the loop takes frames till the scene held still."""
     clock.t += PHOTO_DELAY_S
@@ -307,26 +291,26 @@ def test_corners_marked_from_the_menu_are_used_and_kept_for_the_next_start(
     camera = Scene(image)
     path = tmp_path / "corners.json"
     app, hardware, clock = _app(tmp_path, camera, path)
-    _tap(app, hardware, clock, "ok", hold=2.0)  # the menu
+    tap(app, hardware, clock, "ok", hold=2.0)  # the menu
     menu = app.controller.screen()
     assert isinstance(menu, MenuScreen)
     for _ in range([i.key for i in menu.items].index("menu.calibrate")):
-        _tap(app, hardware, clock, "right")
-    _tap(app, hardware, clock, "ok")
+        tap(app, hardware, clock, "right")
+    tap(app, hardware, clock, "ok")
     assert app.controller.screen() == CalibrateScreen(CalibrateStep.BARE)
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     app.step()  # a frame too soon: the player is still at the buttons
     assert app.controller.screen() == CalibrateScreen(CalibrateStep.BARE, waiting=True)
     _photo(app, clock)
     assert app.controller.screen() == CalibrateScreen(CalibrateStep.PLACE)
     camera.image = with_marks(image, corners[:3], 20.0, 5)  # one corner forgotten
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     _photo(app, clock)
     shown = app.controller.screen()
     assert isinstance(shown, CalibrateScreen) and shown.problem == MarksProblem.FEWER
     assert not path.exists() and app.referee.position.ply == 0
     camera.image = marked
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     _photo(app, clock)
     assert app.controller.screen() == CalibrateScreen(CalibrateStep.DONE)
     observer = app.observer
@@ -334,7 +318,7 @@ def test_corners_marked_from_the_menu_are_used_and_kept_for_the_next_start(
     used = np.array(observer.config.locate.manual_corners)
     assert np.max(np.linalg.norm(used - corners, axis=1)) < 6.0
     assert json.loads(path.read_text())["size"] == [image.shape[1], image.shape[0]]
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     assert app.controller.view == View.BOARD
     hardware.close()
     app.journal.close()
@@ -354,7 +338,7 @@ def test_corners_marked_from_the_menu_are_used_and_kept_for_the_next_start(
     operator = app.controller.screen()
     assert isinstance(operator, OperatorScreen)
     app.controller.operator_index = [i.key for i in operator.items].index("operator.forget_corners")
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     assert not path.exists() and observer.config.locate.manual_corners is None
     hardware.close()
     app.journal.close()
@@ -367,7 +351,7 @@ def test_each_photo_waits_for_the_scene_to_hold_still(tmp_path: Path) -> None:
     camera = Scene(arm)
     app, hardware, clock = _app(tmp_path, camera, None)
     app.controller.start_calibration()
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     clock.t += PHOTO_DELAY_S
     app.step()
     camera.image = image  # the arm gone: the scene moved, so no photo yet
@@ -376,7 +360,7 @@ def test_each_photo_waits_for_the_scene_to_hold_still(tmp_path: Path) -> None:
     app.step()  # held still: the board's photo, without the arm
     assert app.controller.screen() == CalibrateScreen(CalibrateStep.PLACE)
     camera.image = marked
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     _photo(app, clock)
     assert app.controller.screen() == CalibrateScreen(CalibrateStep.DONE, saved=False)
     hardware.close()
@@ -410,19 +394,19 @@ def test_while_marking_no_frame_reaches_the_referee_and_a_dropped_one_ends_nothi
 
     app.pipeline = counting  # type: ignore[assignment]
     app.controller.start_calibration()
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     for _ in range(8):
         clock.t += PHOTO_DELAY_S
         app.step()
     assert app.controller.screen() == CalibrateScreen(CalibrateStep.PLACE)
     camera.image = marked
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     for _ in range(10):
         clock.t += PHOTO_DELAY_S
         app.step()
     assert app.controller.screen() == CalibrateScreen(CalibrateStep.DONE, saved=False)
     assert read == [] and app.faults.counts["grab"] == 5
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     app.step()
     assert len(read) == 1  # the board again: frames go to the referee
     hardware.close()
@@ -479,10 +463,10 @@ def test_corners_not_kept_where_the_folder_cannot_be_written(tmp_path: Path) -> 
     camera = Scene(image)
     app, hardware, clock = _app(tmp_path, camera, tmp_path / "no" / "such" / "corners.json")
     app.controller.start_calibration()
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     _photo(app, clock)
     camera.image = marked
-    _tap(app, hardware, clock, "ok")
+    tap(app, hardware, clock, "ok")
     _photo(app, clock)
     # used for this run all the same, and the screen says they will not outlast it
     assert app.controller.screen() == CalibrateScreen(CalibrateStep.DONE, saved=False)

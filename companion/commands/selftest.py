@@ -10,7 +10,10 @@ display  the OLED answers on I2C and shows a test pattern
 buttons  every button's GPIO can be claimed and none reads pressed at rest
          (with ``--press N``: each one is pressed within N seconds)
 camera   one frame arrives and is neither black, blown out nor featureless
-board    the chalk board is found in that frame, big enough to count pebbles
+board    the chalk board is found in that frame, big enough to count pebbles;
+         where its corners were marked on the device (``corners.json`` beside the
+         journal) or given in the config, the board is read there, as ``run``
+         reads it, and the chalk must still lie along them
 
 Settings come from ``companion.appliance.config`` (the loader ``oanquan run`` uses).
 The runner takes the checks as plain callables (:class:`Checks`), so it is
@@ -370,6 +373,7 @@ def hardware_checks(
     frames: Callable[[int], Image | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
     vision: VisionConfig | None = None,
+    corners: Path | None = None,
 ) -> tuple[Checks, Callable[[], None]]:
     """Build the real checks on ``device`` and ``vision``; return them and a closer.
 
@@ -379,6 +383,9 @@ def hardware_checks(
     ``frames`` feeds the fake camera (default: plain grey frames); ``clock``
     times the ``press_s`` window; ``vision`` is the app's ``[vision]`` table
     (None: vision's defaults): its lens is undone and its search finds the board.
+    ``corners``: the corners file ``oanquan run`` keeps beside its journal
+    (``companion.appliance.corners``); corners there for the frame's size, else the
+    config's, are where the board is read, as ``run`` reads it.
     """
     session = _Session(settings, backend, hold_s=hold_s)
 
@@ -500,19 +507,46 @@ def hardware_checks(
     def check_board(image: Image) -> str:
         from vision.config import VisionConfig
         from vision.detect import PX as counter_px
+        from vision.errors import BoardNotFoundError
         from vision.lens import undistort
-        from vision.locate import locate_board
+        from vision.locate import locate_board, manual_outline, support
 
         # The counter reads every square at ``counter_px`` pixels a side; a camera that
         # gives fewer throws detail away before counting starts. Piece size relative to
         # a square is the players' choice, so only pixels per square are judged here.
         cfg = vision or VisionConfig()
-        outline = locate_board(undistort(image, cfg.lens), cfg.locate)
+        given, source = given_corners(image.shape, cfg, corners)
+        straight = undistort(image, cfg.lens)
+        if given is None:
+            try:
+                outline = locate_board(straight, cfg.locate)
+            except BoardNotFoundError as exc:  # (said with the corners passed over, if any)
+                _, problem, fix = advise("board", exc)
+                raise CheckFailed(problem + source, fix) from exc
+            detail = f"board found (fit {outline.quality:.2f}){source}"
+        else:
+            cfg = dataclasses.replace(
+                cfg, locate=dataclasses.replace(cfg.locate, manual_corners=given)
+            )
+            marked = manual_outline(cfg, straight.shape)
+            assert marked is not None  # (the corners are set)
+            outline = marked
+            held = support(straight, outline, cfg.locate)
+            detail = f"board at the corners {source} (chalk along them {held:.2f})"
+            if held < cfg.locate.min_quality:
+                redo = (
+                    "correct [vision.locate] manual_corners ('oanquan calibrate') or mark them "
+                    "on the device (menu: Mark board corners)"
+                    if source.startswith("in the config")
+                    else "mark them again (menu: Mark board corners) or forget them (operator "
+                    "menu) so the board is searched for"
+                )
+                raise CheckWarning(
+                    f"{detail}: little chalk lies along them; the camera or the board moved",
+                    f"{redo}; check the saved frame (--save-frame)",
+                )
         square_px = outline.px_per_unit()
-        detail = (
-            f"board found (fit {outline.quality:.2f}); a square is {square_px:.0f} px, "
-            f"the counter reads {counter_px}"
-        )
+        detail = f"{detail}; a square is {square_px:.0f} px, the counter reads {counter_px}"
         if square_px < counter_px:
             raise CheckWarning(
                 f"{detail}: squares too small to count pieces reliably",
@@ -523,6 +557,35 @@ def hardware_checks(
 
     checks = Checks(check_display, check_buttons, check_camera, check_board)
     return checks, session.close
+
+
+def given_corners(
+    shape: tuple[int, ...], vision: VisionConfig, path: Path | None
+) -> tuple[tuple[tuple[float, float], ...] | None, str]:
+    """The corners ``oanquan run`` would read a frame of ``shape`` at, and in words
+    where they come from: those marked on the device (``path``) where they are for this
+    frame's size and were not followed from config corners that have since changed,
+    else the config's (``[vision.locate] manual_corners``), else None (the board is
+    searched for). A corners file ``run`` would pass over is named with why."""
+    from companion.appliance.corners import CornersFileError, load_corners
+
+    configured = vision.locate.manual_corners
+    passed = ""
+    try:
+        kept = None if path is None else load_corners(path)
+    except CornersFileError as exc:
+        kept, passed = None, f" (marked corners not used: {exc})"
+    if kept is not None:
+        if not kept.fits(shape):
+            w, h = kept.size
+            passed = f" (corners marked on {w}x{h} frames, the camera gives {shape[1]}x{shape[0]})"
+        elif kept.origin not in (None, configured):
+            passed = " (marked corners followed from the config's earlier corners)"
+        else:
+            return kept.corners, f"marked on the device ({path})"
+    if configured is not None:
+        return configured, f"in the config{passed}"
+    return None, passed
 
 
 # --------------------------------------------------------------------------- CLI
@@ -567,6 +630,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--save-frame", type=Path, default=None, metavar="FILE", help="write the camera frame here"
     )
+    p.add_argument(
+        "--corners",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="board corners marked on the device (default: corners.json in storage.journal_dir,"
+        " beside the journal 'oanquan run' keeps)",
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of unexpected errors")
     return p
 
@@ -603,6 +674,8 @@ def _main(argv: list[str], out: TextIO | None) -> int:
     except (OSError, ValueError) as exc:
         print(f"selftest: {exc}", file=sys.stderr)
         return 2
+    from companion.appliance.corners import CORNERS_NAME
+
     print(
         f"oanquan selftest ({args.backend} hardware, config: {config.source or 'defaults'})",
         file=stream,
@@ -615,6 +688,7 @@ def _main(argv: list[str], out: TextIO | None) -> int:
         save_frame=args.save_frame,
         hold_s=args.hold,
         on_prompt=lambda text: print(text, file=stream, flush=True),
+        corners=args.corners or config.storage.journal_dir / CORNERS_NAME,
     )
     for part in args.skip:
         setattr(checks, part, None)

@@ -19,6 +19,7 @@ import pytest
 from companion.commands import selftest
 from companion.commands.selftest import (
     CheckFailed,
+    CheckResult,
     Checks,
     CheckWarning,
     Shot,
@@ -298,6 +299,94 @@ def test_a_grainy_camera_is_told_to_light_the_board(closers: list[Callable[[], N
     assert camera.status is Status.OK and "grain 0.0 grey levels" in camera.detail
 
 
+def board_corners(width: int, height: int, unit: int) -> list[list[float]]:
+    """``synthetic_board``'s outer corners: SW, SE, NE, NW in pixels."""
+    x0, y0 = (width - 5 * unit) // 2, (height - 2 * unit) // 2
+    x1, y1 = x0 + 5 * unit, y0 + 2 * unit
+    return [[x0, y1], [x1, y1], [x1, y0], [x0, y0]]
+
+
+def write_corners(path: Path, corners: list[list[float]], size: tuple[int, int]) -> Path:
+    from companion.appliance.corners import MarkedCorners, save_corners
+
+    points = tuple((float(x), float(y)) for x, y in corners)
+    save_corners(path, MarkedCorners(points, size))
+    return path
+
+
+def board_check(
+    closers: list[Callable[[], None]], frame: Image, corners: Path | None, vision: object = None
+) -> CheckResult:
+    checks, close = hardware_checks(
+        HardwareSettings(),
+        backend="fake",
+        frames=lambda i: frame,
+        corners=corners,
+        vision=vision,  # type: ignore[arg-type]
+    )
+    closers.append(close)
+    _, found = run_checks(Checks(camera=checks.camera, board=checks.board))
+    return found
+
+
+def test_the_board_is_checked_at_the_corners_marked_on_the_device(
+    closers: list[Callable[[], None]], tmp_path: Path
+) -> None:
+    """Where the players marked the corners, ``run`` reads the board there, searched
+    for or not, so that is what the selftest checks: the chalk along them."""
+    board = synthetic_board(width=1000, height=500, unit=120)
+    at = write_corners(tmp_path / "corners.json", board_corners(1000, 500, 120), (1000, 500))
+    found = board_check(closers, board, at)
+    assert found.status is Status.OK, found
+    assert f"marked on the device ({at})" in found.detail
+    assert "a square is 120 px" in found.detail
+    # the camera knocked half a square since
+    moved = np.asarray(np.roll(board, 60, axis=1), np.uint8)
+    found = board_check(closers, moved, at)
+    assert found.status is Status.WARN, found
+    assert "little chalk lies along them" in found.detail
+    assert "Mark board corners" in found.fix
+
+
+def test_corners_run_would_pass_over_are_named_and_the_board_searched_for(
+    closers: list[Callable[[], None]], tmp_path: Path
+) -> None:
+    board = synthetic_board(width=1000, height=500, unit=120)
+    other = write_corners(tmp_path / "other.json", board_corners(1000, 500, 120), (640, 480))
+    found = board_check(closers, board, other)
+    assert found.status is Status.OK, found
+    assert "board found" in found.detail
+    assert "corners marked on 640x480 frames, the camera gives 1000x500" in found.detail
+    torn = tmp_path / "torn.json"
+    torn.write_text('{"corners": [[1, 2]')
+    found = board_check(closers, grey(), torn)
+    assert found.status is Status.FAIL, found
+    assert f"marked corners not used: {torn}" in found.detail
+    assert "mark its corners" in found.fix
+    found = board_check(closers, board, tmp_path / "none.json")  # none marked: the search
+    assert found.status is Status.OK and "board found (fit" in found.detail, found
+
+
+def test_the_configs_corners_stand_where_none_are_marked(
+    closers: list[Callable[[], None]], tmp_path: Path
+) -> None:
+    import dataclasses
+
+    from vision.config import VisionConfig
+
+    cfg = VisionConfig()
+    given = tuple((float(x) + 60, float(y)) for x, y in board_corners(1000, 500, 120))
+    cfg = dataclasses.replace(cfg, locate=dataclasses.replace(cfg.locate, manual_corners=given))
+    board = synthetic_board(width=1000, height=500, unit=120)
+    found = board_check(closers, board, tmp_path / "none.json", cfg)
+    assert found.status is Status.WARN, found  # half a square off the chalk
+    assert "at the corners in the config" in found.detail
+    assert "manual_corners" in found.fix
+    at = write_corners(tmp_path / "corners.json", board_corners(1000, 500, 120), (1000, 500))
+    found = board_check(closers, board, at, cfg)  # the marked ones are the newer word
+    assert found.status is Status.OK and "marked on the device" in found.detail, found
+
+
 def test_bundled_demo_frames_are_fine_for_counting(closers: list[Callable[[], None]]) -> None:
     """The demo's camera game must not be one the selftest calls too coarse (issue 19)."""
     import cv2
@@ -346,6 +435,15 @@ def test_cli_rejects_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[
     status, _ = run_main("--backend", "fake", "--config", str(bad))
     assert status == 2
     assert "i2c_address" in capsys.readouterr().err
+
+
+def test_cli_checks_the_board_at_the_corners_file_it_is_given(tmp_path: Path) -> None:
+    # the fake camera's plain grey frame holds no chalk along them
+    at = write_corners(tmp_path / "c.json", board_corners(640, 480, 100), (640, 480))
+    status, out = run_main("--backend", "fake", "--skip", "display", "--corners", str(at))
+    assert status == 0, out  # (warnings do not fail it)
+    line = next(x for x in out.splitlines() if x.startswith("[warn] board"))
+    assert f"board at the corners marked on the device ({at})" in line
 
 
 def test_reachable_as_oanquan_selftest() -> None:

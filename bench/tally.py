@@ -102,7 +102,7 @@ FIT_SCENES = 600  # fitting seeds read by --fit
 #: the unseen kinds' scenes (``--unseen``): brick ground and shells, never in training
 UNSEEN_SEEDS = 20_000
 #: Bumped when ``read_spread`` changes what it reports (the cached readings go stale).
-READING_VERSION = "r3-bignet"
+READING_VERSION = "r4-onelook"
 #: Bumped when the board search (``vision.locate``) changes what it finds: the cached
 #: located boards go stale (its settings and network are hashed with it).
 SEARCH_VERSION = "s31-out-of-view"

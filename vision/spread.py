@@ -78,6 +78,11 @@ def pair_blob(rect_bgr: NDArray[np.uint8], before_bgr: NDArray[np.uint8]) -> NDA
     return np.asarray(np.concatenate([now, now - detect.prepare(before_bgr)], 1), np.float32)
 
 
+#: the views a detector reads: the canvas as it is, then mirrored left-right, top-bottom
+#: and both (``cv2.flip``'s codes)
+FLIPS: Final = (None, 1, 0, -1)
+
+
 def heatmaps(
     rect_bgr: NDArray[np.uint8],
     model: str = MODEL,
@@ -89,15 +94,27 @@ def heatmaps(
     the peaks of faint and touching pieces for four forwards' time (~25 ms each).
     ``before_bgr``: the empty board rectified alike, for a ``model`` that reads the
     spread against it (``pair_blob``)."""
-    views = []
-    for flip in (None, 1, 0, -1):
+    return np.asarray(np.mean(views(rect_bgr, model, before_bgr), axis=0), dtype=np.float32)
+
+
+def views(
+    rect_bgr: NDArray[np.uint8],
+    model: str = MODEL,
+    before_bgr: NDArray[np.uint8] | None = None,
+    flips: Sequence[int | None] = FLIPS,
+) -> list[NDArray[np.float32]]:
+    """The heatmaps of each view in ``flips`` (one forward each), mirrored back onto the
+    canvas: their mean is :func:`heatmaps`; a first look at a scene may take one view
+    and the rest only where it is needed."""
+    out = []
+    for flip in flips:
         now = _mirror(rect_bgr, flip)
         blob = (
             detect.prepare(now) if before_bgr is None else pair_blob(now, _mirror(before_bgr, flip))
         )
-        out = np.asarray(detect.forward(blob, model)[0], dtype=np.float32)
-        views.append(out if flip is None else np.stack([cv2.flip(c, flip) for c in out]))
-    return np.asarray(np.mean(views, axis=0), dtype=np.float32)
+        heat = np.asarray(detect.forward(blob, model)[0], dtype=np.float32)
+        out.append(heat if flip is None else np.stack([cv2.flip(c, flip) for c in heat]))
+    return out
 
 
 def _mirror(image: NDArray[np.uint8], flip: int | None) -> NDArray[np.uint8]:

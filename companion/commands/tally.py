@@ -152,9 +152,15 @@ def read_spread(
     before = ref if ref is not None and count_cfg.spread_pair_model else None
     model = count_cfg.spread_model if before is None else count_cfg.spread_pair_model
     canvas = spread.rectify(image, outline.homography)
-    heat = spread.heatmaps(
-        canvas, model, None if before is None else spread.rectify(before, outline.homography)
+    empty_canvas = None if before is None else spread.rectify(before, outline.homography)
+    # Against the empty board the scene is read again at its pieces' scale, four times in
+    # five at another one than ``PX``: the first look is one view, whose pieces' width
+    # picks the same scale as all four's in 297 of 300 bench scenes, and the other three
+    # views are read only where that scale is ``PX`` (spared three forwards otherwise).
+    looks = spread.views(
+        canvas, model, empty_canvas, spread.FLIPS if before is None else spread.FLIPS[:1]
     )
+    heat = np.mean(looks, axis=0)
     stone_heat = heat[1]
     beside = None if before is None else one_empty  # (the pair detector reads frames in twos)
     if one is not None and (before is None or beside is not None):
@@ -163,13 +169,18 @@ def read_spread(
             model,
             None if beside is None else spread.rectify(beside, outline.homography),
         )[1]
-    big_heat = spread.big_stones(stone_heat, outline.arc_depth)
-    big_p = np.zeros(12)
     big_net = (float(net_p[0]), float(net_p[1]))
     call = big_call(paired=before is not None)  # (each detector's peaks have their fit)
-    big_p[[0, 6]] = [
-        big_stone_probability(h, p, call) for h, p in zip(big_heat, big_net, strict=True)
-    ]
+
+    def call_big(stone_px: NDArray[np.float32], px: int) -> tuple[NDArray[np.float64], Any]:
+        big_heat = spread.big_stones(stone_px, outline.arc_depth, px)
+        big_p = np.zeros(12)
+        big_p[[0, 6]] = [
+            big_stone_probability(h, p, call) for h, p in zip(big_heat, big_net, strict=True)
+        ]
+        return big_p, big_heat
+
+    big_p, big_heat = call_big(stone_heat, spread.PX)
 
     def candidates(heat_px: NDArray[np.float32], px: int) -> list[Any]:
         found_px = spread.peaks(heat_px, outline.arc_depth, px=px)
@@ -185,6 +196,15 @@ def read_spread(
         cover = spread.change_cover(changes, outline, found, cfg=cfg.change)
         if before is not None:  # the pair detector's: again at its pieces' scale, thinned
             px = spread.scale_for(cover.piece)
+            if px == spread.PX:  # the first look's scale: its other views, as one reading
+                looks += spread.views(canvas, model, empty_canvas, spread.FLIPS[1:])
+                heat = np.mean(looks, axis=0)
+                if one is None or beside is None:
+                    stone_heat = heat[1]
+                big_p, big_heat = call_big(stone_heat, spread.PX)
+                found = candidates(heat[0], spread.PX)
+                cover = spread.change_cover(changes, outline, found, cfg=cfg.change)
+                px = spread.scale_for(cover.piece)
             if px != spread.PX:
                 canvas = spread.rectify(image, outline.homography, px)
                 fine = spread.heatmaps(

@@ -851,3 +851,42 @@ def test_against_the_empty_board_the_pieces_are_read_at_the_scale_their_width_as
     assert against.scale > vspread.PX if piece < 0.1 else against.scale < vspread.PX
     assert read_spread(image, outline=outline).scale == vspread.PX
     assert sum(sq.peaks for sq in against.squares) == sum(board)
+
+
+@pytest.mark.parametrize(("piece", "px"), [(0.07, 112), (0.095, 96)])
+def test_the_first_look_at_a_scene_is_one_view_and_the_rest_only_at_its_scale(
+    piece: float, px: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read against the empty board, a scene is read again at its pieces' scale, most
+    often another than ``PX``: the first look is then one view, and its other three are
+    read only where the scale stays ``PX`` (four views of each canvas a reading keeps)."""
+    from companion.commands.tally import read_spread
+    from vision import spread as vspread
+    from vision.locate import outline_from_corners
+    from vision.synth import render_scene
+    from vision.synth_spread import layer_placer
+
+    board = [0, 4, 3, 5, 2, 4, 0, 3, 4, 2, 5, 3]
+    look = {"ground": "concrete", "pebble_size": piece, "tilt_deg": 10.0}
+    image, truth = render_scene(board, (0, 0), 5, placer=layer_placer(0.3), **look)
+    empty, _ = render_scene([0] * 12, (0, 0), 5, noise_seed=1, **look)
+    outline = outline_from_corners(
+        np.array(truth["corners"], np.float64), truth["conditions"]["arc_depth"], 1.0
+    )
+    read: list[tuple[int, int, bool]] = []  # (canvas width, views, against the empty board)
+    views = vspread.views
+
+    def counted(rect: Any, model: str, before: Any = None, flips: Any = vspread.FLIPS) -> Any:
+        read.append((rect.shape[1], len(flips), before is not None))
+        return views(rect, model, before, flips)
+
+    monkeypatch.setattr(vspread, "views", counted)
+    reading = read_spread(image, outline=outline, empty=empty)
+    first = vspread.canvas()[0]
+    paired = [(w, n) for w, n, pair in read if pair]
+    assert reading.scale == px
+    if px == vspread.PX:
+        assert paired == [(first, 1), (first, 3)]
+    else:
+        assert paired == [(first, 1), (vspread.canvas(reading.scale)[0], 4)]
+    assert sum(sq.peaks for sq in reading.squares) == sum(board)

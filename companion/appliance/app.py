@@ -36,6 +36,7 @@ from companion.appliance.config import Config
 from companion.appliance.corners import (
     CornersFileError,
     MarkedCorners,
+    Unused,
     forget_corners,
     load_corners,
     marked_corners,
@@ -554,21 +555,18 @@ class App:
             return None
 
     def _use_kept_corners(self, shape: tuple[int, ...]) -> None:
-        """Give the observer the kept corners on the first frame, if they are for its size."""
+        """Give the observer the kept corners on the first frame, where they stand for it
+        (``MarkedCorners.unused_for``: its size, the config's corners now)."""
         kept, self._kept_corners = self._kept_corners, None
         if kept is None or self._taker is None:
             return
-        if kept.origin is not None and kept.origin != self._taker.configured:
+        why = kept.unused_for(shape, self._taker.configured)
+        if why is Unused.OTHER_CONFIG:
             log.warning(
                 "kept corners were followed from the config's earlier corners; the config"
                 " gives others now: those stand"
             )
-            return
-        if kept.fits(shape):
-            self._taker.use_corners(kept.corners, kept.view)
-            self._marked_in_use, self._origin = True, kept.origin
-            log.info("board corners as marked on the device: %s", self._corners_path)
-        else:
+        elif why is Unused.OTHER_SIZE:
             w, h = kept.size
             log.warning(
                 "marked corners are for %dx%d frames, the camera gives %dx%d:"
@@ -578,6 +576,10 @@ class App:
                 shape[1],
                 shape[0],
             )
+        else:
+            self._taker.use_corners(kept.corners, kept.view)
+            self._marked_in_use, self._origin = True, kept.origin
+            log.info("board corners as marked on the device: %s", self._corners_path)
 
     def _calibration_frame(self, image: NDArray[np.uint8]) -> None:
         """A frame while the corners are marked: toward the photo each step asked for,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import enum
 import json
 import logging
 import math
@@ -45,6 +46,13 @@ CORNERS_NAME = "corners.json"
 
 class CornersFileError(ValueError):
     """The corners file cannot be read or holds no usable corners; the message says why."""
+
+
+class Unused(enum.Enum):
+    """Why kept corners are not used for a frame (``MarkedCorners.unused_for``)."""
+
+    OTHER_CONFIG = "followed from the config's earlier corners, which it no longer gives"
+    OTHER_SIZE = "taken on frames of another size"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +79,19 @@ class MarkedCorners:
     def fits(self, shape: tuple[int, ...]) -> bool:
         """Whether a frame of ``shape`` (rows, columns, ...) is the size they were marked on."""
         return (int(shape[1]), int(shape[0])) == self.size
+
+    def unused_for(
+        self, shape: tuple[int, ...], configured: tuple[tuple[float, float], ...] | None
+    ) -> Unused | None:
+        """Why ``oanquan run`` does not read a frame of ``shape`` at these corners, the
+        config giving ``configured`` (its ``[vision.locate] manual_corners``); None where
+        it does. Corners followed from the config's corners stand only while the config
+        gives those, and any stand only for frames of the size they were taken on."""
+        if self.origin is not None and self.origin != configured:
+            return Unused.OTHER_CONFIG
+        if not self.fits(shape):
+            return Unused.OTHER_SIZE
+        return None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"corners": [list(p) for p in self.corners], "size": list(self.size)}

@@ -571,11 +571,11 @@ def given_corners(
 ) -> tuple[tuple[tuple[float, float], ...] | None, npt.NDArray[np.uint8] | None, str]:
     """The corners ``oanquan run`` would read a frame of ``shape`` at, the camera's view
     kept with them (``vision.locate.follow``; None where none was), and in words where
-    they come from: those marked on the device (``path``) where they are for this
-    frame's size and were not followed from config corners that have since changed,
-    else the config's (``[vision.locate] manual_corners``), else None (the board is
-    searched for). A corners file ``run`` would pass over is named with why."""
-    from companion.appliance.corners import CornersFileError, load_corners
+    they come from: those marked on the device (``path``) where they stand for this
+    frame (``MarkedCorners.unused_for``), else the config's (``[vision.locate]
+    manual_corners``), else None (the board is searched for). A corners file ``run``
+    would pass over is named with why."""
+    from companion.appliance.corners import CornersFileError, Unused, load_corners
 
     configured = vision.locate.manual_corners
     passed = ""
@@ -584,13 +584,15 @@ def given_corners(
     except CornersFileError as exc:
         kept, passed = None, f" (marked corners not used: {exc})"
     if kept is not None:
-        if not kept.fits(shape):
-            w, h = kept.size
-            passed = f" (corners marked on {w}x{h} frames, the camera gives {shape[1]}x{shape[0]})"
-        elif kept.origin not in (None, configured):
-            passed = " (marked corners followed from the config's earlier corners)"
-        else:
+        why = kept.unused_for(shape, configured)
+        if why is None:
             return kept.corners, kept.view, f"marked on the device ({path})"
+        w, h = kept.size
+        passed = (
+            f" (corners marked on {w}x{h} frames, the camera gives {shape[1]}x{shape[0]})"
+            if why is Unused.OTHER_SIZE
+            else " (marked corners followed from the config's earlier corners)"
+        )
     if configured is not None:
         return configured, None, f"in the config{passed}"
     return None, None, passed

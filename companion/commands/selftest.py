@@ -604,16 +604,15 @@ def _camera_moved(image: Image, view: npt.NDArray[np.uint8]) -> str | None:
     import numpy as np
 
     from vision.errors import ImagePairError
-    from vision.locate.follow import LEAST_RESPONSE, LEAST_SHIFT, TURNS, view_shift
+    from vision.locate.follow import TURNS, is_move, view_shift
 
     try:
         shift, _ = view_shift(view, image, TURNS)
     except ImagePairError:
         return None
-    width = image.shape[1]
-    share = float(np.hypot(shift.dx, shift.dy)) / width
-    if shift.response < LEAST_RESPONSE or (share < LEAST_SHIFT and shift.degrees == 0.0):
+    if not is_move(shift, image.shape[1]):
         return None
+    share = float(np.hypot(shift.dx, shift.dy)) / image.shape[1]
     turn = f", turned {shift.degrees:+.1f} deg" if shift.degrees else ""
     return f"the camera moved {100 * share:.1f}% of the frame's width{turn} since they were marked"
 

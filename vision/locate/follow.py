@@ -128,6 +128,15 @@ def _measure(
     return _turned(a, b, window, scale, plain, turns)
 
 
+def is_move(shift: ViewShift, width: int) -> bool:
+    """Whether ``shift`` (of a frame ``width`` pixels wide) says the camera moved: a
+    shift of ``LEAST_SHIFT`` or more, or a turn, clear enough (``LEAST_RESPONSE``)."""
+    size = float(np.hypot(shift.dx, shift.dy))
+    return (size >= LEAST_SHIFT * width or shift.degrees != 0.0) and (
+        shift.response >= LEAST_RESPONSE
+    )
+
+
 def _window(shape: tuple[int, ...]) -> NDArray[np.float32]:
     """The Hanning window the views are correlated through (their edges fade out)."""
     return np.asarray(cv2.createHanningWindow((shape[1], shape[0]), cv2.CV_32F), np.float32)
@@ -232,12 +241,7 @@ class ViewFollower:
         width = image_bgr.shape[1]
         # (where the plain shift says the camera moved, a turn may hide the true shift)
         shift = _measure(self._flat, self._window, view, width, TURNS, LEAST_SHIFT * width)
-        size = float(np.hypot(shift.dx, shift.dy))
-        clear = (
-            (size >= LEAST_SHIFT * width or shift.degrees != 0.0)
-            and size <= MOST_SHIFT * width
-            and shift.response >= LEAST_RESPONSE
-        )
+        clear = is_move(shift, width) and np.hypot(shift.dx, shift.dy) <= MOST_SHIFT * width
         last = self._run[-1] if self._run else None
         if not clear or (
             last is not None and np.hypot(shift.dx - last.dx, shift.dy - last.dy) > AGREE * width

@@ -399,6 +399,12 @@ def _vision(data: Mapping[str, Any], where: str) -> dict[str, Any]:
     return dict(data)
 
 
+def as_corners(pairs: Any) -> tuple[tuple[float, float], ...]:
+    """Corners as the app keeps them (the config's ``manual_corners``, marked ones): a
+    tuple of (x, y) floats, from any sequence of pairs of numbers."""
+    return tuple((float(x), float(y)) for x, y in pairs)
+
+
 def corners_problem(corners: Any) -> str | None:
     """Why four hand-given corners cannot outline a board, or None when they can.
 

@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.appliance.config import corners_problem
+from companion.appliance.config import as_corners, corners_problem
 from companion.appliance.journal.log import FileSystem, write_all
 from vision.locate.follow import view_shape
 
@@ -118,8 +118,8 @@ class MarkedCorners:
             raise CornersFileError("size: expected [width, height] in whole pixels")
         if origin is not None and not _pairs(origin):
             raise CornersFileError("from: expected four [x, y] pairs of numbers")
-        found = None if origin is None else _points(origin)
-        kept = cls(_points(corners), (size[0], size[1]), None, found)
+        found = None if origin is None else as_corners(origin)
+        kept = cls(as_corners(corners), (size[0], size[1]), None, found)
         try:
             view = _view(data.get("view"), view_shape(*kept.size))
         except CornersFileError as exc:  # (the corners stand; only a knock goes unnoticed)
@@ -139,11 +139,6 @@ def _pairs(value: object) -> bool:
         and len(value) == 4
         and all(isinstance(p, list) and len(p) == 2 and all(_number(v) for v in p) for p in value)
     )
-
-
-def _points(pairs: Any) -> tuple[tuple[float, float], ...]:
-    """Pairs of numbers as the corners are kept: a tuple of (x, y) floats."""
-    return tuple((float(x), float(y)) for x, y in pairs)
 
 
 def _view(text: object, shape: tuple[int, int]) -> NDArray[np.uint8] | None:
@@ -186,7 +181,7 @@ def marked_corners(bare: NDArray[np.uint8], marked: NDArray[np.uint8]) -> Marked
 
     corners = order_corners(marker_corners(bare, marked))
     h, w = bare.shape[:2]
-    return MarkedCorners(_points(corners), (w, h), camera_view(bare))
+    return MarkedCorners(as_corners(corners), (w, h), camera_view(bare))
 
 
 def load_corners(path: Path) -> MarkedCorners | None:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.appliance.config import corners_problem
+from companion.appliance.config import as_corners, corners_problem
 from companion.referee import Observation
 from device.ports import Frame
 from engine.board import MANDARINS, SQUARES, is_mandarin
@@ -134,9 +134,7 @@ class VisionObserver:
         where things lie stands (the pieces' look, the calibration, does). ``view``: the
         camera's view when the corners were given (``camera_view``), which later frames
         are compared with to follow a knocked camera (None: the next frame's)."""
-        given = (
-            self._configured if corners is None else tuple((float(x), float(y)) for x, y in corners)
-        )
+        given = self._configured if corners is None else as_corners(corners)
         locate = replace(self.config.locate, manual_corners=given)
         self.config = replace(self.config, locate=locate)
         self.locator = Locator(self.config)
@@ -170,7 +168,7 @@ class VisionObserver:
         warp = self._follower.step(raw)
         if warp is None:
             return
-        moved = tuple((float(x), float(y)) for x, y in carried(np.array(given), warp))
+        moved = as_corners(carried(np.array(given), warp))
         if corners_problem(moved) is not None:  # (a wild perspective fit: no board)
             self._follower.rejected()
             return

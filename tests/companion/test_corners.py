@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from companion.appliance.app import App
-from companion.appliance.config import parse_config
 from companion.appliance.corners import (
     CornersFileError,
     MarkedCorners,
@@ -22,7 +21,6 @@ from companion.appliance.corners import (
     marked_corners,
     save_corners,
 )
-from companion.appliance.journal import Journal
 from companion.appliance.observe import VisionObserver
 from companion.referee import Referee
 from companion.ui.controller import CALIBRATE_IDLE_S, PHOTO_DELAY_S, Controller, View
@@ -36,10 +34,9 @@ from companion.ui.screens import (
     MenuScreen,
     OperatorScreen,
 )
-from device.factory import make_hardware
 from device.ports import Frame
 from engine import Move, Rules
-from tests.companion.test_tally_app import Clock, tap
+from tests.companion.test_tally_app import Clock, _tally_app, tap
 from tests.vision.conftest import scene
 from vision.config import LocateConfig, VisionConfig
 from vision.errors import MarksNotFoundError
@@ -261,20 +258,8 @@ def _app(
     corners_path: Path | None,
     observer: VisionObserver | None = None,
 ) -> tuple[App, Any, Clock]:
-    clock = Clock()
-    config = parse_config(f"[camera]\nwidth = {camera.image.shape[1]}\n")
-    hardware = make_hardware(config.hardware, "fake", clock=clock, frames=camera)
-    journal = Journal.open(tmp_path / "journal.jsonl", clock=clock)
-    app = App(
-        config,
-        hardware,
-        journal,
-        clock=clock,
-        observer=observer or VisionObserver(stills=True),
-        corners_path=corners_path,
-    )
-    hardware.camera.start()
-    return app, hardware, clock
+    config = f"[camera]\nwidth = {camera.image.shape[1]}\n"
+    return _tally_app(tmp_path, config, "fake", None, camera, observer, corners_path=corners_path)
 
 
 def _photo(app: App, clock: Clock) -> None:

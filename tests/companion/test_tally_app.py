@@ -81,10 +81,17 @@ def _camera_app(
 
 
 def _tally_app(
-    tmp_path: Path, config_text: str, backend: Any, reader: Any, frames: Any = None
+    tmp_path: Path,
+    config_text: str,
+    backend: Any,
+    reader: Any,
+    frames: Any = None,
+    observer: VisionObserver | None = None,
+    **wiring: Any,
 ) -> tuple[App, Any, Clock]:
     """The app as ``oanquan run`` wires a tally: the camera ``config_text`` names on
-    ``backend`` (``frames``: a generated camera's), started."""
+    ``backend`` (``frames``: a generated camera's), started; ``wiring``: more of
+    ``App``'s keywords (``corners_path``)."""
     clock = Clock()
     config = parse_config(config_text)
     hardware = make_hardware(config.hardware, backend, clock=clock, frames=frames)
@@ -94,8 +101,9 @@ def _tally_app(
         hardware,
         journal,
         clock=clock,
-        observer=VisionObserver(stills=True),
+        observer=observer or VisionObserver(stills=True),
         spread_reader=reader,
+        **wiring,
     )
     hardware.camera.start()
     return app, hardware, clock

@@ -828,6 +828,26 @@ def test_fitting_keeps_a_higher_peak_at_least_as_likely_a_piece() -> None:
         assert list(row) == sorted(row)
 
 
+#: ``_layer_on_concrete``'s spread: 35 pieces in one layer over the ten citizen squares
+LAYER = [0, 4, 3, 5, 2, 4, 0, 3, 4, 2, 5, 3]
+
+
+def _layer_on_concrete(piece: float) -> tuple[Any, Any, Any]:
+    """A generated spread (``LAYER``) of pieces ``piece`` of a square wide on concrete,
+    the same board empty (fresh noise), and the board's true outline."""
+    from vision.locate import outline_from_corners
+    from vision.synth import render_scene
+    from vision.synth_spread import layer_placer
+
+    look = {"ground": "concrete", "pebble_size": piece, "tilt_deg": 10.0}
+    image, truth = render_scene(LAYER, (0, 0), 5, placer=layer_placer(0.3), **look)
+    empty, _ = render_scene([0] * 12, (0, 0), 5, noise_seed=1, **look)
+    outline = outline_from_corners(
+        np.array(truth["corners"], np.float64), truth["conditions"]["arc_depth"], 1.0
+    )
+    return image, empty, outline
+
+
 @pytest.mark.parametrize("piece", [0.07, 0.19])
 def test_against_the_empty_board_the_pieces_are_read_at_the_scale_their_width_asks(
     piece: float,
@@ -836,21 +856,12 @@ def test_against_the_empty_board_the_pieces_are_read_at_the_scale_their_width_as
     pair detector sees pieces of their look best; the spread alone stays at ``PX``."""
     from companion.commands.tally import read_spread
     from vision import spread as vspread
-    from vision.locate import outline_from_corners
-    from vision.synth import render_scene
-    from vision.synth_spread import layer_placer
 
-    board = [0, 4, 3, 5, 2, 4, 0, 3, 4, 2, 5, 3]
-    look = {"ground": "concrete", "pebble_size": piece, "tilt_deg": 10.0}
-    image, truth = render_scene(board, (0, 0), 5, placer=layer_placer(0.3), **look)
-    empty, _ = render_scene([0] * 12, (0, 0), 5, noise_seed=1, **look)
-    outline = outline_from_corners(
-        np.array(truth["corners"], np.float64), truth["conditions"]["arc_depth"], 1.0
-    )
+    image, empty, outline = _layer_on_concrete(piece)
     against = read_spread(image, outline=outline, empty=empty)
     assert against.scale > vspread.PX if piece < 0.1 else against.scale < vspread.PX
     assert read_spread(image, outline=outline).scale == vspread.PX
-    assert sum(sq.peaks for sq in against.squares) == sum(board)
+    assert sum(sq.peaks for sq in against.squares) == sum(LAYER)
 
 
 @pytest.mark.parametrize(("piece", "px"), [(0.07, 112), (0.095, 96)])
@@ -862,17 +873,8 @@ def test_the_first_look_at_a_scene_is_one_view_and_the_rest_only_at_its_scale(
     read only where the scale stays ``PX`` (four views of each canvas a reading keeps)."""
     from companion.commands.tally import read_spread
     from vision import spread as vspread
-    from vision.locate import outline_from_corners
-    from vision.synth import render_scene
-    from vision.synth_spread import layer_placer
 
-    board = [0, 4, 3, 5, 2, 4, 0, 3, 4, 2, 5, 3]
-    look = {"ground": "concrete", "pebble_size": piece, "tilt_deg": 10.0}
-    image, truth = render_scene(board, (0, 0), 5, placer=layer_placer(0.3), **look)
-    empty, _ = render_scene([0] * 12, (0, 0), 5, noise_seed=1, **look)
-    outline = outline_from_corners(
-        np.array(truth["corners"], np.float64), truth["conditions"]["arc_depth"], 1.0
-    )
+    image, empty, outline = _layer_on_concrete(piece)
     read: list[tuple[int, int, bool]] = []  # (canvas width, views, against the empty board)
     views = vspread.views
 
@@ -889,4 +891,4 @@ def test_the_first_look_at_a_scene_is_one_view_and_the_rest_only_at_its_scale(
         assert paired == [(first, 1), (first, 3)]
     else:
         assert paired == [(first, 1), (vspread.canvas(reading.scale)[0], 4)]
-    assert sum(sq.peaks for sq in reading.squares) == sum(board)
+    assert sum(sq.peaks for sq in reading.squares) == sum(LAYER)

@@ -163,7 +163,9 @@ def read_spread(
     heat = np.mean(looks, axis=0)
     stone_heat = heat[1]
     beside = None if before is None else one_empty  # (the pair detector reads frames in twos)
-    if one is not None and (before is None or beside is not None):
+    stones_on_one = one is not None and (before is None or beside is not None)
+    if stones_on_one:
+        assert one is not None  # (for the type checker: stones_on_one says so)
         stone_heat = spread.heatmaps(
             spread.rectify(one, outline.homography),
             model,
@@ -199,7 +201,7 @@ def read_spread(
             if px == spread.PX:  # the first look's scale: its other views, as one reading
                 looks += spread.views(canvas, model, empty_canvas, spread.FLIPS[1:])
                 heat = np.mean(looks, axis=0)
-                if one is None or beside is None:
+                if not stones_on_one:
                     stone_heat = heat[1]
                 big_p, big_heat = call_big(stone_heat, spread.PX)
                 found = candidates(heat[0], spread.PX)
